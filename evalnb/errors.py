@@ -1,0 +1,53 @@
+"""The one error type for bad input: it names the file, the line and the field.
+
+Every loader (datasets, scenarios, rubrics, scripted agents, price tables, foreign
+result files) raises :class:`InputError`; the CLI prints it and exits with code 2.
+
+Example:
+    >>> str(InputError("tasks.jsonl", 3, "expectations.0.check", "unknown check kind 'x'"))
+    "tasks.jsonl:3: expectations.0.check: unknown check kind 'x'"
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+
+class InputError(Exception):
+    """Bad input, reported as ``file:line: field: message``."""
+
+    def __init__(self, file: str | Path, line: int | None, field: str | None, message: str) -> None:
+        self.file = str(file)
+        self.line = line
+        self.field = field
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        field = f" {self.field}:" if self.field else ""
+        return f"{where}:{field} {self.message}"
+
+
+def from_validation_error(
+    file: str | Path, line: int | None, exc: ValidationError, prefix: str = ""
+) -> InputError:
+    """Turn the first error of a pydantic ValidationError into an InputError.
+
+    Example:
+        >>> from pydantic import BaseModel
+        >>> class M(BaseModel):
+        ...     n: int
+        >>> try:
+        ...     M(n="x")
+        ... except ValidationError as e:
+        ...     print(from_validation_error("f.yaml", 2, e))
+        f.yaml:2: n: Input should be a valid integer, unable to parse string as an integer
+    """
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    field = f"{prefix}.{loc}" if prefix and loc else (prefix or loc or "(record)")
+    msg = err["msg"].removeprefix("Value error, ")
+    return InputError(file, line, field, msg)

@@ -1,0 +1,92 @@
+"""The bashkit sandbox: one ``bashkit.Bash`` per task attempt.
+
+The interpreter runs as user ``eval`` on host ``bashkit-eval``, like bashkit-eval's
+harness, with a per-call timeout and an output cap. Nothing touches the host.
+
+Example:
+    >>> import asyncio
+    >>> box = BashkitSandbox()
+    >>> r = asyncio.run(box.exec("whoami; exit 3"))
+    >>> r.stdout, r.exit_code
+    ('eval\\n', 3)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+
+import bashkit
+
+from evalnb.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_S, cap_output
+from evalnb.schema import ToolCallResult
+
+USERNAME = "eval"
+HOSTNAME = "bashkit-eval"
+
+
+class BashkitSandbox:
+    """A fresh bashkit interpreter holding a task's files.
+
+    ``builtins`` registers Python callables as bash commands (the tool under test
+    in a scenario); they read and write the same virtual filesystem.
+    """
+
+    name = "bashkit"
+    version = bashkit.__version__
+
+    def __init__(
+        self,
+        files: Mapping[str, str] | None = None,
+        *,
+        timeout_s: float | None = None,
+        max_output_chars: int | None = None,
+        builtins: Mapping[str, Callable] | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
+        self.max_output_chars = max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
+        self._bash = bashkit.Bash(
+            username=USERNAME,
+            hostname=HOSTNAME,
+            timeout_seconds=self.timeout_s,
+            files=dict(files or {}),
+            custom_builtins=dict(builtins or {}),
+            env=dict(env or {}),
+            cwd=cwd,
+        )
+
+    async def exec(self, commands: str) -> ToolCallResult:
+        """Run ``commands``; a timeout or limit shows as exit 1 with the reason on stderr."""
+        started = time.perf_counter()
+        result = await self._bash.execute(commands)
+        duration_ms = (time.perf_counter() - started) * 1000
+        stdout, out_cut = cap_output(result.stdout, self.max_output_chars)
+        stderr, err_cut = cap_output(result.stderr, self.max_output_chars)
+        return ToolCallResult(
+            commands=commands,
+            stdout=stdout,
+            stderr=stderr,
+            exit_code=result.exit_code,
+            duration_ms=duration_ms,
+            stdout_truncated=out_cut or result.stdout_truncated,
+            stderr_truncated=err_cut or result.stderr_truncated,
+        )
+
+    def read_text(self, path: str) -> str | None:
+        """The file's text (undecodable bytes replaced), or None if it is not a file."""
+        if self.file_type(path) != "file":
+            return None
+        return self._bash.fs().read_file(path).decode("utf-8", errors="replace")
+
+    def file_type(self, path: str) -> str | None:
+        """``"file"``, ``"directory"``, ``"symlink"`` or None."""
+        try:
+            return self._bash.stat(path)["file_type"]
+        except Exception:  # bashkit raises for a missing path
+            return None
+
+    def close(self) -> None:
+        """Cancel anything still running; the interpreter is freed with the object."""
+        self._bash.cancel()

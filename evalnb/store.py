@@ -1,0 +1,162 @@
+"""Run folders: ``run.json`` + append-only ``events.jsonl`` in, parquet tables out.
+
+Layout of ``runs/<run_id>/``:
+
+- ``run.json``: the :class:`~evalnb.schema.RunMeta` (rewritten atomically).
+- ``events.jsonl``: one JSON object per line, appended and flushed as it happens:
+  ``task_started``, ``llm_call``, ``tool_call`` and ``task_finished`` (whose
+  ``record`` is the whole :class:`~evalnb.schema.TaskRecord`). Every event carries
+  ``task_id``, ``epoch`` and ``attempt`` (a fresh id per attempt), so the calls of
+  an attempt that was interrupted are never mistaken for a finished one's.
+- ``tasks.parquet``, ``llm_calls.parquet``, ``tool_calls.parquet``,
+  ``checks.parquet``, ``messages.parquet``: written when the run completes.
+
+Everything written goes through :func:`evalnb.redact.redact` first.
+
+Example:
+    >>> import tempfile
+    >>> from evalnb.schema import RunMeta
+    >>> store = RunStore.create(tempfile.mkdtemp(), RunMeta(run_id="r1", provider="p", model="m"))
+    >>> store.append({"event": "task_started", "task_id": "t", "epoch": 1, "attempt": "a"})
+    >>> store.finished_keys()
+    set()
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evalnb.redact import redact
+from evalnb.schema import RunMeta, TaskRecord
+
+EVENTS = "events.jsonl"
+META = "run.json"
+
+
+def utc_now() -> str:
+    """The current UTC time as an ISO 8601 string (seconds).
+
+    Example:
+        >>> utc_now().endswith("Z")
+        True
+    """
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class RunStore:
+    """One run folder. Create it with :meth:`create`, reopen it with :meth:`open`."""
+
+    def __init__(self, path: str | Path, meta: RunMeta) -> None:
+        self.path = Path(path)
+        self.meta = meta
+        self._events = self.path / EVENTS
+
+    @classmethod
+    def create(cls, root: str | Path, meta: RunMeta) -> RunStore:
+        """Make ``root/<run_id>/`` with its ``run.json``; refuse an existing folder."""
+        path = Path(root) / meta.run_id
+        path.mkdir(parents=True, exist_ok=False)
+        store = cls(path, meta)
+        store.write_meta()
+        store._events.touch()
+        return store
+
+    @classmethod
+    def open(cls, path: str | Path) -> RunStore:
+        """Reopen a run folder (to resume or read it); repairs a torn last event line."""
+        path = Path(path)
+        meta_path = path / META
+        if not meta_path.is_file():
+            from evalnb.errors import InputError
+
+            raise InputError(path, None, None, f"not an evalnb run folder (no {META})")
+        meta = RunMeta.model_validate_json(meta_path.read_text(encoding="utf-8"))
+        store = cls(path, meta)
+        store._repair_torn_tail()
+        return store
+
+    def write_meta(self) -> None:
+        """Write ``run.json`` atomically (temp file + rename)."""
+        tmp = self.path / f".{META}.tmp"
+        tmp.write_text(redact(self.meta.model_dump_json(indent=2)), encoding="utf-8")
+        os.replace(tmp, self.path / META)
+
+    def append(self, event: dict[str, Any]) -> None:
+        """Append one event as a JSON line and flush it to the OS."""
+        line = redact(json.dumps(event, ensure_ascii=False, default=str))
+        with self._events.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+            fh.flush()
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        """Every complete event, in order; a torn last line is skipped with a warning."""
+        if not self._events.exists():
+            return
+        with self._events.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.endswith("\n"):
+                    warnings.warn(
+                        f"{self._events}:{lineno}: torn last line discarded", stacklevel=2
+                    )
+                    return
+                yield json.loads(line)
+
+    def records(self) -> list[TaskRecord]:
+        """The finished task records, one per (task_id, epoch): the last one written wins."""
+        latest: dict[tuple[str, int], TaskRecord] = {}
+        for event in self.events():
+            if event.get("event") == "task_finished":
+                record = TaskRecord.model_validate(event["record"])
+                latest[(record.task.id, record.epoch)] = record
+        return list(latest.values())
+
+    def finished_keys(self) -> set[tuple[str, int]]:
+        """The (task_id, epoch) pairs that have a ``task_finished`` event."""
+        return {
+            (e["task_id"], e["epoch"]) for e in self.events() if e.get("event") == "task_finished"
+        }
+
+    def finalize(self, status: str = "complete") -> None:
+        """Write the parquet tables from the finished records and mark the run's status."""
+        from evalnb.frames import tables_from_records
+
+        self.meta.status = status  # type: ignore[assignment]
+        self.meta.finished_at = utc_now()
+        tables = tables_from_records(self.meta, self.records())
+        for name, frame in tables.items():
+            if name == "runs":
+                continue
+            tmp = self.path / f".{name}.parquet.tmp"
+            frame.write_parquet(tmp)
+            os.replace(tmp, self.path / f"{name}.parquet")
+        self.write_meta()
+
+    def _repair_torn_tail(self) -> None:
+        """Cut a partial last line (left by a kill mid-write) so appends stay whole."""
+        if not self._events.exists():
+            return
+        data = self._events.read_bytes()
+        if data and not data.endswith(b"\n"):
+            keep = data.rfind(b"\n") + 1
+            warnings.warn(
+                f"{self._events}: torn last line ({len(data) - keep} bytes) discarded",
+                stacklevel=2,
+            )
+            with self._events.open("r+b") as fh:
+                fh.truncate(keep)
+
+
+def is_run_folder(path: str | Path) -> bool:
+    """True when ``path`` is an evalnb run folder (it has a ``run.json``).
+
+    Example:
+        >>> is_run_folder("/")
+        False
+    """
+    return (Path(path) / META).is_file()
