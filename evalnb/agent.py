@@ -133,7 +133,7 @@ async def run_agent(
             error = f"provider error on turn {turn}: {exc}"
             break
         latency = response.latency_ms
-        if latency is None:
+        if latency is None and not provider.recorded:
             latency = (time.perf_counter() - call_started) * 1000
         if response.input_tokens is not None:
             cumulative += response.input_tokens

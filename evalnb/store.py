@@ -69,7 +69,7 @@ class RunStore:
 
     @classmethod
     def open(cls, path: str | Path) -> RunStore:
-        """Reopen a run folder (to resume or read it); repairs a torn last event line."""
+        """Reopen a run folder to read it or resume it (reading never modifies it)."""
         path = Path(path)
         meta_path = path / META
         if not meta_path.is_file():
@@ -77,9 +77,7 @@ class RunStore:
 
             raise InputError(path, None, None, f"not an evalnb run folder (no {META})")
         meta = RunMeta.model_validate_json(meta_path.read_text(encoding="utf-8"))
-        store = cls(path, meta)
-        store._repair_torn_tail()
-        return store
+        return cls(path, meta)
 
     def write_meta(self) -> None:
         """Write ``run.json`` atomically (temp file + rename)."""
@@ -137,8 +135,11 @@ class RunStore:
             os.replace(tmp, self.path / f"{name}.parquet")
         self.write_meta()
 
-    def _repair_torn_tail(self) -> None:
-        """Cut a partial last line (left by a kill mid-write) so appends stay whole."""
+    def repair_torn_tail(self) -> None:
+        """Cut a partial last line (left by a kill mid-write) so appends stay whole.
+
+        Called before resuming; readers skip such a line instead (see :meth:`events`).
+        """
         if not self._events.exists():
             return
         data = self._events.read_bytes()

@@ -1,0 +1,159 @@
+"""The ``evalnb`` command.
+
+Exit codes: 0 success; 1 a check failed (``validate`` found a broken task); 2 bad
+input (the message names the file, the line and the field).
+
+Example:
+    >>> main(["--version"])  # doctest: +SKIP
+    evalnb 0.1.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from importlib.metadata import version
+
+from evalnb.errors import InputError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments, run the subcommand, and return the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args) or 0
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: resume with `evalnb run --resume <run folder>`", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evalnb", description="Measure how well LLMs use command-line tools."
+    )
+    parser.add_argument("--version", action="version", version=f"evalnb {version('evalnb')}")
+    sub = parser.add_subparsers(metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run models on a dataset and record every call")
+    run.add_argument("dataset", nargs="?", help="tasks JSONL, bashkit-eval result JSON")
+    run.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        help="anthropic/<m>, openai/<m>, reference, scripted:<file>, replay:<src>, sim/<persona>"
+        " (repeatable)",
+    )
+    run.add_argument("--concurrency", type=int, default=8, help="attempts in flight (default 8)")
+    run.add_argument("--max-turns", type=int, default=10, help="turn limit per task (default 10)")
+    run.add_argument("--epochs", type=int, default=1, help="repeat each task K times")
+    run.add_argument("--tag", action="append", default=[], help="only tasks of this category/tag")
+    run.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
+    run.add_argument("--out", default="runs", help="where run folders go (default runs/)")
+    run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
+    run.add_argument("--base-url", help="OpenAI-compatible server URL (or OPENAI_BASE_URL)")
+    run.add_argument("--seed", type=int, default=7, help="seed of the simulated agents")
+    run.add_argument("--sim-sleep", action="store_true", help="simulated agents sleep latencies")
+    run.add_argument("--quiet", action="store_true", help="no progress bars or report")
+    run.set_defaults(func=_cmd_run)
+
+    val = sub.add_parser("validate", help="prove each task's checks are honest")
+    val.add_argument("datasets", nargs="+")
+    val.set_defaults(func=_cmd_validate)
+    return parser
+
+
+def _select(cases: list, tags: list[str], ids: list[str]) -> list:
+    """Keep cases whose category or tags match ``--tag`` and whose id matches ``--task``."""
+    if tags:
+        cases = [c for c in cases if c.task.category in tags or set(c.task.tags) & set(tags)]
+    if ids:
+        cases = [c for c in cases if c.task.id in ids]
+    return cases
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from evalnb.cases import load_cases
+    from evalnb.datasets import dataset_sha256
+    from evalnb.runner import resume, run_cases
+
+    if args.resume:
+        from evalnb.store import RunStore
+
+        meta = RunStore.open(args.resume).meta
+        dataset = args.dataset or meta.dataset
+        if not dataset:
+            raise InputError(args.resume, None, "dataset", "run.json names no dataset")
+        if meta.dataset_sha256 and dataset_sha256(dataset) != meta.dataset_sha256:
+            raise InputError(dataset, None, None, "dataset changed since the run started")
+        cases = _select(load_cases(dataset), *meta.settings.get("filters", ([], [])))
+        paths = [asyncio.run(resume(args.resume, cases, progress=not args.quiet))]
+    else:
+        if not args.dataset or not args.model:
+            raise InputError("evalnb run", None, None, "give a DATASET and at least one --model")
+        cases = _select(load_cases(args.dataset), args.tag, args.task)
+        if not cases:
+            raise InputError(args.dataset, None, None, "no task matches --tag/--task")
+        try:
+            paths = asyncio.run(
+                run_cases(
+                    cases,
+                    args.model,
+                    args.out,
+                    concurrency=args.concurrency,
+                    epochs=args.epochs,
+                    max_turns=args.max_turns,
+                    dataset=args.dataset,
+                    dataset_sha256=dataset_sha256(args.dataset),
+                    base_url=args.base_url,
+                    seed=args.seed,
+                    sim_sleep=args.sim_sleep,
+                    filters=(args.tag, args.task),
+                    progress=not args.quiet,
+                )
+            )
+        except ValueError as exc:
+            raise InputError("evalnb run", None, "--model", str(exc)) from None
+    if not args.quiet:
+        from evalnb.load import load
+        from evalnb.report import terminal_report
+
+        print(terminal_report(load(*paths)))
+    for path in paths:
+        print(f"run written: {path}")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from evalnb.datasets import load_tasks
+    from evalnb.validate import validate_tasks, validation_table
+
+    broken: list[str] = []
+    for dataset in args.datasets:
+        tasks = load_tasks(dataset)
+        results = asyncio.run(validate_tasks(tasks))
+        print(f"{dataset}: {len(tasks)} tasks")
+        print(validation_table(results))
+        for v in results:
+            for w in v.warnings:
+                print(f"warning: {dataset}: {v.task_id}: {w}", file=sys.stderr)
+            for p in v.problems:
+                print(f"BROKEN: {dataset}: {v.task_id}: {p}", file=sys.stderr)
+        broken += [f"{dataset}:{v.task_id}" for v in results if not v.ok]
+    if broken:
+        print(f"{len(broken)} broken task(s): {', '.join(broken)}", file=sys.stderr)
+        return 1
+    print("every task passes the three rules")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,365 @@
+"""Spec 002 layer 1: interaction metrics from the target-tool commands of each task attempt.
+
+The preferred source is the structured ``tool_calls`` table (one row per tool call, with
+its exit code). Each call's ``commands`` text is split into *target commands*:
+
+- ``pattern=None`` (bash tasks): every simple command with a literal name, found by
+  bashkit's static analyser (``bashkit.Bash().analyze``), including commands inside
+  pipelines, ``$(...)`` substitutions and function bodies; assignment-only commands and
+  commands whose name is not a literal word are skipped. The subcommand is the command
+  name (``jq``, ``grep``). The command text is rebuilt from the parsed words, joined by
+  single spaces, a word quoted when it holds whitespace, quotes, ``<`` or ``>``, and a
+  non-literal word (``"$x"``, ``$(date)``) written as ``<expr>``. A call that does not
+  parse counts as one command: its whole text, whitespace normalised, subcommand = its
+  first word.
+- a regex ``pattern`` (spec 002 ``target.command_pattern``, e.g. ``r"notes\\s+(\\S+)"``):
+  every match in the call's text is a target command. Its text runs from the match to
+  the end of that shell command (the first unquoted newline, ``;``, ``|`` or ``&``),
+  whitespace normalised; the subcommand is capture group 1, or null when the pattern
+  has no group (then, as spec 002 says, only aggregate counts are available).
+
+Each string is parsed once however often it recurs (the same script repeats across
+runs), so a million tool-call rows cost about as much as their distinct scripts.
+
+Exit codes: a tool call has one exit code, and every target command in it inherits
+it (the shell reports the status of the last command it ran). Rows of calls that hold
+more than one target command are marked ``exit_code_approximate``.
+
+Definitions (per task attempt; commands ordered by call, then position in the call):
+
+- ``total_commands``: target commands executed (spec 002 "Command count").
+- ``unique_commands``: distinct command texts.
+- ``error_count``: commands whose exit code is not 0; ``error_rate`` = error_count / total.
+- ``retry_count``: *retries*, executions of a command text that already ran earlier in
+  the attempt and failed at its previous execution. A command repeated after it
+  succeeded is not a retry.
+- ``retry_rate``: spec 002's formula, ``(total - unique) / total``: the share of
+  executions that repeat an earlier command, whether or not it had failed.
+- ``help_invocations``: commands with ``--help`` or ``-h`` among their arguments, whose
+  first argument is ``help``, or whose subcommand (or, in bash mode, name) is ``help``.
+- ``first_try_successes``: distinct commands whose first execution succeeded;
+  ``first_try_success_rate`` = first_try_successes / total_commands (spec 002: "commands
+  that succeeded on first attempt / total commands"), so repeating a command lowers it
+  even when every execution succeeded; first_try_successes / unique_commands is the
+  share of distinct commands that worked at once.
+- ``iteration_ratio``: unique_commands / total_commands (spec 002).
+- ``completed``: the attempt ended by the model's own stop (``natural_stop``, i.e. not
+  cut off at the turn limit, this harness's timeout) and without a provider or sandbox
+  error (spec 002 "Completion").
+
+A rate with zero commands is null.
+
+Example:
+    >>> from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+    >>> from evalnb.schema import ToolCallResult as Call
+    >>> from evalnb.frames import Runs, tables_from_records
+    >>> calls = [Call(commands="jq . a.json", exit_code=5, call_index=0),
+    ...          Call(commands="jq . a.json", exit_code=0, call_index=1)]
+    >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+    ...                  trace=AgentTrace(tool_calls=calls, natural_stop=True),
+    ...                  score=TaskScore(task_id="t"))
+    >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+    >>> interaction(runs).select("total_commands", "error_count", "retry_count",
+    ...                          "first_try_success_rate", "completed").row(0)
+    (2, 1, 1, 0.0, True)
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Literal
+
+import bashkit
+import polars as pl
+
+from evalnb.frames import KEYS, Runs
+
+COUNTS = [
+    "total_commands",
+    "unique_commands",
+    "error_count",
+    "retry_count",
+    "help_invocations",
+    "first_try_successes",
+]
+"""Count columns of :func:`interaction`, summed when aggregating."""
+
+METRICS = [
+    "total_commands",
+    "unique_commands",
+    "error_count",
+    "error_rate",
+    "retry_count",
+    "retry_rate",
+    "help_invocations",
+    "first_try_successes",
+    "first_try_success_rate",
+    "iteration_ratio",
+]
+"""Metric columns of :func:`interaction`, in output order."""
+
+_EXIT_RE = re.compile(r"(?i)\bexit\s+(?:code|status)\s*:?\s*(-?\d+)")
+_ERROR_RE = re.compile(r"(?i)\berror:")
+_NEEDS_QUOTES = re.compile(r"[\s'\"\\<>]")
+_PARSED = {"command": pl.Utf8, "subcommand": pl.Utf8, "is_help": pl.Boolean}
+
+
+def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl.DataFrame:
+    """One row per target command, in execution order, with its call's exit code.
+
+    Columns: keys (run_id, model, task_id, epoch), call_index, call_number,
+    command_index (0-based position in the call), command, subcommand, exit_code,
+    exit_code_approximate, is_help, failed, is_first (first execution of this
+    command text in the attempt) and is_retry (see the module docstring).
+
+    Example:
+        >>> from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+        >>> from evalnb.schema import ToolCallResult as Call
+        >>> from evalnb.frames import tables_from_records
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...     trace=AgentTrace(tool_calls=[Call(commands="cat  a | grep -c x", exit_code=1)]),
+        ...     score=TaskScore(task_id="t"))
+        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+        >>> command_rows(runs).select("command", "subcommand", "exit_code_approximate").rows()
+        [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
+    """
+    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    calls = runs.tool_calls.select(
+        [*KEYS, "call_index", "call_number", "commands", "exit_code"]
+    ).with_row_index("_order")
+    scripts = calls.get_column("commands").drop_nulls().unique().to_list()
+    parsed: dict[str, list[tuple[str, str | None, bool]]] = {s: _targets(s, regex) for s in scripts}
+    table = pl.DataFrame(
+        {
+            "commands": [s for s in scripts for _ in parsed[s]],
+            "command_index": [i for s in scripts for i in range(len(parsed[s]))],
+            "_n": [len(parsed[s]) for s in scripts for _ in parsed[s]],
+            **{
+                col: pl.Series([t[k] for s in scripts for t in parsed[s]], dtype=dtype)
+                for k, (col, dtype) in enumerate(_PARSED.items())
+            },
+        },
+        schema_overrides={"commands": pl.Utf8, "command_index": pl.Int64, "_n": pl.Int64},
+    )
+    rows = (
+        calls.join(table, on="commands", how="inner")
+        .sort("_order", "command_index")
+        .with_columns(exit_code_approximate=pl.col("_n") > 1)
+        .select(
+            *KEYS,
+            "call_index",
+            "call_number",
+            "command_index",
+            "command",
+            "subcommand",
+            "exit_code",
+            "exit_code_approximate",
+            "is_help",
+        )
+    )
+    return _with_flags(rows, KEYS)
+
+
+def interaction(
+    runs: Runs,
+    pattern: str | re.Pattern[str] | None = None,
+    by: Literal["task", "run", "subcommand"] = "task",
+) -> pl.DataFrame:
+    """Spec 002 interaction metrics per task attempt, per run or per subcommand.
+
+    ``by="task"``: one row per task attempt (tasks without target commands included,
+    with counts 0 and null rates) and ``completed``. ``by="run"``: per run, the
+    per-task counts summed and the rates recomputed from the sums, plus ``tasks``,
+    ``completed_tasks`` and ``completion_rate``. ``by="subcommand"``: per (run,
+    subcommand), the same counts and rates plus ``tasks`` (attempts that used it);
+    it needs a subcommand, so a regex pattern without a capture group raises
+    ValueError. See the module docstring for every definition.
+
+    Example:
+        >>> from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+        >>> from evalnb.schema import ToolCallResult as Call
+        >>> from evalnb.frames import tables_from_records
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...     trace=AgentTrace(tool_calls=[Call(commands="notes add x; notes --help")]),
+        ...     score=TaskScore(task_id="t"))
+        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+        >>> interaction(runs, r"notes\\s+(\\S+)", by="subcommand").select(
+        ...     "subcommand", "total_commands", "help_invocations").sort("subcommand").rows()
+        [('--help', 1, 1), ('add', 1, 0)]
+    """
+    if by not in ("task", "run", "subcommand"):
+        raise ValueError(f"by must be 'task', 'run' or 'subcommand', got {by!r}")
+    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    if by == "subcommand":
+        if regex is not None and regex.groups == 0:
+            raise ValueError(
+                f"pattern {regex.pattern!r} has no capture group, so there is no subcommand "
+                "(spec 002: only aggregate counts are available)"
+            )
+        rows = command_rows(runs, regex)
+        per_sub = rows.group_by("run_id", "model", "subcommand", maintain_order=True).agg(
+            pl.struct("task_id", "epoch").n_unique().cast(pl.Int64).alias("tasks"), *_count_exprs()
+        )
+        return (
+            _with_rates(per_sub)
+            .select("run_id", "model", "subcommand", "tasks", *METRICS)
+            .sort("run_id", "subcommand", nulls_last=True)
+        )
+    per_task = _per_task(runs, command_rows(runs, regex))
+    if by == "task":
+        return per_task
+    per_run = per_task.group_by("run_id", "model", maintain_order=True).agg(
+        pl.len().cast(pl.Int64).alias("tasks"),
+        pl.col("completed").sum().cast(pl.Int64).alias("completed_tasks"),
+        pl.col("completed").mean().alias("completion_rate"),
+        *[pl.col(c).sum().cast(pl.Int64) for c in COUNTS],
+    )
+    return _with_rates(per_run).select(
+        "run_id", "model", "tasks", "completed_tasks", "completion_rate", *METRICS
+    )
+
+
+def interaction_from_transcript(text: str, pattern: str | re.Pattern[str]) -> pl.DataFrame:
+    """Spec 002 transcript fallback: the interaction metrics of a raw-text transcript.
+
+    Every match of ``pattern`` on a line is a target command (its text runs to the end
+    of that shell command, as in :func:`command_rows`). Its exit code is read from the
+    lines after it, up to the next line with a match: the first ``Exit code: N`` or
+    ``exit status N`` gives N; otherwise a line containing ``error:`` gives 1;
+    otherwise 0. Commands on the same line share that code. All exit codes are
+    therefore approximate, and ``completed`` is null (a transcript does not say how
+    the agent ended). Returns one row with the columns of :data:`METRICS`.
+
+    Example:
+        >>> log = "$ notes add a\\nError: no store\\n$ notes init\\n$ notes add a\\n"
+        >>> interaction_from_transcript(log, r"notes\\s+(\\S+)").select(
+        ...     "total_commands", "error_count", "retry_count").row(0)
+        (3, 1, 1)
+    """
+    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    lines = text.splitlines()
+    hits = [(i, t) for i, line in enumerate(lines) if (t := _targets(line, regex))]
+    stops = [i for i, _ in hits[1:]] + [len(lines)]
+    rows = []
+    for (i, targets), stop in zip(hits, stops, strict=True):
+        code = _transcript_exit_code(lines[i + 1 : stop])
+        rows += [(command, sub, help_, code) for command, sub, help_ in targets]
+    frame = pl.DataFrame(
+        rows,
+        schema={**_PARSED, "exit_code": pl.Int64},
+        orient="row",
+    ).with_columns(exit_code_approximate=pl.lit(True))
+    counts = _with_flags(frame, []).select(_count_exprs())
+    return _with_rates(counts).select(*METRICS, completed=pl.lit(None, dtype=pl.Boolean))
+
+
+def _targets(script: str, regex: re.Pattern[str] | None) -> list[tuple[str, str | None, bool]]:
+    """The target commands of one script as ``(command, subcommand, is_help)``."""
+    if regex is not None:
+        out = []
+        for match in regex.finditer(script):
+            command = " ".join(_segment(script, match.start()).split())
+            sub = match.group(1) if regex.groups else None
+            out.append((command, sub, _is_help(command.split()[1:], sub)))
+        return out
+    try:
+        analysis = _ANALYSER.analyze(script)
+    except bashkit.BashError:
+        words = script.split()
+        return [(" ".join(words), words[0], _is_help(words[1:], words[0]))] if words else []
+    return [
+        (
+            " ".join(_word(w) for w in [c.name, *c.args]),
+            c.name,
+            _is_help(c.args, c.name),
+        )
+        for c in analysis.commands
+        if c.name
+    ]
+
+
+_ANALYSER = bashkit.Bash()
+
+
+def _word(word: str | None) -> str:
+    if word is None:
+        return "<expr>"
+    return shlex.quote(word) if not word or _NEEDS_QUOTES.search(word) else word
+
+
+def _is_help(args: list[str | None], subcommand: str | None) -> bool:
+    return subcommand == "help" or "--help" in args or "-h" in args or args[:1] == ["help"]
+
+
+def _segment(text: str, start: int) -> str:
+    """``text`` from ``start`` to the first unquoted newline, ``;``, ``|`` or ``&``."""
+    quote = ""
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "\n;|&":
+            break
+        i += 1
+    return text[start:i]
+
+
+def _transcript_exit_code(following: list[str]) -> int:
+    for line in following:
+        if match := _EXIT_RE.search(line):
+            return int(match.group(1))
+    return 1 if any(_ERROR_RE.search(line) for line in following) else 0
+
+
+def _with_flags(rows: pl.DataFrame, attempt: list[str]) -> pl.DataFrame:
+    """Add ``failed``, ``is_first`` and ``is_retry`` (rows in execution order)."""
+    group = [*attempt, "command"]
+    return rows.with_columns(failed=(pl.col("exit_code") != 0).fill_null(False)).with_columns(
+        is_first=pl.int_range(pl.len()).over(group) == 0,
+        is_retry=pl.col("failed").shift(1).over(group).fill_null(False),
+    )
+
+
+def _count_exprs() -> list[pl.Expr]:
+    return [
+        pl.len().cast(pl.Int64).alias("total_commands"),
+        pl.col("is_first").sum().cast(pl.Int64).alias("unique_commands"),
+        pl.col("failed").sum().cast(pl.Int64).alias("error_count"),
+        pl.col("is_retry").sum().cast(pl.Int64).alias("retry_count"),
+        pl.col("is_help").sum().cast(pl.Int64).alias("help_invocations"),
+        (pl.col("is_first") & ~pl.col("failed")).sum().cast(pl.Int64).alias("first_try_successes"),
+    ]
+
+
+def _with_rates(counts: pl.DataFrame) -> pl.DataFrame:
+    """Add the rates computed from the counts (null with zero commands)."""
+    total = pl.col("total_commands")
+
+    def rate(numerator: pl.Expr) -> pl.Expr:
+        return pl.when(total > 0).then(numerator / total).otherwise(None)
+
+    return counts.with_columns(
+        error_rate=rate(pl.col("error_count")),
+        retry_rate=rate(total - pl.col("unique_commands")),
+        first_try_success_rate=rate(pl.col("first_try_successes")),
+        iteration_ratio=rate(pl.col("unique_commands")),
+    )
+
+
+def _per_task(runs: Runs, rows: pl.DataFrame) -> pl.DataFrame:
+    counts = rows.group_by(KEYS).agg(_count_exprs())
+    tasks = runs.tasks.select(
+        *KEYS,
+        completed=pl.col("natural_stop") & pl.col("error").is_null(),
+    )
+    joined = tasks.join(counts, on=KEYS, how="left", nulls_equal=True).with_columns(
+        pl.col(COUNTS).fill_null(0)
+    )
+    return _with_rates(joined).select(*KEYS, *METRICS, "completed")

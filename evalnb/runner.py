@@ -1,0 +1,306 @@
+"""Run cases against models: scheduling, concurrency, recording, resume, progress.
+
+One run folder per model (and guidance version). All runs share one concurrency
+limit, so ``--concurrency 8`` means at most 8 task attempts in flight in total.
+Every attempt ends in a ``task_finished`` event: a provider that fails for good
+(after its SDK's retries) or a sandbox that crashes gives a task recorded with its
+``error`` and counted as failed, never a dropped task. An interrupted run is
+resumed with :func:`resume`, which re-runs only the attempts without a
+``task_finished`` event.
+
+Example:
+    >>> import asyncio, tempfile
+    >>> from evalnb.cases import BashCase
+    >>> from evalnb.schema import Task
+    >>> case = BashCase(Task(id="t", category="c", prompt="p", solution="echo hi",
+    ...                      expectations=[{"check": "stdout_contains:hi"}]))
+    >>> [path] = asyncio.run(run_cases([case], ["reference"], tempfile.mkdtemp(), progress=False))
+    >>> (path / "tasks.parquet").exists()
+    True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from evalnb.agent import DEFAULT_MAX_TURNS, run_agent
+from evalnb.cases import Case
+from evalnb.providers.base import Provider
+from evalnb.schema import AgentTrace, RunMeta, TaskRecord, TaskScore
+from evalnb.store import RunStore, utc_now
+
+
+def resolve_provider(
+    spec: str, *, base_url: str | None = None, seed: int = 7, sim_sleep: bool = False
+) -> Provider:
+    """Turn a ``--model`` value into a provider.
+
+    ``anthropic/<model>``, ``openai/<model>`` (with ``base_url`` for any
+    OpenAI-compatible server), ``reference``, ``scripted:<file>``,
+    ``replay:<run folder or bashkit-eval JSON>``, ``sim/<persona>``.
+
+    Example:
+        >>> resolve_provider("reference").model
+        'reference'
+        >>> resolve_provider("gpt-5")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown model 'gpt-5': use anthropic/<model>, openai/<model>, reference, \
+scripted:<file>, replay:<source> or sim/<persona>
+    """
+    if spec == "reference":
+        from evalnb.providers.offline import ReferenceProvider
+
+        return ReferenceProvider()
+    if spec.startswith("scripted:"):
+        from evalnb.providers.offline import ScriptedProvider
+
+        return ScriptedProvider(spec.removeprefix("scripted:"))
+    if spec.startswith("replay:"):
+        from evalnb.providers.replay import ReplayProvider
+
+        return ReplayProvider(spec.removeprefix("replay:"))
+    if spec.startswith("sim/"):
+        from evalnb.providers.sim import SimProvider
+
+        return SimProvider(spec.removeprefix("sim/"), seed=seed, sleep=sim_sleep)
+    if spec.startswith("anthropic/"):
+        from evalnb.providers import anthropic
+
+        return anthropic.from_spec(spec.removeprefix("anthropic/"), base_url)
+    if spec.startswith("openai/"):
+        from evalnb.providers import openai
+
+        return openai.from_spec(spec.removeprefix("openai/"), base_url)
+    raise ValueError(
+        f"unknown model {spec!r}: use anthropic/<model>, openai/<model>, reference, "
+        "scripted:<file>, replay:<source> or sim/<persona>"
+    )
+
+
+@dataclass
+class RunPlan:
+    """One run: a provider over the cases, written to one store."""
+
+    provider: Provider
+    store: RunStore
+    cases: list[Case]
+    epochs: int
+    max_turns: int
+    pending: list[tuple[Case, int]] = field(default_factory=list)
+
+
+async def run_cases(
+    cases: Sequence[Case],
+    models: Sequence[str],
+    out_dir: str | Path,
+    *,
+    concurrency: int = 8,
+    epochs: int = 1,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    dataset: str | Path | None = None,
+    dataset_sha256: str | None = None,
+    guidance: str | None = None,
+    base_url: str | None = None,
+    seed: int = 7,
+    sim_sleep: bool = False,
+    run_ids: Sequence[str] | None = None,
+    filters: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    progress: bool = True,
+) -> list[Path]:
+    """Run every case against every model; return the run folders written.
+
+    ``run_ids`` names the run folders (default: ``<UTC time>-<model>``);
+    ``filters`` (the ``--tag`` and ``--task`` values) is recorded for ``--resume``.
+    """
+    if not cases:
+        raise ValueError("no cases to run")
+    plans = []
+    for i, spec in enumerate(models):
+        provider = resolve_provider(spec, base_url=base_url, seed=seed, sim_sleep=sim_sleep)
+        run_id = run_ids[i] if run_ids else _new_run_id(out_dir, spec, guidance)
+        meta = RunMeta(
+            run_id=run_id,
+            provider=provider.provider,
+            model=provider.model,
+            dataset=str(dataset) if dataset else None,
+            dataset_sha256=dataset_sha256,
+            max_turns=max_turns,
+            epochs=epochs,
+            sandbox=_sandbox_name(cases[0]),
+            sandbox_version=version("bashkit"),
+            evalnb_version=version("evalnb"),
+            guidance=guidance,
+            simulated=provider.simulated,
+            recorded_from=getattr(provider, "source", None),
+            started_at=utc_now(),
+            task_count=len(cases) * epochs,
+            settings={
+                "spec": spec,
+                "concurrency": concurrency,
+                "seed": seed,
+                "base_url": base_url,
+                "filters": [list(filters[0]), list(filters[1])],
+                "provider": provider.settings(),
+            },
+        )
+        store = RunStore.create(out_dir, meta)
+        plan = RunPlan(provider, store, list(cases), epochs, max_turns)
+        plan.pending = [(c, e) for c in cases for e in range(1, epochs + 1)]
+        plans.append(plan)
+    await _execute(plans, concurrency, progress)
+    return [p.store.path for p in plans]
+
+
+async def resume(
+    run_dir: str | Path,
+    cases: Sequence[Case],
+    *,
+    concurrency: int | None = None,
+    progress: bool = True,
+) -> Path:
+    """Finish an interrupted run: run only the attempts with no ``task_finished`` event.
+
+    The provider is rebuilt from the spec recorded in ``run.json``.
+    """
+    store = RunStore.open(run_dir)
+    store.repair_torn_tail()
+    meta = store.meta
+    settings = meta.settings
+    provider = resolve_provider(
+        settings["spec"], base_url=settings.get("base_url"), seed=settings.get("seed", 7)
+    )
+    done = store.finished_keys()
+    plan = RunPlan(provider, store, list(cases), meta.epochs, meta.max_turns or DEFAULT_MAX_TURNS)
+    plan.pending = [
+        (c, e) for c in cases for e in range(1, meta.epochs + 1) if (c.task.id, e) not in done
+    ]
+    store.meta.status = "running"
+    store.write_meta()
+    await _execute([plan], concurrency or settings.get("concurrency", 8), progress)
+    return store.path
+
+
+async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> None:
+    """Run every pending attempt of every plan under one shared concurrency limit."""
+    limit = asyncio.Semaphore(max(1, concurrency))
+    bars = [
+        tqdm(
+            total=len(p.cases) * p.epochs,
+            initial=len(p.cases) * p.epochs - len(p.pending),
+            desc=_label(p),
+            position=i,
+            leave=True,
+            disable=not progress or None,
+        )
+        for i, p in enumerate(plans)
+    ]
+
+    async def one(plan: RunPlan, bar: tqdm, case: Case, epoch: int) -> None:
+        async with limit:
+            await run_attempt(plan.provider, plan.store, case, epoch, plan.max_turns)
+        bar.update(1)
+
+    jobs = [
+        one(plan, bar, case, epoch)
+        for plan, bar in zip(plans, bars, strict=True)
+        for case, epoch in plan.pending
+    ]
+    try:
+        await asyncio.gather(*jobs)
+    except BaseException:
+        for plan in plans:
+            plan.store.meta.status = "partial"
+            plan.store.write_meta()
+        raise
+    finally:
+        for bar in bars:
+            bar.close()
+    for plan in plans:
+        if getattr(plan.provider, "recorded", False):
+            plan.store.meta.settings["replay_agreement"] = _agreement(plan.store)
+        plan.store.finalize("complete")
+
+
+async def run_attempt(
+    provider: Provider, store: RunStore, case: Case, epoch: int, max_turns: int
+) -> TaskRecord:
+    """Run and score one attempt, streaming its events; never raises for task failures."""
+    task = case.task
+    attempt = uuid.uuid4().hex[:12]
+    key = {"task_id": task.id, "epoch": epoch, "attempt": attempt}
+    store.append({"event": "task_started", **key, "ts": utc_now()})
+
+    def on_event(kind: str, payload: dict[str, Any]) -> None:
+        store.append({"event": kind, **key, **payload})
+
+    trace, error, sandbox = AgentTrace(), None, None
+    try:
+        sandbox = case.sandbox()
+        outcome = await run_agent(
+            task,
+            provider,
+            sandbox,
+            max_turns=case.max_turns or max_turns,
+            epoch=epoch,
+            system=case.system,
+            on_event=on_event,
+        )
+        trace, error = outcome.trace, outcome.error
+        if getattr(provider, "recorded", False):
+            provider.apply_recording(trace, task.id, epoch)  # type: ignore[attr-defined]
+        score, extra = await case.score(trace, sandbox)
+    except Exception as exc:  # a crash in a sandbox, scorer or provider bug: record it
+        error = error or f"{type(exc).__name__}: {exc}"
+        score, extra = TaskScore(task_id=task.id), {}
+        if sandbox is not None:
+            with contextlib.suppress(Exception):  # scoring failed too: keep the empty score
+                score, extra = await case.score(trace, sandbox)
+    finally:
+        if sandbox is not None:
+            sandbox.close()
+    if getattr(provider, "recorded", False):
+        extra |= provider.agreement(task.id, epoch, score)  # type: ignore[attr-defined]
+    record = TaskRecord(task=task, epoch=epoch, trace=trace, score=score, error=error, extra=extra)
+    store.append({"event": "task_finished", **key, "ts": utc_now(), "record": record.model_dump()})
+    return record
+
+
+def _agreement(store: RunStore) -> dict[str, int]:
+    """Sum the per-task replay agreement counts into the run's figure."""
+    records = store.records()
+    return {
+        "checks_agree": sum(r.extra.get("replay_checks_agree", 0) for r in records),
+        "checks_compared": sum(r.extra.get("replay_checks_compared", 0) for r in records),
+    }
+
+
+def _label(plan: RunPlan) -> str:
+    meta = plan.store.meta
+    label = meta.model + (" (simulated)" if meta.simulated else "")
+    return f"{label} [{meta.guidance}]" if meta.guidance else label
+
+
+def _sandbox_name(case: Case) -> str:
+    return getattr(case, "sandbox_name", "bashkit")
+
+
+def _new_run_id(out_dir: str | Path, spec: str, guidance: str | None) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(spec).name if ":" in spec else spec).strip("-")
+    base = f"{stamp}-{slug}" + (f"-{guidance}" if guidance else "")
+    run_id, n = base, 2
+    while (Path(out_dir) / run_id).exists():
+        run_id, n = f"{base}-{n}", n + 1
+    return run_id
