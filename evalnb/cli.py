@@ -83,6 +83,7 @@ def _select(cases: list, tags: list[str], ids: list[str]) -> list:
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalnb.cases import load_cases
     from evalnb.datasets import dataset_sha256
+    from evalnb.providers.base import ProviderError
     from evalnb.runner import resume, run_cases
 
     if args.resume:
@@ -120,7 +121,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     progress=not args.quiet,
                 )
             )
-        except ValueError as exc:
+        except (ValueError, ProviderError) as exc:
             raise InputError("evalnb run", None, "--model", str(exc)) from None
     if not args.quiet:
         from evalnb.load import load

@@ -16,14 +16,13 @@ Example:
     >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"), score=TaskScore(
     ...     task_id="t", results=[ScoreResult(check="exit_code:0", passed=True)],
     ...     score=1, max_score=1))
-    >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
-    >>> summary(runs, prices=Prices(models={})).select("total_passed", "pass_rate").row(0)
-    (1, 1.0)
+    >>> meta = RunMeta(run_id="r", provider="reference", model="reference")
+    >>> summary(Runs(**tables_from_records(meta, [rec]))).select("pass_rate", "cost_usd").row(0)
+    (1.0, 0.0)
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, fields
 from typing import Literal
 
@@ -104,9 +103,7 @@ def summary(
         runs.runs.select(RUN_INFO)
         .join(per_task, on="run_id", how="left")
         .join(per_call, on="run_id", how="left")
-        .with_columns(
-            pl.col(counts).fill_null(0).cast(pl.Int64), pl.col(totals).fill_null(0.0)
-        )
+        .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64), pl.col(totals).fill_null(0.0))
         .with_columns(
             (pl.col("total_tool_calls") - pl.col("tool_calls_ok")).alias("tool_calls_error"),
             _ratio("total_passed", "total_tasks").alias("pass_rate"),
@@ -177,11 +174,14 @@ def _overall_rate_intervals(tasks: pl.DataFrame, n_boot: int, seed: int) -> pl.D
 
 def _run_costs(runs: Runs, prices: Prices | None) -> pl.DataFrame:
     """Per run: total cost in USD, null when any task's cost is unknown."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        costs = task_cost(runs, prices)
-    return costs.group_by("run_id").agg(
-        pl.when(pl.col("cost_usd").null_count() == 0).then(pl.col("cost_usd").sum())
+    return (
+        task_cost(runs, prices)
+        .group_by("run_id")
+        .agg(
+            pl.when(pl.col("cost_usd").null_count() == 0)
+            .then(pl.col("cost_usd").sum())
+            .alias("cost_usd")
+        )
     )
 
 
@@ -337,8 +337,14 @@ class Comparison:
         """The figures (all but ``per_task``) as a one-row DataFrame.
 
         Example:
-            >>> Comparison.__dataclass_fields__["per_task"].type
-            'pl.DataFrame'
+            >>> from evalnb.schema import RunMeta, Task, TaskRecord, TaskScore
+            >>> from evalnb.frames import tables_from_records
+            >>> recs = [TaskRecord(task=Task(id="t", category="c", prompt="p"),
+            ...     score=TaskScore(task_id="t", score=1, max_score=1))]
+            >>> runs = Runs.concat([Runs(**tables_from_records(
+            ...     RunMeta(run_id=r, provider="p", model=r), recs)) for r in ("x", "y")])
+            >>> compare(runs, "x", "y").as_frame().select("n_shared", "diff", "mcnemar_p").row(0)
+            (1, 0.0, 1.0)
         """
         return pl.DataFrame(
             [{f.name: getattr(self, f.name) for f in fields(self) if f.name != "per_task"}]
@@ -466,7 +472,9 @@ def compare(runs: Runs, a: str, b: str, *, n_boot: int = 2000, seed: int = 0) ->
     if per_task.height == 0:
         raise ValueError(f"runs {run_a!r} and {run_b!r} share no (task_id, epoch)")
     tally = dict(per_task.get_column("outcome").value_counts().iter_rows())
-    both, only_a, only_b, neither = (tally.get(k, 0) for k in ("both", "only_a", "only_b", "neither"))
+    both, only_a, only_b, neither = (
+        tally.get(k, 0) for k in ("both", "only_a", "only_b", "neither")
+    )
     n = per_task.height
     diff_lo, diff_hi = newcombe_paired_diff(both, only_a, only_b, neither)
     rated = (
@@ -474,9 +482,11 @@ def compare(runs: Runs, a: str, b: str, *, n_boot: int = 2000, seed: int = 0) ->
         .group_by("task_id")
         .agg(pl.col("rate_a").mean(), pl.col("rate_b").mean())
     )
-    rate_a, rate_b = rated.get_column("rate_a"), rated.get_column("rate_b")
     rate_diff, rate_lo, rate_hi, rate_p = paired_bootstrap_diff(
-        rate_a.to_numpy(), rate_b.to_numpy(), n_boot=n_boot, seed=seed
+        rated.get_column("rate_a").to_numpy(),
+        rated.get_column("rate_b").to_numpy(),
+        n_boot=n_boot,
+        seed=seed,
     )
     return Comparison(
         a=run_a,
@@ -495,8 +505,8 @@ def compare(runs: Runs, a: str, b: str, *, n_boot: int = 2000, seed: int = 0) ->
         diff_hi=diff_hi,
         mcnemar_p=mcnemar_exact(only_a, only_b),
         rate_tasks=rated.height,
-        rate_a=rate_a.mean() if rated.height else None,  # type: ignore[arg-type]
-        rate_b=rate_b.mean() if rated.height else None,  # type: ignore[arg-type]
+        rate_a=rated.select(pl.col("rate_a").mean()).item(),
+        rate_b=rated.select(pl.col("rate_b").mean()).item(),
         rate_diff=rate_diff,
         rate_diff_lo=rate_lo,
         rate_diff_hi=rate_hi,

@@ -17,9 +17,9 @@ import re
 
 REDACTED = "[REDACTED]"
 _SECRET_NAME = re.compile(r"(_API_KEY|_TOKEN|_SECRET|_PASSWORD|^API_KEY)$", re.IGNORECASE)
-_SHAPES = [
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), REDACTED),
-    (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=\-]{8,}"), r"\1 " + REDACTED),
+_SHAPES = [  # (marker that must be present, pattern, replacement)
+    ("sk-", re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), REDACTED),
+    ("Bearer", re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=\-]{8,}"), r"\1 " + REDACTED),
 ]
 
 
@@ -35,16 +35,20 @@ def secret_values() -> list[str]:
     return sorted(values, key=len, reverse=True)
 
 
-def redact(text: str) -> str:
+def redact(text: str, secrets: list[str] | None = None) -> str:
     """Replace every secret value and key-shaped string in ``text``.
+
+    ``secrets`` defaults to :func:`secret_values`; a writer that redacts many lines
+    passes the list it took once.
 
     Example:
         >>> redact("nothing secret here")
         'nothing secret here'
     """
-    for value in secret_values():
+    for value in secret_values() if secrets is None else secrets:
         if value in text:
             text = text.replace(value, REDACTED)
-    for pattern, repl in _SHAPES:
-        text = pattern.sub(repl, text)
+    for marker, pattern, repl in _SHAPES:
+        if marker in text:
+            text = pattern.sub(repl, text)
     return text

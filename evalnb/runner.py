@@ -126,9 +126,12 @@ async def run_cases(
     """
     if not cases:
         raise ValueError("no cases to run")
+    # every provider is built before any run folder is written: a bad --model writes nothing
+    providers = [
+        resolve_provider(spec, base_url=base_url, seed=seed, sim_sleep=sim_sleep) for spec in models
+    ]
     plans = []
-    for i, spec in enumerate(models):
-        provider = resolve_provider(spec, base_url=base_url, seed=seed, sim_sleep=sim_sleep)
+    for i, (spec, provider) in enumerate(zip(models, providers, strict=True)):
         run_id = run_ids[i] if run_ids else _new_run_id(out_dir, spec, guidance)
         meta = RunMeta(
             run_id=run_id,

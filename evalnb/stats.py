@@ -90,9 +90,8 @@ def cluster_bootstrap_rate(
     max_scores: np.ndarray | list[float],
     n_boot: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
 ) -> tuple[float | None, float | None]:
-    """Percentile bootstrap interval of ``sum(scores) / sum(max_scores)``, resampling tasks.
+    """Percentile bootstrap 95% interval of ``sum(scores) / sum(max_scores)``, resampling tasks.
 
     Each element is one cluster (a task; with several epochs, pass the task's sums
     over its epochs), so the interval reflects that checks within a task are not
@@ -113,8 +112,7 @@ def cluster_bootstrap_rate(
     weights = _resample_counts(counts, n_boot, np.random.default_rng(seed))
     num, den = weights @ pairs[:, 0], weights @ pairs[:, 1]
     rates = num[den > 0] / den[den > 0]
-    tail = (1 - level) / 2
-    lo, hi = np.quantile(rates, [tail, 1 - tail])
+    lo, hi = np.quantile(rates, [0.025, 0.975])
     return float(lo), float(hi)
 
 
@@ -183,11 +181,10 @@ def paired_bootstrap_diff(
     y: np.ndarray | list[float],
     n_boot: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
 ) -> tuple[float | None, float | None, float | None, float | None]:
     """Mean paired difference ``mean(x - y)`` with a bootstrap interval and p-value.
 
-    Pairs (tasks) are resampled together. The interval is the percentile interval of
+    Pairs (tasks) are resampled together. The 95% interval is the percentile interval of
     the resampled means. The two-sided p-value tests ``mean difference = 0`` by
     shifting the bootstrap distribution to the null (Efron & Tibshirani 1993, §16.4):
     ``p = (1 + #{|mean* - diff| >= |diff|}) / (n_boot + 1)``. Returns four Nones for
@@ -204,8 +201,7 @@ def paired_bootstrap_diff(
     values, counts = np.unique(d, return_counts=True)
     means = _resample_counts(counts, n_boot, np.random.default_rng(seed)) @ values / d.size
     diff = float(d.mean())
-    tail = (1 - level) / 2
-    lo, hi = np.quantile(means, [tail, 1 - tail])
+    lo, hi = np.quantile(means, [0.025, 0.975])
     extreme = np.abs(means - diff) >= abs(diff) - 1e-12
     p = (1 + int(extreme.sum())) / (n_boot + 1)
     return diff, float(lo), float(hi), p

@@ -30,9 +30,9 @@ import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from evalnb.redact import redact
+from evalnb.redact import redact, secret_values
 from evalnb.schema import RunMeta, TaskRecord
 
 EVENTS = "events.jsonl"
@@ -56,6 +56,8 @@ class RunStore:
         self.path = Path(path)
         self.meta = meta
         self._events = self.path / EVENTS
+        self._secrets = secret_values()
+        self._writer: TextIO | None = None
 
     @classmethod
     def create(cls, root: str | Path, meta: RunMeta) -> RunStore:
@@ -82,15 +84,22 @@ class RunStore:
     def write_meta(self) -> None:
         """Write ``run.json`` atomically (temp file + rename)."""
         tmp = self.path / f".{META}.tmp"
-        tmp.write_text(redact(self.meta.model_dump_json(indent=2)), encoding="utf-8")
+        tmp.write_text(redact(self.meta.model_dump_json(indent=2), self._secrets), encoding="utf-8")
         os.replace(tmp, self.path / META)
 
     def append(self, event: dict[str, Any]) -> None:
-        """Append one event as a JSON line and flush it to the OS."""
-        line = redact(json.dumps(event, ensure_ascii=False, default=str))
-        with self._events.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
+        """Append one event as a JSON line and flush it to the OS (it survives a kill)."""
+        line = redact(json.dumps(event, ensure_ascii=False, default=str), self._secrets)
+        if self._writer is None:
+            self._writer = self._events.open("a", encoding="utf-8")
+        self._writer.write(line + "\n")
+        self._writer.flush()
+
+    def close(self) -> None:
+        """Close the events file (appending reopens it)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     def events(self) -> Iterator[dict[str, Any]]:
         """Every complete event, in order; a torn last line is skipped with a warning."""
@@ -124,6 +133,7 @@ class RunStore:
         """Write the parquet tables from the finished records and mark the run's status."""
         from evalnb.frames import tables_from_records
 
+        self.close()
         self.meta.status = status  # type: ignore[assignment]
         self.meta.finished_at = utc_now()
         tables = tables_from_records(self.meta, self.records())

@@ -48,7 +48,8 @@ def test_comments_and_blank_lines_are_skipped_and_defaults_filled(tmp_path):
             "file_contains needs",
         ),
         (
-            '{"id": "a", "category": "c", "prompt": "p", "expectations": [{"check": "exit_code:x"}]}',
+            '{"id": "a", "category": "c", "prompt": "p", '
+            '"expectations": [{"check": "exit_code:x"}]}',
             "expectations.0.check",
             "needs an integer",
         ),

@@ -23,6 +23,7 @@ from evalnb.schema import ToolCallResult
 
 USERNAME = "eval"
 HOSTNAME = "bashkit-eval"
+RESTART_NOTE = "\n[evalnb: sandbox restored from a snapshot after the timeout; jobs dropped]"
 
 
 class BashkitSandbox:
@@ -47,15 +48,16 @@ class BashkitSandbox:
     ) -> None:
         self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
         self.max_output_chars = max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
-        self._bash = bashkit.Bash(
-            username=USERNAME,
-            hostname=HOSTNAME,
-            timeout_seconds=self.timeout_s,
-            files=dict(files or {}),
-            custom_builtins=dict(builtins or {}),
-            env=dict(env or {}),
-            cwd=cwd,
-        )
+        self._options = {
+            "username": USERNAME,
+            "hostname": HOSTNAME,
+            "timeout_seconds": self.timeout_s,
+            "files": dict(files or {}),
+            "custom_builtins": dict(builtins or {}),
+            "env": dict(env or {}),
+            "cwd": cwd,
+        }
+        self._bash = bashkit.Bash(**self._options)
 
     async def exec(self, commands: str) -> ToolCallResult:
         """Run ``commands``; a timeout or limit shows as exit 1 with the reason on stderr."""
@@ -64,6 +66,9 @@ class BashkitSandbox:
         duration_ms = (time.perf_counter() - started) * 1000
         stdout, out_cut = cap_output(result.stdout, self.max_output_chars)
         stderr, err_cut = cap_output(result.stderr, self.max_output_chars)
+        if "execution timeout" in (result.error or ""):
+            stderr += RESTART_NOTE
+            self._restart()
         return ToolCallResult(
             commands=commands,
             stdout=stdout,
@@ -73,6 +78,15 @@ class BashkitSandbox:
             stdout_truncated=out_cut or result.stdout_truncated,
             stderr_truncated=err_cut or result.stderr_truncated,
         )
+
+    def _restart(self) -> None:
+        """Rebuild the interpreter from a snapshot of its state (files, variables, cwd).
+
+        A background job (``sleep 100 &``) keeps a bashkit interpreter busy, so every
+        later call would time out too; a fresh interpreter restored from a snapshot
+        keeps the task's state and drops the job.
+        """
+        self._bash = bashkit.Bash.from_snapshot(self._bash.snapshot(), **self._options)
 
     def read_text(self, path: str) -> str | None:
         """The file's text (undecodable bytes replaced), or None if it is not a file."""

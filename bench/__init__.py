@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench` prints every figure (see bench/README.md)."""

@@ -1,0 +1,198 @@
+"""Prices and task costs (evalnb.cost): lookup rules, formula, unknown and free models."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from evalnb.cost import Price, Prices, load_prices, price_for, task_cost
+from evalnb.errors import InputError
+from evalnb.frames import Runs, tables_from_records
+from evalnb.schema import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
+
+PRICES = Prices(
+    models={
+        "anthro-model": Price(
+            input=1.0,
+            output=5.0,
+            cached_input=0.1,
+            cache_write=1.25,
+            as_of="2026-02",
+            source="test",
+            aliases=["acme/anthro-model", "anthro-model-2*"],
+        ),
+        "openai-model": Price(
+            input=0.15,
+            output=0.6,
+            cached_input=0.075,
+            input_includes_cached=True,
+            as_of="2026-02",
+            source="test",
+        ),
+        "no-cache-write": Price(
+            input=2.0, output=8.0, cached_input=0.5, as_of="2026-02-10", source="test"
+        ),
+        "offline": Price(free=True, source="test"),
+        "scripted/*": Price(free=True, source="test"),
+    }
+)
+
+
+def one_task_run(
+    model: str,
+    provider: str = "p",
+    *,
+    input_tokens: int = 0,
+    output_tokens: int = 0,
+    cache_read: int | None = None,
+    cache_creation: int | None = None,
+) -> Runs:
+    """A run of one task whose single LLM call carries the given cache counts."""
+    call = LLMCall(
+        call_number=1,
+        input_tokens=input_tokens,
+        cache_read_tokens=cache_read,
+        cache_creation_tokens=cache_creation,
+    )
+    trace = AgentTrace(
+        llm_calls=[call], total_input_tokens=input_tokens, total_output_tokens=output_tokens
+    )
+    rec = TaskRecord(
+        task=Task(id="t", category="c", prompt="p"), trace=trace, score=TaskScore(task_id="t")
+    )
+    meta = RunMeta(run_id=f"run-{model}", provider=provider, model=model)
+    return Runs(**tables_from_records(meta, [rec]))
+
+
+def cost_of(runs: Runs) -> float | None:
+    return task_cost(runs, PRICES).get_column("cost_usd").item()
+
+
+def test_cost_without_cache_is_input_plus_output_per_million():
+    # 2M input at $1 + 0.1M output at $5.
+    assert cost_of(one_task_run("anthro-model", input_tokens=2_000_000, output_tokens=100_000)) == (
+        pytest.approx(2.5)
+    )
+
+
+def test_cache_reads_and_writes_are_charged_at_their_own_prices():
+    # Input excludes cache (Anthropic style): 10k * $1 + 50k read * $0.10
+    # + 4k written * $1.25 + 2k output * $5 = 0.01 + 0.005 + 0.005 + 0.01.
+    runs = one_task_run(
+        "anthro-model",
+        input_tokens=10_000,
+        output_tokens=2_000,
+        cache_read=50_000,
+        cache_creation=4_000,
+    )
+    assert cost_of(runs) == pytest.approx(0.03)
+
+
+def test_cached_tokens_inside_the_input_count_are_not_charged_twice():
+    # OpenAI style: 1M prompt tokens of which 400k cached: 600k * $0.15 + 400k * $0.075
+    # + 100k output * $0.60 = 0.09 + 0.03 + 0.06.
+    runs = one_task_run(
+        "openai-model", input_tokens=1_000_000, output_tokens=100_000, cache_read=400_000
+    )
+    assert cost_of(runs) == pytest.approx(0.18)
+
+
+def test_cache_writes_without_a_cache_write_price_cost_the_input_price():
+    # 1M written at the $2 input price.
+    assert cost_of(one_task_run("no-cache-write", cache_creation=1_000_000)) == pytest.approx(2.0)
+
+
+def test_unknown_model_has_null_cost_and_a_warning_naming_it():
+    runs = one_task_run("mystery-9", input_tokens=1000, output_tokens=10)
+    with pytest.warns(UserWarning, match="mystery-9"):
+        assert cost_of(runs) is None
+
+
+def test_free_models_cost_zero_without_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cost_of(one_task_run("offline", input_tokens=10**6)) == 0.0
+        assert cost_of(one_task_run("my_agent", provider="scripted")) == 0.0
+
+
+def test_lookup_by_name_alias_provider_prefix_and_pattern():
+    anthro = PRICES.models["anthro-model"]
+    assert price_for("anthro-model", None, PRICES) is anthro
+    assert price_for("acme/anthro-model", None, PRICES) is anthro  # alias
+    assert price_for("other/anthro-model", None, PRICES) is anthro  # prefix removed
+    assert price_for("anthro-model-20260101", None, PRICES) is anthro  # pattern alias
+    assert price_for("any", "scripted", PRICES) is PRICES.models["scripted/*"]  # provider/model
+    assert price_for("anthro-model-x", None, PRICES) is None
+
+
+def test_exact_names_win_over_patterns():
+    prices = Prices(
+        models={
+            "m*": Price(free=True, source="s"),
+            "m1": Price(input=1, output=1, cached_input=1, as_of="2026-02", source="s"),
+        }
+    )
+    assert price_for("m1", None, prices) is prices.models["m1"]
+    assert price_for("m2", None, prices) is prices.models["m*"]
+
+
+def test_shipped_prices_cover_the_baseline_models_and_mark_offline_agents_free():
+    prices = load_prices()
+    for model in (
+        "claude-haiku-4-5",
+        "claude-opus-4-6",
+        "claude-sonnet-4-5",
+        "gpt-5.2",
+        "gpt-4o-mini",
+        "gpt-4o",
+    ):
+        price = prices.models[model]
+        assert not price.free and price.as_of == "2026-02" and "check" in price.source
+    assert price_for("persona", "sim", prices).free
+    assert price_for("sim/persona", "sim", prices).free
+    assert price_for("reference", "reference", prices).free
+    assert price_for("my_script", "scripted", prices).free
+    assert price_for("gpt-4o-mini", "openai", prices) is prices.models["gpt-4o-mini"]
+    assert (
+        price_for("claude-haiku-4-5-20251001", "anthropic", prices)
+        is prices.models["claude-haiku-4-5"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "where"),
+    [
+        (
+            "models:\n  m:\n    input: -1\n    output: 1\n    cached_input: 1\n"
+            "    as_of: '2026-02'\n    source: s\n",
+            "prices.yaml:3: models.m.input:",
+        ),
+        (
+            "models:\n  m:\n    input: 1\n    output: 1\n    cached_input: 1\n    source: s\n",
+            "prices.yaml:2: models.m: missing as_of",
+        ),
+        ("models:\n  m:\n    free: true\n    input: 1\n    source: s\n", "must not list prices"),
+        (
+            "models:\n  a:\n    free: true\n    source: s\n    aliases: [b]\n"
+            "  b:\n    free: true\n    source: s\n",
+            "prices.yaml:1: models: name 'b' is used by both 'a' and 'b'",
+        ),
+        ("models:\n  m:\n    free: true\n    source: s\n    colour: red\n", "models.m.colour"),
+    ],
+)
+def test_bad_price_files_name_file_line_and_field(tmp_path, body, where):
+    path = tmp_path / "prices.yaml"
+    path.write_text(body)
+    with pytest.raises(InputError) as err:
+        load_prices(path)
+    assert where in str(err.value)
+
+
+def test_a_full_date_in_yaml_is_accepted_as_as_of(tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_text(
+        "models:\n  m:\n    input: 1\n    output: 2\n    cached_input: 0.5\n"
+        "    as_of: 2026-02-10\n    source: s\n"
+    )
+    assert load_prices(path).models["m"].as_of == "2026-02-10"

@@ -1,0 +1,103 @@
+"""Hostile commands in the bashkit sandbox: bounded, recorded, contained; the run goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import resource
+from pathlib import Path
+
+import yaml
+
+from evalnb.cases import BashCase
+from evalnb.frames import read_run_folder
+from evalnb.runner import run_cases
+from evalnb.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS
+from evalnb.schema import Task
+from tests.hostile import HOSTILE_COMMANDS
+
+TIMEOUT_S = 1.0
+FAKE_KEY = "sk-ant-evalnb-fake-0123456789abcdefghij"
+WATCHED = [Path("/etc"), Path.home(), Path("/tmp"), Path(__file__).resolve().parents[1]]
+
+
+def host_snapshot() -> dict[str, str]:
+    """Names (and hashes of small files) directly under the watched host folders."""
+    out = {}
+    for folder in WATCHED:
+        for entry in sorted(folder.iterdir()):
+            if entry.name.startswith("pytest-of-") or entry.name in {".pytest_cache", "runs"}:
+                continue
+            digest = ""
+            if entry.is_file() and not entry.is_symlink() and entry.stat().st_size < 1_000_000:
+                digest = hashlib.sha256(entry.read_bytes()).hexdigest()
+            out[str(entry)] = digest
+    return out
+
+
+class TimeoutCase(BashCase):
+    """A bash case with a short per-call timeout."""
+
+    def __init__(self, task: Task) -> None:
+        super().__init__(task, timeout_s=TIMEOUT_S)
+
+
+def test_every_hostile_command_is_bounded_recorded_and_contained(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("EVALNB_TEST_API_KEY", FAKE_KEY)
+    before = host_snapshot()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+    # each hostile command is one task; its second turn proves the sandbox still answers
+    script = {
+        "tasks": {
+            name: [{"commands": [cmd]}, {"commands": ["echo alive"]}]
+            for name, cmd in HOSTILE_COMMANDS.items()
+        }
+    }
+    script_path = tmp_path / "hostile.yaml"
+    script_path.write_text(yaml.safe_dump(script))
+    cases = [
+        TimeoutCase(
+            Task(
+                id=name,
+                category="hostile",
+                prompt="do it",
+                expectations=[{"check": "stdout_contains:alive"}],
+            )
+        )
+        for name in HOSTILE_COMMANDS
+    ]
+    [run] = asyncio.run(
+        run_cases(
+            cases, [f"scripted:{script_path}"], tmp_path / "runs", concurrency=8, progress=False
+        )
+    )
+
+    runs = read_run_folder(run)
+    assert len(HOSTILE_COMMANDS) >= 40
+    assert runs.tasks.height == len(HOSTILE_COMMANDS)
+    assert runs.tasks["error"].is_null().all()
+    # the run goes on: after every hostile command, the sandbox still answers
+    alive = runs.tool_calls.filter(runs.tool_calls["commands"] == "echo alive")
+    assert alive.height == len(HOSTILE_COMMANDS)
+    assert (alive["stdout"] == "alive\n").all(), alive.filter(alive["stdout"] != "alive\n")
+    hostile = runs.tool_calls.filter(runs.tool_calls["call_index"] == 0)
+    # bounded in time and size
+    assert hostile["duration_ms"].max() < (TIMEOUT_S + 2) * 1000
+    limit = DEFAULT_MAX_OUTPUT_CHARS + 200
+    assert hostile["stdout"].str.len_chars().max() <= limit
+    assert hostile["stderr"].str.len_chars().max() <= limit
+    flooded = hostile.filter(hostile["task_id"] == "output_100mb")
+    assert flooded["stdout_truncated"].item() is True  # truncation is recorded, never silent
+    # no API key is visible to a command, and none reached disk
+    for path in run.iterdir():
+        assert FAKE_KEY.encode() not in path.read_bytes(), path
+    assert not hostile["stdout"].str.contains(FAKE_KEY, literal=True).any()
+    # the host is unchanged, and memory stayed bounded
+    assert host_snapshot() == before
+    assert not Path("/evalnb_pwned").exists()
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
+    assert grown_mb < 1024, f"peak RSS grew by {grown_mb:.0f} MB"
+    assert os.environ["ANTHROPIC_API_KEY"] == FAKE_KEY

@@ -1,0 +1,388 @@
+"""Run summaries, categories, epochs, context growth and paired comparisons (evalnb.metrics).
+
+Every expected figure below is worked out by hand from the records built in the test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+import pytest
+
+from evalnb.cost import Price, Prices
+from evalnb.frames import Runs, tables_from_records
+from evalnb.load import load
+from evalnb.metrics import by_category, compare, context_growth, epoch_variance, summary
+from evalnb.schema import (
+    AgentTrace,
+    LLMCall,
+    RunMeta,
+    ScoreResult,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
+)
+from evalnb.stats import cluster_bootstrap_rate, mcnemar_exact, paired_bootstrap_diff, wilson
+
+FREE = Prices(models={"*": Price(free=True, source="test")})
+
+
+def record(
+    task_id: str,
+    checks: list[tuple[bool, float]],
+    *,
+    category: str = "c",
+    epoch: int = 1,
+    exits: tuple[int, ...] = (),
+    call_inputs: tuple[int | None, ...] = (),
+    turns: int = 1,
+    natural_stop: bool = True,
+    tokens: tuple[int, int] = (0, 0),
+    duration_ms: float = 0.0,
+    error: str | None = None,
+) -> TaskRecord:
+    """One task attempt; its score is the sum of the passed checks' weights (spec 000)."""
+    results = [ScoreResult(check="exit_code:0", passed=ok, weight=w) for ok, w in checks]
+    trace = AgentTrace(
+        tool_calls=[
+            ToolCallResult(commands="true", exit_code=code, call_index=i)
+            for i, code in enumerate(exits)
+        ],
+        llm_calls=[LLMCall(call_number=i + 1, input_tokens=n) for i, n in enumerate(call_inputs)],
+        turns=turns,
+        natural_stop=natural_stop,
+        total_input_tokens=tokens[0],
+        total_output_tokens=tokens[1],
+        duration_ms=duration_ms,
+    )
+    score = TaskScore(
+        task_id=task_id,
+        results=results,
+        score=sum(w for ok, w in checks if ok),
+        max_score=sum(w for _, w in checks),
+    )
+    task = Task(id=task_id, category=category, prompt="p")
+    return TaskRecord(task=task, epoch=epoch, trace=trace, score=score, error=error)
+
+
+def make_runs(*runs: tuple[str, str, list[TaskRecord]]) -> Runs:
+    """Runs from ``(run_id, model, records)`` triples."""
+    return Runs.concat(
+        [
+            Runs(**tables_from_records(RunMeta(run_id=r, provider="test", model=m), recs))
+            for r, m, recs in runs
+        ]
+    )
+
+
+# One run, three tasks, worked by hand:
+#   t1 (cat a): checks 1+2 pass            -> score 3/3, passed; tools exit 0, 1
+#   t2 (cat a): check 1 passes, 3 fails     -> score 1/4, failed; tools exit 0
+#   t3 (cat b): check 1 passes but errored  -> score 1/1, counted as failed; no tools
+THREE = [
+    record(
+        "t1",
+        [(True, 1), (True, 2)],
+        category="a",
+        exits=(0, 1),
+        turns=2,
+        tokens=(100, 10),
+        duration_ms=1000,
+    ),
+    record(
+        "t2",
+        [(True, 1), (False, 3)],
+        category="a",
+        exits=(0,),
+        natural_stop=False,
+        tokens=(200, 20),
+        duration_ms=3000,
+    ),
+    record(
+        "t3",
+        [(True, 1)],
+        category="b",
+        turns=0,
+        natural_stop=False,
+        duration_ms=500,
+        error="provider failed",
+    ),
+]
+
+
+def test_summary_recomputes_every_spec_000_field_from_task_rows():
+    row = summary(make_runs(("r", "m", THREE)), prices=FREE).row(0, named=True)
+    assert row["total_tasks"] == 3
+    assert row["total_passed"] == 1
+    assert row["errored_tasks"] == 1
+    assert row["pass_rate"] == pytest.approx(1 / 3)
+    assert (row["total_score"], row["total_max_score"]) == (5.0, 8.0)
+    assert row["overall_rate"] == pytest.approx(5 / 8)  # micro; the mean of task rates is 0.75
+    assert (row["total_tool_calls"], row["tool_calls_ok"], row["tool_calls_error"]) == (3, 2, 1)
+    assert row["tool_call_success_rate"] == pytest.approx(2 / 3)
+    assert row["total_turns"] == 3
+    assert row["avg_turns_per_task"] == pytest.approx(1.0)
+    assert row["avg_tool_calls_per_task"] == pytest.approx(1.0)
+    assert row["natural_stop_rate"] == pytest.approx(1 / 3)
+    assert (row["total_input_tokens"], row["total_output_tokens"]) == (300, 30)
+    assert row["total_duration_ms"] == 4500.0
+    assert row["avg_duration_ms"] == pytest.approx(1500.0)
+    assert row["cost_usd"] == 0.0
+
+
+def test_summary_intervals_are_wilson_for_proportions_and_task_bootstrap_for_overall_rate():
+    row = summary(make_runs(("r", "m", THREE)), prices=FREE, seed=5).row(0, named=True)
+    assert (row["pass_rate_lo"], row["pass_rate_hi"]) == pytest.approx(wilson(1, 3))
+    assert (row["tool_call_success_rate_lo"], row["tool_call_success_rate_hi"]) == pytest.approx(
+        wilson(2, 3)
+    )
+    expected = cluster_bootstrap_rate([3, 1, 1], [3, 4, 1], seed=5)
+    assert (row["overall_rate_lo"], row["overall_rate_hi"]) == expected
+
+
+def test_overall_rate_bootstrap_keeps_the_epochs_of_a_task_together():
+    recs = [
+        record("t1", [(True, 1)], epoch=1),
+        record("t1", [(False, 1)], epoch=2),
+        record("t2", [(True, 2)], epoch=1),
+        record("t2", [(True, 2)], epoch=2),
+    ]
+    row = summary(make_runs(("r", "m", recs)), prices=FREE).row(0, named=True)
+    assert row["total_tasks"] == 4
+    assert (row["overall_rate_lo"], row["overall_rate_hi"]) == cluster_bootstrap_rate(
+        [1, 4], [2, 4]
+    )
+
+
+def test_summary_of_a_run_without_tasks_has_a_row_with_null_rates():
+    runs = make_runs(("empty", "m", []), ("r", "m", THREE))
+    row = summary(runs, prices=FREE).filter(pl.col("run_id") == "empty").row(0, named=True)
+    assert (row["total_tasks"], row["total_passed"], row["total_tool_calls"]) == (0, 0, 0)
+    for rate in ("pass_rate", "overall_rate", "tool_call_success_rate", "avg_turns_per_task"):
+        assert row[rate] is None
+    assert row["pass_rate_lo"] is None and row["overall_rate_lo"] is None
+
+
+def test_summary_of_a_run_without_tool_calls_has_a_null_success_rate():
+    runs = make_runs(("r", "m", [record("t", [(True, 1)])]))
+    row = summary(runs, prices=FREE).row(0, named=True)
+    assert row["total_tool_calls"] == 0
+    assert row["tool_call_success_rate"] is None
+    assert row["tool_call_success_rate_lo"] is None
+    assert row["pass_rate"] == 1.0
+
+
+def test_summary_cost_is_null_with_a_warning_for_an_unpriced_model():
+    runs = make_runs(("r", "unpriced-model", THREE))
+    with pytest.warns(UserWarning, match="unpriced-model"):
+        row = summary(runs, prices=Prices(models={})).row(0, named=True)
+    assert row["cost_usd"] is None
+
+
+def test_summary_cost_sums_task_costs():
+    prices = Prices(
+        models={"m": Price(input=1, output=10, cached_input=0, as_of="2026-02", source="t")}
+    )
+    # 300 input * $1/M + 30 output * $10/M.
+    row = summary(make_runs(("r", "m", THREE)), prices=prices).row(0, named=True)
+    assert row["cost_usd"] == pytest.approx((300 + 300) / 1e6)
+
+
+def test_summary_rows_are_per_run_and_keep_run_identity_first():
+    runs = make_runs(("r1", "m1", THREE), ("r2", "m2", THREE[:1]))
+    out = summary(runs, prices=FREE).sort("run_id")
+    assert out.columns[:7] == [
+        "run_id",
+        "model",
+        "provider",
+        "source",
+        "simulated",
+        "guidance",
+        "started_at",
+    ]
+    assert out.get_column("total_tasks").to_list() == [3, 1]
+    assert out.get_column("overall_rate").to_list() == pytest.approx([5 / 8, 1.0])
+
+
+def test_by_category_sums_scores_and_counts_errored_tasks_as_failed():
+    out = by_category(make_runs(("r", "m", THREE)))
+    a, b = out.rows(named=True)
+    assert (a["category"], a["tasks"], a["passed"], a["score"], a["max_score"]) == (
+        "a",
+        2,
+        1,
+        4.0,
+        7.0,
+    )
+    assert a["rate"] == pytest.approx(4 / 7)
+    assert a["pass_rate"] == 0.5
+    assert (a["pass_rate_lo"], a["pass_rate_hi"]) == pytest.approx(wilson(1, 2))
+    assert (b["category"], b["tasks"], b["passed"], b["rate"], b["pass_rate"]) == (
+        "b",
+        1,
+        0,
+        1.0,
+        0.0,
+    )
+
+
+def test_epoch_variance_reports_pass_share_and_sample_std_of_rates():
+    # rates 1, 0.5, 1: mean 5/6; squared deviations 1/36 + 1/9 + 1/36 = 1/6; / (3-1) -> 1/12.
+    recs = [
+        record("t", [(True, 1), (True, 1)], epoch=1),
+        record("t", [(True, 1), (False, 1)], epoch=2),
+        record("t", [(True, 1), (True, 1)], epoch=3),
+        record("u", [(True, 1)], epoch=1),
+    ]
+    t, u = epoch_variance(make_runs(("r", "m", recs))).rows(named=True)
+    assert (t["epochs"], t["passed"]) == (3, 2)
+    assert t["pass_share"] == pytest.approx(2 / 3)
+    assert t["rate_mean"] == pytest.approx(5 / 6)
+    assert t["rate_std"] == pytest.approx(math.sqrt(1 / 12))
+    assert (u["epochs"], u["rate_std"]) == (1, None)
+
+
+def test_context_growth_per_task_follows_spec_003():
+    recs = [
+        record("grow", [(True, 1)], call_inputs=(100, 150, 220)),  # (220-100)/2 = 60
+        record("one", [(True, 1)], call_inputs=(500,)),  # a single call grows 0
+        record("shrink", [(True, 1)], call_inputs=(300, 200)),  # -100: may be negative
+        record("blind", [(True, 1)], call_inputs=(None, None)),  # no per-call tokens
+        record("none", [(True, 1)]),  # no LLM call records at all
+    ]
+    out = context_growth(make_runs(("r", "m", recs)))
+    rows = {r["task_id"]: r for r in out.rows(named=True)}
+    assert (rows["grow"]["calls"], rows["grow"]["base_context"]) == (3, 100)
+    assert rows["grow"]["context_growth_avg"] == 60.0
+    assert rows["grow"]["final_cumulative_input"] == 470
+    assert (rows["one"]["context_growth_avg"], rows["one"]["final_cumulative_input"]) == (0.0, 500)
+    assert rows["shrink"]["context_growth_avg"] == -100.0
+    for key in ("blind", "none"):
+        assert rows[key]["has_call_tokens"] is False
+        assert rows[key]["base_context"] is None
+        assert rows[key]["context_growth_avg"] is None
+        assert rows[key]["final_cumulative_input"] is None
+    assert (rows["blind"]["calls"], rows["none"]["calls"]) == (2, 0)
+    assert rows["grow"]["has_call_tokens"] is True
+
+
+def test_context_growth_per_run_and_model_aggregates_tasks_with_tokens():
+    runs = make_runs(
+        ("r1", "m", [record("a", [(True, 1)], call_inputs=(100, 150, 220))]),
+        (
+            "r2",
+            "m",
+            [
+                record("a", [(True, 1)], call_inputs=(300, 200)),
+                record("b", [(True, 1)], call_inputs=(None,)),
+            ],
+        ),
+    )
+    per_run = {r["run_id"]: r for r in context_growth(runs, by="run").rows(named=True)}
+    assert per_run["r2"]["tasks"] == 2
+    assert per_run["r2"]["share_with_call_tokens"] == 0.5
+    assert per_run["r2"]["context_growth_avg_mean"] == -100.0
+    (model,) = context_growth(runs, by="model").rows(named=True)
+    assert model["tasks"] == 3
+    assert model["share_with_call_tokens"] == pytest.approx(2 / 3)
+    assert model["context_growth_avg_mean"] == pytest.approx((60 - 100) / 2)
+    assert model["base_context_median"] == pytest.approx((100 + 300) / 2)
+    assert model["calls_mean"] == pytest.approx((3 + 2 + 1) / 3)
+    with pytest.raises(ValueError, match="by must be"):
+        context_growth(runs, by="category")  # type: ignore[arg-type]
+
+
+def pass_fail_run(run_id: str, model: str, outcomes: list[bool], **kw) -> tuple:
+    recs = [record(f"t{i}", [(ok, 1), (True, 1)], **kw) for i, ok in enumerate(outcomes)]
+    return run_id, model, recs
+
+
+def test_compare_pairs_shared_attempts_with_mcnemar_and_newcombe():
+    runs = make_runs(
+        pass_fail_run("x", "mx", [True, True, True, False, True, True]),
+        pass_fail_run("y", "my", [True, False, False, False, True]),  # no t5
+    )
+    c = compare(runs, "x", "y")
+    assert c.n_shared == 5
+    assert (c.both_passed, c.only_a, c.only_b, c.neither) == (2, 2, 0, 1)
+    assert (c.pass_rate_a, c.pass_rate_b, c.diff) == pytest.approx((0.8, 0.4, 0.4))
+    assert c.mcnemar_p == pytest.approx(mcnemar_exact(2, 0)) and c.mcnemar_p == 0.5
+    assert c.diff_lo < 0.4 < c.diff_hi
+    # Per-task rates: x = 1, 1, 1, .5, 1 and y = 1, .5, .5, .5, 1.
+    expected = paired_bootstrap_diff([1, 1, 1, 0.5, 1], [1, 0.5, 0.5, 0.5, 1])
+    assert (c.rate_diff, c.rate_diff_lo, c.rate_diff_hi, c.rate_diff_p) == expected
+    assert (c.rate_a, c.rate_b, c.rate_tasks) == pytest.approx((0.9, 0.7, 5))
+    outcomes = c.per_task.get_column("outcome").to_list()
+    assert outcomes == ["both", "only_a", "only_a", "neither", "both"]
+
+
+def test_compare_counts_an_errored_task_as_failed():
+    x = pass_fail_run("x", "mx", [True, True])
+    y = ("y", "my", [record("t0", [(True, 1)]), record("t1", [(True, 1)], error="timeout")])
+    c = compare(make_runs(x, y), "x", "y")
+    assert (c.both_passed, c.only_a) == (1, 1)
+
+
+def test_compare_names_runs_by_unique_model_and_lists_candidates_otherwise():
+    runs = make_runs(
+        pass_fail_run("x1", "dup", [True]),
+        pass_fail_run("x2", "dup", [False]),
+        pass_fail_run("y", "solo", [True]),
+    )
+    assert compare(runs, "solo", "x1").a == "y"
+    with pytest.raises(ValueError, match=r"'dup' matches 2 runs.*x1 \(dup\), x2 \(dup\)"):
+        compare(runs, "dup", "y")
+    with pytest.raises(ValueError, match=r"no run 'nope'.*x1 \(dup\)"):
+        compare(runs, "nope", "y")
+
+
+def test_compare_without_shared_attempts_is_an_error():
+    runs = make_runs(pass_fail_run("x", "mx", [True]), ("y", "my", [record("other", [(True, 1)])]))
+    with pytest.raises(ValueError, match="share no"):
+        compare(runs, "x", "y")
+
+
+def test_comparison_renders_as_frame_text_and_markdown():
+    runs = make_runs(
+        pass_fail_run("x", "mx", [True, True, False]),
+        pass_fail_run("y", "my", [True, False, False]),
+    )
+    c = compare(runs, "x", "y")
+    frame = c.as_frame()
+    assert frame.height == 1 and "per_task" not in frame.columns
+    assert frame.select("n_shared", "only_a", "only_b").row(0) == (3, 1, 0)
+    text = str(c)
+    assert "mx (x) vs B = my (y): 3 shared" in text and "McNemar exact p = 1" in text
+    md = c._repr_markdown_()
+    assert "| pass rate | 0.667 | 0.333 | +0.333 |" in md
+
+
+@pytest.fixture
+def fixture_runs(bashkit_eval_files):
+    return load(*bashkit_eval_files)
+
+
+def test_real_runs_match_the_published_per_task_figures(fixture_runs):
+    out = summary(fixture_runs).sort("model")
+    assert out.get_column("model").to_list() == ["claude-haiku-4-5", "claude-opus-4-6", "gpt-5.2"]
+    assert out.get_column("overall_rate").round(3).to_list() == [0.915, 0.868, 0.868]
+    assert out.get_column("tool_call_success_rate").round(3).to_list() == [0.802, 0.752, 0.571]
+    assert out.get_column("total_passed").to_list() == [19, 17, 19]
+    assert out.get_column("total_tasks").to_list() == [25, 25, 25]
+    assert out.get_column("cost_usd").null_count() == 0
+
+
+def test_real_figures_come_from_task_rows_not_the_files_summary(bashkit_eval_files, tmp_path):
+    for path in bashkit_eval_files:
+        doc = json.loads(path.read_text())
+        doc["summary"] = {k: 0 for k, v in doc["summary"].items() if isinstance(v, int | float)} | {
+            "by_category": {}
+        }
+        (tmp_path / path.name).write_text(json.dumps(doc))
+    tampered = summary(load(str(tmp_path / "*.json"))).sort("model")
+    original = summary(load(*bashkit_eval_files)).sort("model")
+    assert tampered.drop("started_at").equals(original.drop("started_at"))
+    assert tampered.get_column("total_passed").to_list() == [19, 17, 19]
