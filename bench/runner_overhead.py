@@ -79,20 +79,13 @@ def overhead() -> dict[str, float]:
 
 def scaling() -> list[dict[str, float]]:
     """Wall time with a sleeping provider at concurrency 1 and 16 against the ideal."""
-    import evalnb.runner as runner
-
-    original = runner.resolve_provider
-    runner.resolve_provider = lambda spec, **_: SleepingProvider()
-    try:
-        rows = []
-        for concurrency in (1, 16):
-            wall, _ = _timed_run(tasks(), ["sleeping"], concurrency)
-            ideal = LATENCY_S * 2 * N_TASKS / concurrency
-            row = {"concurrency": concurrency, "wall_s": wall, "ideal_s": ideal}
-            rows.append(row | {"ratio": wall / ideal})
-        return rows
-    finally:
-        runner.resolve_provider = original
+    rows = []
+    for concurrency in (1, 16):
+        wall, _ = _timed_run(tasks(), [SleepingProvider()], concurrency)
+        ideal = LATENCY_S * 2 * N_TASKS / concurrency
+        row = {"concurrency": concurrency, "wall_s": wall, "ideal_s": ideal}
+        rows.append(row | {"ratio": wall / ideal})
+    return rows
 
 
 def main() -> None:

@@ -103,7 +103,7 @@ class RunPlan:
 
 async def run_cases(
     cases: Sequence[Case],
-    models: Sequence[str],
+    models: Sequence[str | Provider],
     out_dir: str | Path,
     *,
     concurrency: int = 8,
@@ -121,17 +121,22 @@ async def run_cases(
 ) -> list[Path]:
     """Run every case against every model; return the run folders written.
 
-    ``run_ids`` names the run folders (default: ``<UTC time>-<model>``);
+    A model is a ``--model`` string (see :func:`resolve_provider`) or a provider
+    object. ``run_ids`` names the run folders (default: ``<UTC time>-<model>``);
     ``filters`` (the ``--tag`` and ``--task`` values) is recorded for ``--resume``.
     """
     if not cases:
         raise ValueError("no cases to run")
     # every provider is built before any run folder is written: a bad --model writes nothing
     providers = [
-        resolve_provider(spec, base_url=base_url, seed=seed, sim_sleep=sim_sleep) for spec in models
+        resolve_provider(m, base_url=base_url, seed=seed, sim_sleep=sim_sleep)
+        if isinstance(m, str)
+        else m
+        for m in models
     ]
     plans = []
-    for i, (spec, provider) in enumerate(zip(models, providers, strict=True)):
+    for i, provider in enumerate(providers):
+        spec = models[i] if isinstance(models[i], str) else f"{provider.provider}/{provider.model}"
         run_id = run_ids[i] if run_ids else _new_run_id(out_dir, spec, guidance)
         meta = RunMeta(
             run_id=run_id,
