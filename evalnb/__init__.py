@@ -12,7 +12,7 @@ The analysis API, one function per tidy table or figure::
     en.diagnose(runs)         # spec 000 cross-model diagnostics
     en.compare(runs, "a", "b")   # paired comparison on shared tasks
 
-Names are imported on first use, so ``import evalnb`` stays fast.
+The demo and guidance helpers are imported on first use (they pull in more).
 
 Example:
     >>> import evalnb as en
@@ -22,37 +22,42 @@ Example:
 
 from __future__ import annotations
 
-from importlib import import_module
 from importlib.metadata import version
-from typing import Any
+
+from evalnb.demo import ensure_demo_runs
+from evalnb.diagnostics import common_errors, diagnose, failing_commands, friction
+from evalnb.frames import Runs
+from evalnb.interaction import command_rows, interaction
+from evalnb.load import load
+from evalnb.metrics import by_category, compare, context_growth, epoch_variance, summary
+from evalnb.stats import tasks_needed
 
 __version__ = version("evalnb")
 
-_EXPORTS = {
-    "load": "evalnb.load",
-    "Runs": "evalnb.frames",
-    "summary": "evalnb.metrics",
-    "by_category": "evalnb.metrics",
-    "context_growth": "evalnb.metrics",
-    "compare": "evalnb.metrics",
-    "epoch_variance": "evalnb.metrics",
-    "tasks_needed": "evalnb.stats",
-    "interaction": "evalnb.interaction",
-    "command_rows": "evalnb.interaction",
-    "friction": "evalnb.diagnostics",
-    "diagnose": "evalnb.diagnostics",
-    "failing_commands": "evalnb.diagnostics",
-    "common_errors": "evalnb.diagnostics",
-    "compare_guidance": "evalnb.guidance",
-    "ensure_demo_runs": "evalnb.demo",
-}
 
-__all__ = ["__version__", *_EXPORTS]
+def compare_guidance(*args, **kwargs):
+    """Layer-1 metrics per guidance version: see :func:`evalnb.guidance.compare_guidance`."""
+    from evalnb.guidance import compare_guidance as impl
+
+    return impl(*args, **kwargs)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'evalnb' has no attribute {name!r}")
+__all__ = [
+    "Runs",
+    "__version__",
+    "by_category",
+    "command_rows",
+    "common_errors",
+    "compare",
+    "compare_guidance",
+    "context_growth",
+    "diagnose",
+    "ensure_demo_runs",
+    "epoch_variance",
+    "failing_commands",
+    "friction",
+    "interaction",
+    "load",
+    "summary",
+    "tasks_needed",
+]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
@@ -31,6 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and cut: not an error
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("interrupted: resume with `evalnb run --resume <run folder>`", file=sys.stderr)
         return 130
@@ -68,6 +72,27 @@ def _parser() -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="prove each task's checks are honest")
     val.add_argument("datasets", nargs="+")
     val.set_defaults(func=_cmd_validate)
+
+    summ = sub.add_parser("summary", help="spec 000 summary of runs and result files")
+    summ.add_argument("paths", nargs="+", help="run folders, result JSON files, globs")
+    summ.add_argument("--json", action="store_true", help="one JSON object per run")
+    summ.set_defaults(func=_cmd_summary)
+
+    rep = sub.add_parser("report", help="write report.md, report.json and comparison.md")
+    rep.add_argument("paths", nargs="+", help="run folders, result JSON files, globs")
+    rep.add_argument("--out", default="reports/latest", help="folder (default reports/latest)")
+    rep.set_defaults(func=_cmd_report)
+
+    imp = sub.add_parser("import", help="write run folders from foreign results")
+    imp.add_argument("format", choices=["bashkit-eval", "claude-code", "transcript"])
+    imp.add_argument("files", nargs="+")
+    imp.add_argument("--out", default="runs", help="where run folders go (default runs/)")
+    imp.add_argument("--target", help="the tool's command (claude-code, transcript)")
+    imp.set_defaults(func=_cmd_import)
+
+    demo = sub.add_parser("demo", help="run the offline demo: runs, reports, charts, notebooks")
+    demo.add_argument("--no-notebooks", action="store_true", help="skip executing the notebooks")
+    demo.set_defaults(func=_cmd_demo)
     return parser
 
 
@@ -153,6 +178,55 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(f"{len(broken)} broken task(s): {', '.join(broken)}", file=sys.stderr)
         return 1
     print("every task passes the three rules")
+    return 0
+
+
+def _cmd_summary(args: argparse.Namespace) -> int:
+    from evalnb.load import load
+    from evalnb.report import summary_records, terminal_report
+
+    runs = load(*args.paths)
+    if args.json:
+        for record in summary_records(runs):
+            print(json.dumps(record, default=str))
+    else:
+        print(terminal_report(runs))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from evalnb.load import load
+    from evalnb.report import write_report
+
+    for name, path in write_report(load(*args.paths), args.out).items():
+        print(f"{name:<14} {path}")
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    if args.format == "bashkit-eval":
+        from evalnb.importers.bashkit_eval import import_bashkit_eval
+
+        folders = import_bashkit_eval(args.files, args.out)
+    elif not args.target:
+        raise InputError("evalnb import", None, "--target", f"{args.format} needs --target")
+    elif args.format == "claude-code":
+        from evalnb.importers.claude_code import import_claude_code
+
+        folders = import_claude_code(args.files, args.out, args.target)
+    else:
+        from evalnb.importers.transcript import import_transcripts
+
+        folders = [import_transcripts(args.files, args.out, args.target)]
+    for folder in folders:
+        print(f"run written: {folder}")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from evalnb.demo import run_demo
+
+    run_demo(notebooks=not args.no_notebooks)
     return 0
 
 

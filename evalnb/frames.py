@@ -219,7 +219,7 @@ class Runs:
             >>> Runs.empty().filter(pl.col("model") == "x").runs.height
             0
         """
-        ids = self.runs.filter(expr).get_column("run_id")
+        ids = self.runs.filter(expr).get_column("run_id").implode()
         return Runs(
             **{name: getattr(self, name).filter(pl.col("run_id").is_in(ids)) for name in TABLES}
         )

@@ -22,8 +22,10 @@ Each string is parsed once however often it recurs (the same script repeats acro
 runs), so a million tool-call rows cost about as much as their distinct scripts.
 
 Exit codes: a tool call has one exit code, and every target command in it inherits
-it (the shell reports the status of the last command it ran). Rows of calls that hold
-more than one target command are marked ``exit_code_approximate``.
+it (the shell reports the status of the last command it ran, so a failure is charged
+to every target command of the call). Rows of calls that hold more than one target
+command are marked ``exit_code_approximate``; with a pattern, non-target commands in
+the same call (``cd x && notes add y``) can also set the status unmarked.
 
 Definitions (per task attempt; commands ordered by call, then position in the call):
 
@@ -103,6 +105,7 @@ _EXIT_RE = re.compile(r"(?i)\bexit\s+(?:code|status)\s*:?\s*(-?\d+)")
 _ERROR_RE = re.compile(r"(?i)\berror:")
 _NEEDS_QUOTES = re.compile(r"[\s'\"\\<>]")
 _PARSED = {"command": pl.Utf8, "subcommand": pl.Utf8, "is_help": pl.Boolean}
+_ANALYSER = bashkit.Bash()  # static analysis only: analyze() runs nothing and keeps no state
 
 
 def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl.DataFrame:
@@ -126,8 +129,13 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
     """
     regex = re.compile(pattern) if isinstance(pattern, str) else pattern
     calls = runs.tool_calls.select(
-        [*KEYS, "call_index", "call_number", "commands", "exit_code"]
-    ).with_row_index("_order")
+        *KEYS,
+        "call_index",
+        "call_number",
+        "commands",
+        "exit_code",
+        _attempt=pl.struct(KEYS).hash(),  # an integer id per attempt: sorts fast
+    )
     scripts = calls.get_column("commands").drop_nulls().unique().to_list()
     parsed: dict[str, list[tuple[str, str | None, bool]]] = {s: _targets(s, regex) for s in scripts}
     table = pl.DataFrame(
@@ -141,11 +149,12 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
             },
         },
         schema_overrides={"commands": pl.Utf8, "command_index": pl.Int64, "_n": pl.Int64},
-    )
-    rows = (
+    ).with_columns(_command=pl.col("command").rank("dense"))
+    return (
         calls.join(table, on="commands", how="inner")
-        .sort("_order", "command_index")
+        .sort("_attempt", "call_index", "command_index")
         .with_columns(exit_code_approximate=pl.col("_n") > 1)
+        .pipe(_with_flags, ["_attempt", "_command"])
         .select(
             *KEYS,
             "call_index",
@@ -156,9 +165,11 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
             "exit_code",
             "exit_code_approximate",
             "is_help",
+            "failed",
+            "is_first",
+            "is_retry",
         )
     )
-    return _with_flags(rows, KEYS)
 
 
 def interaction(
@@ -240,17 +251,13 @@ def interaction_from_transcript(text: str, pattern: str | re.Pattern[str]) -> pl
     regex = re.compile(pattern) if isinstance(pattern, str) else pattern
     lines = text.splitlines()
     hits = [(i, t) for i, line in enumerate(lines) if (t := _targets(line, regex))]
-    stops = [i for i, _ in hits[1:]] + [len(lines)]
+    stops = [i for i, _ in hits[1:]] + [len(lines)]  # each hit's output ends at the next hit
     rows = []
-    for (i, targets), stop in zip(hits, stops, strict=True):
+    for (i, targets), stop in zip(hits, stops, strict=False):
         code = _transcript_exit_code(lines[i + 1 : stop])
         rows += [(command, sub, help_, code) for command, sub, help_ in targets]
-    frame = pl.DataFrame(
-        rows,
-        schema={**_PARSED, "exit_code": pl.Int64},
-        orient="row",
-    ).with_columns(exit_code_approximate=pl.lit(True))
-    counts = _with_flags(frame, []).select(_count_exprs())
+    frame = pl.DataFrame(rows, schema={**_PARSED, "exit_code": pl.Int64}, orient="row")
+    counts = _with_flags(frame, ["command"]).select(_count_exprs())
     return _with_rates(counts).select(*METRICS, completed=pl.lit(None, dtype=pl.Boolean))
 
 
@@ -277,9 +284,6 @@ def _targets(script: str, regex: re.Pattern[str] | None) -> list[tuple[str, str 
         for c in analysis.commands
         if c.name
     ]
-
-
-_ANALYSER = bashkit.Bash()
 
 
 def _word(word: str | None) -> str:
@@ -318,12 +322,24 @@ def _transcript_exit_code(following: list[str]) -> int:
     return 1 if any(_ERROR_RE.search(line) for line in following) else 0
 
 
-def _with_flags(rows: pl.DataFrame, attempt: list[str]) -> pl.DataFrame:
-    """Add ``failed``, ``is_first`` and ``is_retry`` (rows in execution order)."""
-    group = [*attempt, "command"]
-    return rows.with_columns(failed=(pl.col("exit_code") != 0).fill_null(False)).with_columns(
-        is_first=pl.int_range(pl.len()).over(group) == 0,
-        is_retry=pl.col("failed").shift(1).over(group).fill_null(False),
+def _with_flags(rows: pl.DataFrame, group: list[str]) -> pl.DataFrame:
+    """Add ``failed``, ``is_first`` and ``is_retry``; ``group`` = (attempt, command text) ids.
+
+    ``rows`` must be in execution order within each attempt; a stable sort by ``group``
+    lines up the executions of each command so a shift finds the previous one (much
+    faster than a window over the group), then the original order is restored.
+    """
+    same = pl.all_horizontal([pl.col(c) == pl.col(c).shift(1) for c in group]).fill_null(False)
+    return (
+        rows.with_row_index("_row")
+        .with_columns(failed=(pl.col("exit_code") != 0).fill_null(False))
+        .sort(group, maintain_order=True, nulls_last=True)
+        .with_columns(
+            is_first=~same,
+            is_retry=same & pl.col("failed").shift(1).fill_null(False),
+        )
+        .sort("_row")
+        .drop("_row")
     )
 
 

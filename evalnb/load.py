@@ -71,10 +71,11 @@ def expand_inputs(*paths_or_globs: str | Path) -> list[Path]:
     """Expand globs and plain folders into the inputs to read, each once, in order.
 
     Example:
-        >>> expand_inputs("/")
-        Traceback (most recent call last):
-        ...
-        evalnb.errors.InputError: /: no run folders, mira folders or .json files in this folder
+        >>> import tempfile, pathlib
+        >>> root = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (root / "b.json").write_text("{}"); _ = (root / "a.json").write_text("{}")
+        >>> [p.name for p in expand_inputs(root, root / "a.json")]
+        ['a.json', 'b.json']
     """
     out: dict[Path, None] = {}
     for item in paths_or_globs:

@@ -45,7 +45,7 @@ import json
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -126,7 +126,7 @@ class FileResult(_Strict):
     score: FileScore
 
 
-class FileSummary(BaseModel):
+class FileSummary(_Strict):
     """``summary``: only ``total_tasks`` is read, to detect a partial run."""
 
     total_tasks: int
@@ -201,6 +201,7 @@ def import_bashkit_eval(
         target = Path(out_dir) / meta.run_id
         if target.exists():
             raise InputError(target, None, None, "run folder already exists; remove it first")
+        finished_at = meta.finished_at
         store = RunStore.create(out_dir, meta)
         for n, record in enumerate(records, start=1):
             store.append(
@@ -209,12 +210,12 @@ def import_bashkit_eval(
                     "task_id": record.task.id,
                     "epoch": record.epoch,
                     "attempt": f"import-{n}",
-                    "ts": meta.finished_at,
+                    "ts": finished_at,
                     "record": record.model_dump(mode="json"),
                 }
             )
         store.finalize(meta.status)
-        store.meta.finished_at = meta.finished_at  # finalize stamps the import time
+        store.meta.finished_at = finished_at  # finalize stamps the import time
         store.write_meta()
         folders.append(store.path)
     return folders
@@ -307,16 +308,16 @@ def run_times(path: Path, text: str, timestamp: str, records: list[TaskRecord]) 
     """``(started_at, finished_at)`` from the end-of-run ``timestamp`` and the task durations.
 
     Example:
-        >>> run_times(Path("f.json"), "", "2026-02-07T05:20:23Z", [])
+        >>> run_times(Path("f.json"), "", "2026-02-07T07:20:23+02:00", [])
         ('2026-02-07T05:20:23Z', '2026-02-07T05:20:23Z')
     """
     try:
         end = datetime.fromisoformat(timestamp)
     except ValueError:
         raise _error(path, text, ("timestamp",), f"not an ISO 8601 time: {timestamp!r}") from None
-    total_ms = sum(r.trace.duration_ms for r in records)
-    start = end - timedelta(milliseconds=total_ms)
-    fmt = "%Y-%m-%dT%H:%M:%SZ" if end.utcoffset() is not None else "%Y-%m-%dT%H:%M:%S"
+    end = end.astimezone(UTC) if end.tzinfo else end.replace(tzinfo=UTC)  # the format is UTC
+    start = end - timedelta(milliseconds=sum(r.trace.duration_ms for r in records))
+    fmt = "%Y-%m-%dT%H:%M:%SZ"
     return start.strftime(fmt), end.strftime(fmt)
 
 

@@ -58,6 +58,9 @@ class BashkitSandbox:
             "cwd": cwd,
         }
         self._bash = bashkit.Bash(**self._options)
+        # bashkit 0.20 lists /home/eval but cannot create entries in it until it is
+        # made explicitly when the task's files lie elsewhere; make it, as a home exists
+        self._bash.fs().mkdir(f"/home/{USERNAME}", True)
 
     async def exec(self, commands: str) -> ToolCallResult:
         """Run ``commands``; a timeout or limit shows as exit 1 with the reason on stderr."""

@@ -134,7 +134,7 @@ class LocalSandbox:
         ]
         timed_out = False
         try:
-            await asyncio.wait_for(proc.wait(), self.timeout_s)
+            await asyncio.wait_for(_exited(proc), self.timeout_s)
         except TimeoutError:
             timed_out = True
         finally:
@@ -187,6 +187,18 @@ class LocalSandbox:
         if os.path.isabs(rel) or not target.is_relative_to(root) or target == root:
             raise ValueError(f"workspace file {rel!r} must be a relative path inside the workdir")
         return target
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Wait for bash itself to exit.
+
+    ``Process.wait()`` (Python 3.11) also waits for the pipes to close, which a
+    background child holding stdout would delay; ``returncode`` is set at exit.
+    """
+    delay = 0.001
+    while proc.returncode is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.02)
 
 
 async def _read_capped(

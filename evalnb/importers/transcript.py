@@ -1,0 +1,179 @@
+"""Import plain-text agent transcripts (spec 002's transcript fallback).
+
+When no structured events exist, a transcript is read with the target's command
+pattern, exactly as :func:`evalnb.interaction.interaction_from_transcript` reads it:
+
+- Every line with a match of the pattern is one tool call; its ``commands`` is the
+  line without a leading prompt (``$ `` or ``> ``). Several target commands on one
+  line are one call.
+- Its output is the lines after it, up to the next such line (kept as ``stdout``).
+- Its exit code is **approximate**: N from the first ``Exit code: N`` or
+  ``exit status N`` in its output, else 1 when a line contains ``error:``, else 0.
+  Every record says so (``exit_codes`` task field ``"approximate"``, and
+  ``RunMeta.settings``).
+- Lines before the first command are the assistant's text.
+- A transcript does not say how the agent ended, so ``natural_stop`` is False; it
+  records no LLM calls or tokens, and no prompt (:data:`PROMPT_MISSING`).
+- Spec 002's ``no_transcript_errors`` gate is scored on the approximate exit codes.
+
+Each file is one task attempt (task id = file name without its suffix); all files
+of one call form one run.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t1.txt"
+    >>> _ = p.write_text("I'll add it.\\n$ notes add x\\nerror: no store\\n$ notes init\\n")
+    >>> meta, [rec] = read_transcripts([p], "notes")
+    >>> [(c.commands, c.exit_code) for c in rec.trace.tool_calls]
+    [('notes add x', 1), ('notes init', 0)]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from evalnb.errors import InputError
+from evalnb.scenarios.gates import gate_rows, no_transcript_errors
+from evalnb.scenarios.schema import NoTranscriptErrors, default_command_pattern
+from evalnb.schema import (
+    AgentTrace,
+    ContentBlock,
+    Message,
+    RunMeta,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
+)
+from evalnb.store import RunStore
+
+SOURCE = "transcript"
+PROMPT_MISSING = "(prompt not recorded: imported from a plain transcript)"
+EXIT_RULE = "approximate: 'Exit code: N' / 'exit status N' after the command, else 1 on 'error:'"
+_EXIT = re.compile(r"(?i)\bexit\s+(?:code|status)\s*:?\s*(-?\d+)")
+_ERROR = re.compile(r"(?i)\berror:")
+_PROMPT = re.compile(r"^\s*[$>]\s+")
+
+
+def read_transcripts(
+    paths: Sequence[str | Path], target: str, *, model: str = "unknown"
+) -> tuple[RunMeta, list[TaskRecord]]:
+    """Read transcript files as one run of ``model``; ``target`` is the tool's command name."""
+    pattern = default_command_pattern(target)
+    records = []
+    seen: set[str] = set()
+    for path in map(Path, paths):
+        if path.stem in seen:
+            raise InputError(path, None, None, f"task id {path.stem!r} appears twice")
+        seen.add(path.stem)
+        records.append(read_transcript(path, pattern))
+    digest = hashlib.sha256("\n".join(sorted(seen)).encode()).hexdigest()[:8]
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model)
+    meta = RunMeta(
+        run_id=f"transcript-{slug}-{digest}",
+        provider="unknown",
+        model=model,
+        source=SOURCE,
+        status="complete",
+        task_count=len(records),
+        settings={
+            "target": target,
+            "command_pattern": pattern,
+            "exit_codes": EXIT_RULE,
+            "files": [str(p) for p in paths],
+        },
+    )
+    return meta, records
+
+
+def read_transcript(path: str | Path, pattern: str) -> TaskRecord:
+    """One transcript file as a task record (see the module docstring).
+
+    Example:
+        >>> read_transcript("missing.txt", "x")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: missing.txt: file not found
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, None, "file not found")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(path, None, None, f"not UTF-8 text: {exc}") from None
+    regex = re.compile(pattern)
+    starts = [i for i, line in enumerate(lines) if regex.search(line)]
+    calls = []
+    for n, (i, stop) in enumerate(zip(starts, [*starts[1:], len(lines)], strict=True)):
+        output = lines[i + 1 : stop]
+        calls.append(
+            ToolCallResult(
+                commands=_PROMPT.sub("", lines[i]).strip(),
+                stdout="\n".join(output) + ("\n" if output else ""),
+                exit_code=_exit_code(output),
+                call_index=n,
+            )
+        )
+    preamble = "\n".join(lines[: starts[0] if starts else len(lines)]).strip()
+    messages = (
+        [Message(role="assistant", content=[ContentBlock(type="text", text=preamble)])]
+        if preamble
+        else []
+    )
+    trace = AgentTrace(messages=messages, tool_calls=calls)
+    rows = gate_rows(
+        [NoTranscriptErrors(type="no_transcript_errors")], [no_transcript_errors(trace, pattern)]
+    )
+    return TaskRecord(
+        task=Task(id=path.stem, category=SOURCE, prompt=PROMPT_MISSING),
+        trace=trace,
+        score=TaskScore(
+            task_id=path.stem,
+            results=rows,
+            score=sum(r.weight for r in rows if r.passed),
+            max_score=sum(r.weight for r in rows),
+        ),
+        extra={"exit_codes": "approximate", "command_pattern": pattern},
+    )
+
+
+def import_transcripts(
+    paths: Sequence[str | Path], out_dir: str | Path, target: str, *, model: str = "unknown"
+) -> Path:
+    """Write the transcripts as one run folder under ``out_dir``; return it.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.txt"
+        >>> _ = p.write_text("$ git status\\nfatal: not a git repository\\nexit status 128\\n")
+        >>> folder = import_transcripts([p], p.parent / "runs", "git")
+        >>> (folder / "tool_calls.parquet").exists()
+        True
+    """
+    meta, records = read_transcripts(paths, target, model=model)
+    if (Path(out_dir) / meta.run_id).exists():
+        raise InputError(Path(out_dir) / meta.run_id, None, None, "run folder already exists")
+    store = RunStore.create(out_dir, meta)
+    for n, record in enumerate(records, start=1):
+        store.append(
+            {
+                "event": "task_finished",
+                "task_id": record.task.id,
+                "epoch": record.epoch,
+                "attempt": f"import-{n}",
+                "record": record.model_dump(mode="json"),
+            }
+        )
+    store.finalize("complete")
+    return store.path
+
+
+def _exit_code(output: list[str]) -> int:
+    for line in output:
+        if match := _EXIT.search(line):
+            return int(match.group(1))
+    return 1 if any(_ERROR.search(line) for line in output) else 0

@@ -1,0 +1,414 @@
+"""Charts: each renders to Vega-Lite, exports to PNG and SVG, and plots the metrics' figures."""
+
+from __future__ import annotations
+
+import time
+
+import altair as alt
+import polars as pl
+import pytest
+
+from evalnb import charts, metrics
+from evalnb.frames import Runs, tables_from_records
+from evalnb.guidance import compare_guidance
+from evalnb.interaction import interaction
+from evalnb.schema import (
+    AgentTrace,
+    ContentBlock,
+    LLMCall,
+    Message,
+    RunMeta,
+    ScoreResult,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
+
+CATEGORY = {"t1": "files", "t2": "files", "t3": "json", "t4": "json"}
+
+# Per run, per task: (check verdicts, tool call exit codes, input tokens per LLM call,
+# natural stop). One LLM call per tool call plus a final text-only call.
+RUN_SPECS = {
+    ("a1", "alpha", False, "v1", "2026-01-01T10:00:00Z"): {
+        "t1": ([True, True], [0], [100, 150], True),
+        "t2": ([True, False], [1, 0], [100, 160, 230], True),
+        "t3": ([True], [0, 0], [100, 140, 200], True),
+        "t4": ([False], [2, 2, 2], [100, 200, 300, 400], False),
+    },
+    ("b1", "beta", True, "v1", "2026-01-01T11:00:00Z"): {
+        "t1": ([True, True], [0], [300, 330], True),
+        "t2": ([True, True], [0], [300, 340], True),
+        "t3": ([False], [1, 0], [300, 350, 420], True),
+        "t4": ([False], [2], [300, 380], False),
+    },
+    ("a2", "alpha", False, "v2", "2026-01-02T10:00:00Z"): {
+        "t1": ([True, True], [0], [100, 150], True),
+        "t2": ([True, True], [0], [100, 150], True),
+        "t3": ([True], [0], [100, 150], True),
+        "t4": ([True], [2, 0], [100, 200, 290], True),
+    },
+}
+
+
+def record(task_id: str, checks: list[bool], exits: list[int], tokens: list[int], stop: bool):
+    """One task attempt with a full transcript, as the runner would record it."""
+    calls = [
+        ToolCallResult(
+            commands=f"step{i} {task_id}",
+            stdout=f"out {task_id} {i}",
+            stderr="" if code == 0 else f"step{i}: failed with {code}",
+            exit_code=code,
+            call_index=i,
+            call_number=i + 1,
+            duration_ms=5.0,
+        )
+        for i, code in enumerate(exits)
+    ]
+    llm = [
+        LLMCall(
+            call_number=n + 1,
+            input_tokens=tok,
+            output_tokens=20,
+            cumulative_input=sum(tokens[: n + 1]),
+            latency_ms=100.0 * (n + 1),
+            tool_calls_made=int(n < len(exits)),
+            stop_reason="tool_use" if n < len(exits) else "end_turn",
+        )
+        for n, tok in enumerate(tokens)
+    ]
+    messages = [Message(role="user", content=[ContentBlock(type="text", text=f"do {task_id}")])]
+    for i, call in enumerate(calls):
+        messages.append(
+            Message(
+                role="assistant",
+                content=[
+                    ContentBlock(type="text", text=f"thinking about step {i}"),
+                    ContentBlock(
+                        type="tool_use", id=f"u{i}", name="bash", input={"commands": call.commands}
+                    ),
+                ],
+            )
+        )
+        messages.append(
+            Message(
+                role="tool_result",
+                content=[
+                    ContentBlock(
+                        type="tool_result",
+                        tool_use_id=f"u{i}",
+                        content=call.stdout,
+                        is_error=call.exit_code != 0,
+                    )
+                ],
+            )
+        )
+    messages.append(Message(role="assistant", content=[ContentBlock(type="text", text="done")]))
+    results = [
+        ScoreResult(
+            check=f"stdout_contains:x{j}",
+            passed=ok,
+            detail=f"detail {task_id} {j}",
+            kind="stdout_contains",
+        )
+        for j, ok in enumerate(checks)
+    ]
+    return TaskRecord(
+        task=Task(id=task_id, category=CATEGORY[task_id], prompt=f"do {task_id}"),
+        trace=AgentTrace(
+            messages=messages,
+            tool_calls=calls,
+            llm_calls=llm,
+            turns=len(tokens),
+            natural_stop=stop,
+            total_input_tokens=sum(tokens),
+            total_output_tokens=20 * len(tokens),
+            duration_ms=1000.0,
+        ),
+        score=TaskScore(task_id=task_id, results=results, score=sum(checks), max_score=len(checks)),
+    )
+
+
+def make_runs() -> Runs:
+    """The three hand-built runs of RUN_SPECS (beta is simulated)."""
+    parts = []
+    for (run_id, model, simulated, guidance, started), spec in RUN_SPECS.items():
+        meta = RunMeta(
+            run_id=run_id,
+            provider="sim" if simulated else "anthropic",
+            model=model,
+            simulated=simulated,
+            guidance=guidance,
+            started_at=started,
+            status="complete",
+        )
+        recs = [record(task_id, *args) for task_id, args in spec.items()]
+        parts.append(Runs(**tables_from_records(meta, recs)))
+    return Runs.concat(parts)
+
+
+@pytest.fixture(scope="module")
+def runs() -> Runs:
+    return make_runs()
+
+
+def rows(chart: alt.TopLevelMixin) -> list[dict]:
+    """Every data row embedded in a chart's Vega-Lite spec (all its datasets)."""
+    spec = chart.to_dict()
+    return [row for values in spec.get("datasets", {}).values() for row in values]
+
+
+def by(rows_: list[dict], *keys: str) -> dict[tuple, dict]:
+    """Index the rows that have every key by those keys' values."""
+    return {tuple(r[k] for k in keys): r for r in rows_ if all(k in r for k in keys)}
+
+
+def title_of(chart: alt.TopLevelMixin) -> dict:
+    return chart.to_dict()["title"]
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("name", list(charts.CHARTS))
+def test_every_chart_renders_to_vega_lite_and_exports_png_and_svg(runs, name, tmp_path):
+    chart = charts.CHARTS[name](runs)
+    spec = chart.to_dict()
+    assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+    assert spec["title"]["text"]
+    png = charts.save(chart, tmp_path / "out" / f"{name}.png")
+    svg = charts.save(chart, tmp_path / f"{name}.svg")
+    assert png.read_bytes().startswith(PNG_SIGNATURE)
+    assert "<svg" in svg.read_text()
+
+
+def test_all_charts_gives_every_chart_by_name(runs):
+    made = charts.all_charts(runs)
+    assert list(made) == list(charts.CHARTS)
+    assert all(isinstance(c, alt.TopLevelMixin) for c in made.values())
+
+
+def test_the_evalnb_theme_is_registered_active_and_applied():
+    assert "evalnb" in alt.theme.names()
+    assert alt.theme.active == "evalnb"
+    spec = charts.rates_by_model(Runs.empty()).to_dict()
+    assert spec["config"]["range"]["category"] == charts.theme()["config"]["range"]["category"]
+
+
+def test_save_picks_the_format_from_the_suffix(runs, tmp_path):
+    chart = charts.natural_stop(runs)
+    assert charts.save(chart, tmp_path / "a.pdf").read_bytes().startswith(b"%PDF")
+    html = charts.save(chart, tmp_path / "deep" / "er" / "a.html").read_text()
+    assert "<html" in html.lower() and "vega" in html.lower()
+    assert "cdn.jsdelivr.net" not in html  # scripts inlined: the file works offline
+
+
+def test_save_rejects_an_unknown_suffix(runs, tmp_path):
+    with pytest.raises(ValueError, match=r"\.jpg"):
+        charts.save(charts.natural_stop(runs), tmp_path / "a.jpg")
+    assert not (tmp_path / "a.jpg").exists()
+
+
+def test_labels_mark_simulated_runs_and_tell_apart_runs_of_one_model(runs):
+    got = dict(charts.labels(runs).select("run_id", "run_label").iter_rows())
+    assert got == {"a1": "alpha · a1", "a2": "alpha · a2", "b1": "beta (simulated)"}
+
+
+def test_a_chart_of_simulated_runs_says_so_in_its_subtitle(runs):
+    assert charts.SIMULATED_NOTE in title_of(charts.rates_by_model(runs))["subtitle"]
+    real = runs.filter(pl.col("run_id") == "a1")
+    assert charts.SIMULATED_NOTE not in title_of(charts.rates_by_model(real)).get("subtitle", [])
+
+
+def test_rates_by_model_plots_the_summary_pass_and_overall_rates_with_intervals(runs):
+    data = by(rows(charts.rates_by_model(runs)), "run_label", "measure")
+    summary = charts.labels(runs).join(metrics.summary(runs), on="run_id")
+    for row in summary.iter_rows(named=True):
+        passed = data[row["run_label"], charts.PASS_LABEL]
+        overall = data[row["run_label"], charts.OVERALL_LABEL]
+        assert (passed["value"], passed["lo"], passed["hi"]) == (
+            row["pass_rate"],
+            row["pass_rate_lo"],
+            row["pass_rate_hi"],
+        )
+        assert (overall["value"], overall["lo"], overall["hi"]) == (
+            row["overall_rate"],
+            row["overall_rate_lo"],
+            row["overall_rate_hi"],
+        )
+    # By hand, run a1: t1 and t3 pass of 4 tasks; checks 2 + 1 + 1 + 0 of 2 + 2 + 1 + 1.
+    assert data["alpha · a1", charts.PASS_LABEL]["value"] == 0.5
+    assert data["alpha · a1", charts.OVERALL_LABEL]["value"] == pytest.approx(4 / 6)
+    assert data["alpha · a1", charts.PASS_LABEL]["count"] == "2/4 tasks passed"
+
+
+def test_category_heatmap_annotates_passed_over_total(runs):
+    data = by(rows(charts.category_heatmap(runs)), "run_label", "category")
+    assert data["alpha · a1", "files"]["cell"] == "1/2"  # t1 passed, t2 failed
+    assert data["beta (simulated)", "json"]["cell"] == "0/2"  # t3 and t4 failed
+    assert data["alpha · a2", "json"]["pass_rate"] == 1.0
+    expected = metrics.by_category(runs).filter(run_id="b1", category="files").row(0, named=True)
+    got = data["beta (simulated)", "files"]
+    assert (got["pass_rate_lo"], got["pass_rate_hi"]) == (
+        expected["pass_rate_lo"],
+        expected["pass_rate_hi"],
+    )
+
+
+def test_tool_success_counts_exit_code_zero_per_category_and_overall(runs):
+    data = by(rows(charts.tool_success(runs)), "run_label", "category")
+    # Run a1: files t1 [0] + t2 [1, 0] -> 2 of 3 ok; json t3 [0, 0] + t4 [2, 2, 2] -> 2 of 5.
+    assert (data["alpha · a1", "files"]["ok"], data["alpha · a1", "files"]["calls"]) == (2, 3)
+    assert data["alpha · a1", "json"]["value"] == pytest.approx(2 / 5)
+    summary = charts.labels(runs).join(metrics.summary(runs), on="run_id")
+    for row in summary.iter_rows(named=True):
+        overall = data[row["run_label"], charts.ALL_CATEGORIES]
+        assert overall["value"] == pytest.approx(row["tool_call_success_rate"])
+        assert overall["lo"] == pytest.approx(row["tool_call_success_rate_lo"])
+        assert overall["hi"] == pytest.approx(row["tool_call_success_rate_hi"])
+
+
+def test_tool_success_draws_the_healthy_threshold(runs):
+    assert {"value": 0.8, "text": "healthy > 80%"} in rows(charts.tool_success(runs))
+
+
+def test_tool_success_aggregates_a_million_tool_calls_before_plotting(runs):
+    n = 1_000_000
+    keys = runs.tasks.select("run_id", "model", "task_id", "epoch")
+    idx = pl.int_range(0, n, eager=True)
+    big = (
+        pl.DataFrame({"i": idx})
+        .with_columns((pl.col("i") % keys.height).alias("k"))
+        .join(keys.with_row_index("k").with_columns(pl.col("k").cast(pl.Int64)), on="k")
+        .with_columns(
+            pl.when(pl.col("i") % 7 == 0).then(1).otherwise(0).alias("exit_code"),
+            pl.lit("echo hi").alias("commands"),
+        )
+        .drop("i", "k")
+    )
+    big_runs = Runs.concat([runs, Runs.empty()])
+    big_runs.tool_calls = big
+    start = time.perf_counter()
+    chart = charts.tool_success(big_runs)
+    data = rows(chart)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 5, f"tool_success took {elapsed:.1f}s on {n} calls"
+    bars = [r for r in data if "run_label" in r]
+    assert len(bars) == 3 * 3  # 3 runs x (2 categories + all)
+    assert sum(r["calls"] for r in bars if r["category"] == charts.ALL_CATEGORIES) == n
+    expected = dict(metrics.summary(big_runs).select("run_id", "tool_call_success_rate").rows())
+    labels = dict(charts.labels(runs).select("run_label", "run_id").rows())
+    for r in bars:
+        if r["category"] == charts.ALL_CATEGORIES:
+            assert r["value"] == pytest.approx(expected[labels[r["run_label"]]])
+
+
+def test_turns_and_calls_summarises_per_task_distributions(runs):
+    data = by(rows(charts.turns_and_calls(runs)), "run_label", "n", "min", "max")
+    # Run a1 turns per task: 2, 3, 3, 4 -> median 3, mean 3.
+    turns = data["alpha · a1", 4, 2, 4]
+    assert (turns["median"], turns["mean"], turns["q1"], turns["q3"]) == (3, 3, 2.75, 3.25)
+    # Run a1 tool calls per task: 1, 2, 2, 3.
+    assert data["alpha · a1", 4, 1, 3]["median"] == 2
+
+
+def test_natural_stop_share_matches_the_summary(runs):
+    data = {r["run_label"]: r for r in rows(charts.natural_stop(runs))}
+    assert (data["alpha · a1"]["stops"], data["alpha · a1"]["tasks"]) == (3, 4)
+    summary = charts.labels(runs).join(metrics.summary(runs), on="run_id")
+    for label, rate in summary.select("run_label", "natural_stop_rate").iter_rows():
+        assert data[label]["value"] == pytest.approx(rate)
+        assert data[label]["lo"] <= rate <= data[label]["hi"]
+
+
+def test_token_economics_shows_tokens_cost_and_tokens_per_passed_task(runs):
+    data = rows(charts.token_economics(runs))
+    tokens = {(r["run_label"], r["kind"]): r["n"] for r in data if "kind" in r}
+    # Run a1 input tokens: (100+150) + (100+160+230) + (100+140+200) + (100+200+300+400).
+    assert tokens["alpha · a1", "input"] == 2180
+    assert tokens["alpha · a1", "output"] == 20 * 12
+    per_pass = {r["run_label"]: r["per_pass"] for r in data if "per_pass" in r}
+    assert per_pass["alpha · a1"] == (2180 + 240) / 2
+    costs = {r["run_label"]: r["cost_text"] for r in data if "cost_text" in r}
+    assert costs["alpha · a1"] == "unknown"  # no price for "alpha": never shown as $0
+
+
+def test_context_growth_draws_median_and_middle_half_per_call_number(runs):
+    data = rows(charts.context_growth(runs))
+    curve = by([r for r in data if "call_number" in r], "run_label", "call_number")
+    # Run a1, call 2 of its four tasks: 150, 160, 140, 200.
+    assert curve["alpha · a1", 2]["median"] == 155
+    assert (curve["alpha · a1", 2]["q1"], curve["alpha · a1", 2]["q3"]) == (147.5, 170)
+    # Call 4 is reached only by t4.
+    assert (curve["alpha · a1", 4]["median"], curve["alpha · a1", 4]["tasks"]) == (400, 1)
+    boxes = [r for r in data if "mean" in r and r["run_label"] == "beta (simulated)"]
+    assert {"min": 300, "max": 300} in [{"min": b["min"], "max": b["max"]} for b in boxes]
+
+
+def test_context_growth_says_when_no_call_has_token_counts(runs):
+    blank = Runs.concat([runs])
+    blank.llm_calls = runs.llm_calls.with_columns(pl.lit(None, pl.Int64).alias("input_tokens"))
+    spec = charts.context_growth(blank).to_dict()
+    assert spec["mark"]["type"] == "text"
+    assert "No per-LLM-call token counts" in rows(charts.context_growth(blank))[0]["text"]
+
+
+def test_task_matrix_puts_tasks_every_model_failed_first(runs):
+    older = runs.filter(pl.col("run_id").is_in(["a1", "b1"]))
+    chart = charts.task_matrix(older)
+    order = chart.to_dict()["layer"][0]["encoding"]["y"]["sort"]
+    # t4 fails for alpha (a1) and beta; t2 and t3 fail for one of them; t1 passes both.
+    assert order == ["t4", "t2", "t3", "t1"]
+    cells = by(rows(chart), "task_id", "model_label")
+    assert cells["t4", "alpha"]["outcome"] == "fail"
+    assert cells["t3", "alpha"]["outcome"] == "pass"
+    assert cells["t3", "beta (simulated)"]["diagnosis"] == "model capability difference"
+
+
+def test_interaction_by_guidance_plots_the_spec_002_run_metrics(runs):
+    data = by(rows(charts.interaction_by_guidance(runs)), "run_label", "metric")
+    per_run = interaction(runs, by="run")
+    labels = dict(charts.labels(runs).select("run_id", "run_label").rows())
+    for row in per_run.iter_rows(named=True):
+        label = labels[row["run_id"]]
+        assert data[label, "error rate"]["value"] == pytest.approx(row["error_rate"])
+        assert data[label, "first-try success rate"]["value"] == pytest.approx(
+            row["first_try_success_rate"]
+        )
+        assert data[label, "completion rate"]["value"] == pytest.approx(row["completion_rate"])
+    # Run a1 ran 8 commands and 4 failed (t2's first, t4's three).
+    assert data["alpha · a1", "error rate"]["value"] == 0.5
+    assert data["alpha · a1", "error rate"]["guidance"] == "v1"
+    assert data["alpha · a2", "error rate"]["guidance"] == "v2"
+
+
+def test_guidance_differences_plot_the_paired_comparison(runs):
+    data = by(rows(charts.guidance_differences(runs)), "comparison", "metric")
+    paired = compare_guidance(runs).paired
+    alpha = paired.filter(model="alpha", metric="error_rate").row(0, named=True)
+    got = data["alpha: v2 − v1", "error rate"]
+    assert (got["diff"], got["diff_lo"], got["diff_hi"]) == (
+        alpha["diff"],
+        alpha["diff_lo"],
+        alpha["diff_hi"],
+    )
+    # Per task error rates, a1 -> a2: t1 0 -> 0, t2 1/2 -> 0, t3 0 -> 0, t4 1 -> 1/2.
+    assert got["diff"] == pytest.approx((0 - 0.5 + 0 - 0.5) / 4)
+    assert {r["comparison"] for r in data.values()} == {"alpha: v2 − v1"}  # beta ran v1 only
+
+
+def test_trend_follows_each_model_over_its_runs(runs):
+    data = rows(charts.trend(runs))
+    alpha = sorted(
+        (r["when"], r["value"])
+        for r in data
+        if r["model_label"] == "alpha" and r["measure"] == charts.PASS_LABEL
+    )
+    assert [v for _, v in alpha] == [0.5, 1.0]  # a1 (Jan 1) then a2 (Jan 2)
+
+
+def test_charts_of_no_runs_still_render(tmp_path):
+    for name, chart in charts.all_charts(Runs.empty()).items():
+        assert chart.to_dict()["title"], name

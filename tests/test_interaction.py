@@ -1,0 +1,349 @@
+"""Spec 002 layer 1 interaction metrics, pinned on hand-built traces.
+
+Every expected number below is counted by hand from the trace built in the test.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import polars as pl
+import pytest
+
+from evalnb.frames import Runs, tables_from_records
+from evalnb.interaction import command_rows, interaction, interaction_from_transcript
+from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+
+NOTES = r"notes\s+(\S+)"
+# the module itself (the package re-exports the function `interaction` under the same name)
+interaction_module = importlib.import_module("evalnb.interaction")
+
+
+def record(
+    task_id: str,
+    calls: list[tuple[str, int]],
+    *,
+    epoch: int = 1,
+    natural_stop: bool = True,
+    error: str | None = None,
+) -> TaskRecord:
+    """A task attempt whose tool calls are ``(commands, exit_code)`` in order."""
+    tool_calls = [
+        ToolCallResult(commands=c, exit_code=code, call_index=i, call_number=i + 1)
+        for i, (c, code) in enumerate(calls)
+    ]
+    return TaskRecord(
+        task=Task(id=task_id, category="cat", prompt="p"),
+        epoch=epoch,
+        trace=AgentTrace(tool_calls=tool_calls, natural_stop=natural_stop),
+        score=TaskScore(task_id=task_id),
+        error=error,
+    )
+
+
+def make_runs(*runs: tuple[str, list[TaskRecord]]) -> Runs:
+    """Runs from ``(run_id, records)`` pairs; the model is named after the run."""
+    return Runs.concat(
+        [
+            Runs(**tables_from_records(RunMeta(run_id=rid, provider="p", model=f"m-{rid}"), recs))
+            for rid, recs in runs
+        ]
+    )
+
+
+def only_task(frame: pl.DataFrame) -> dict:
+    assert frame.height == 1
+    return frame.row(0, named=True)
+
+
+# --- command identification (bash mode) ---------------------------------------------
+
+
+def test_each_simple_command_of_a_call_is_a_row_sharing_the_calls_exit_code():
+    runs = make_runs(("r", [record("t", [("cat a.txt | grep -c foo && echo done", 1), ("ls", 0)])]))
+    rows = command_rows(runs)
+    assert rows.select("call_index", "command", "subcommand", "exit_code").rows() == [
+        (0, "cat a.txt", "cat", 1),
+        (0, "grep -c foo", "grep", 1),
+        (0, "echo done", "echo", 1),
+        (1, "ls", "ls", 0),
+    ]
+    # three target commands in call 0 share one exit code; call 1 has a single command
+    assert rows.get_column("exit_code_approximate").to_list() == [True, True, True, False]
+    assert rows.get_column("command_index").to_list() == [0, 1, 2, 0]
+
+
+def test_command_text_is_rebuilt_from_parsed_words():
+    script = 'x=1; grep  -c   "a  b" f.txt; echo "$HOME"; $(which jq) . f.json'
+    rows = command_rows(make_runs(("r", [record("t", [(script, 0)])])))
+    # the assignment and the command with a dynamic name are skipped; `which` inside
+    # the substitution is a command of its own
+    assert rows.get_column("command").to_list() == [
+        "grep -c 'a  b' f.txt",
+        "echo <expr>",
+        "which jq",
+    ]
+
+
+def test_a_call_that_does_not_parse_is_one_command():
+    rows = command_rows(make_runs(("r", [record("t", [('echo   "unterminated', 2)])])))
+    assert rows.select("command", "subcommand", "exit_code_approximate").rows() == [
+        ('echo "unterminated', "echo", False)
+    ]
+
+
+def test_help_invocations():
+    script = "jq --help; tar -h; git help commit; help cd; jq -r .a f"
+    runs = make_runs(("r", [record("t", [(script, 0)])]))
+    rows = command_rows(runs)
+    assert dict(rows.select("command", "is_help").iter_rows()) == {
+        "jq --help": True,
+        "tar -h": True,
+        "git help commit": True,
+        "help cd": True,
+        "jq -r .a f": False,
+    }
+    assert only_task(interaction(runs))["help_invocations"] == 4
+
+
+def test_rows_follow_call_order_not_table_order():
+    runs = make_runs(("r", [record("t", [("false", 1), ("false", 0)])]))
+    shuffled = Runs(
+        runs=runs.runs,
+        tasks=runs.tasks,
+        llm_calls=runs.llm_calls,
+        tool_calls=runs.tool_calls.reverse(),
+        checks=runs.checks,
+        messages=runs.messages,
+    )
+    # executed: fail then ok -> the second execution is a retry, whatever the row order
+    assert command_rows(shuffled).select("call_index", "is_retry").rows() == [
+        (0, False),
+        (1, True),
+    ]
+
+
+def test_each_distinct_script_is_parsed_once(monkeypatch):
+    seen: list[str] = []
+    real = interaction_module._targets
+
+    def counting(script, regex):
+        seen.append(script)
+        return real(script, regex)
+
+    monkeypatch.setattr(interaction_module, "_targets", counting)
+    same = [("ls /data", 0), ("ls /data", 0)]
+    command_rows(make_runs(("a", [record("t", same)]), ("b", [record("t", same)])))
+    assert seen == ["ls /data"]
+
+
+# --- metrics per task attempt ----------------------------------------------------------
+
+
+def test_retries_first_try_successes_and_rates():
+    # A fails, A fails, A succeeds, A succeeds, B succeeds, B succeeds
+    calls = [("cat a", 1), ("cat a", 1), ("cat a", 0), ("cat a", 0), ("ls", 0), ("ls", 0)]
+    row = only_task(interaction(make_runs(("r", [record("t", calls)]))))
+    assert row["total_commands"] == 6
+    assert row["unique_commands"] == 2
+    assert row["error_count"] == 2
+    # executions 2 and 3 of A follow a failed execution; execution 4 follows a success
+    assert row["retry_count"] == 2
+    # A's first execution failed, B's succeeded
+    assert row["first_try_successes"] == 1
+    assert row["error_rate"] == pytest.approx(2 / 6)
+    assert row["retry_rate"] == pytest.approx((6 - 2) / 6)
+    assert row["first_try_success_rate"] == pytest.approx(1 / 6)
+    assert row["iteration_ratio"] == pytest.approx(2 / 6)
+    assert row["help_invocations"] == 0
+
+
+def test_a_command_repeated_after_success_is_not_a_retry():
+    row = only_task(interaction(make_runs(("r", [record("t", [("ls", 0), ("ls", 0)])]))))
+    assert row["retry_count"] == 0
+    # spec 002's retry rate counts every repetition: (2 - 1) / 2
+    assert row["retry_rate"] == 0.5
+    # one distinct command succeeded at once, over 2 commands (spec 002's denominator)
+    assert row["first_try_successes"] == 1
+    assert row["first_try_success_rate"] == 0.5
+
+
+def test_retries_do_not_cross_task_attempts():
+    runs = make_runs(
+        ("r", [record("t", [("cat x", 1)]), record("t", [("cat x", 0)], epoch=2)]),
+    )
+    assert interaction(runs).select("epoch", "retry_count", "first_try_successes").rows() == [
+        (1, 0, 0),
+        (2, 0, 1),
+    ]
+
+
+def test_zero_commands_give_zero_counts_and_null_rates():
+    runs = make_runs(("r", [record("none", []), record("assign", [("x=1; y=2", 0)])]))
+    frame = interaction(runs)
+    assert frame.get_column("task_id").to_list() == ["none", "assign"]
+    assert frame.get_column("total_commands").to_list() == [0, 0]
+    for rate in ("error_rate", "retry_rate", "first_try_success_rate", "iteration_ratio"):
+        assert frame.get_column(rate).to_list() == [None, None]
+
+
+def test_completed_means_natural_stop_without_error():
+    runs = make_runs(
+        (
+            "r",
+            [
+                record("stopped", [("ls", 0)]),
+                record("turn_limit", [("ls", 0)], natural_stop=False),
+                record("crashed", [("ls", 0)], error="provider: 500"),
+            ],
+        )
+    )
+    assert dict(interaction(runs).select("task_id", "completed").iter_rows()) == {
+        "stopped": True,
+        "turn_limit": False,
+        "crashed": False,
+    }
+
+
+# --- command pattern (spec 002 target.command_pattern) ---------------------------------
+
+
+def test_pattern_with_capture_group_finds_every_match_in_a_call():
+    calls = [("notes add 'a; b' && notes list | head -3", 0), ("notes add x; notes --help", 1)]
+    rows = command_rows(make_runs(("r", [record("t", calls)])), NOTES)
+    assert rows.select("command", "subcommand", "exit_code", "is_help").rows() == [
+        ("notes add 'a; b'", "add", 0, False),
+        ("notes list", "list", 0, False),
+        ("notes add x", "add", 1, False),
+        ("notes --help", "--help", 1, True),
+    ]
+    assert rows.get_column("exit_code_approximate").to_list() == [True] * 4
+
+
+def test_pattern_without_capture_group_has_no_subcommand():
+    runs = make_runs(("r", [record("t", [("notes add x", 1), ("notes add x", 0)])]))
+    rows = command_rows(runs, r"notes\s+\S+")
+    assert rows.get_column("subcommand").to_list() == [None, None]
+    row = only_task(interaction(runs, r"notes\s+\S+"))
+    assert (row["total_commands"], row["error_count"], row["retry_count"]) == (2, 1, 1)
+    with pytest.raises(ValueError, match="no capture group"):
+        interaction(runs, r"notes\s+\S+", by="subcommand")
+
+
+def test_non_target_commands_are_ignored_with_a_pattern():
+    runs = make_runs(("r", [record("t", [("cd /x && notes init", 0), ("ls -la", 0)])]))
+    assert only_task(interaction(runs, NOTES))["total_commands"] == 1
+
+
+# --- aggregation ------------------------------------------------------------------------
+
+
+def test_by_run_sums_counts_and_recomputes_rates():
+    runs = make_runs(
+        (
+            "r",
+            [
+                record("t1", [("cat missing", 1)]),
+                record("t2", [("ls", 0), ("pwd", 0), ("date", 0)], natural_stop=False),
+            ],
+        )
+    )
+    row = only_task(interaction(runs, by="run"))
+    assert (row["tasks"], row["completed_tasks"], row["completion_rate"]) == (2, 1, 0.5)
+    assert (row["total_commands"], row["error_count"], row["unique_commands"]) == (4, 1, 4)
+    # 1 failure in 4 commands (the mean of the per-task rates would be 0.5)
+    assert row["error_rate"] == 0.25
+    assert row["first_try_success_rate"] == 0.75
+
+
+def test_by_subcommand_gives_per_run_per_subcommand_metrics():
+    runs = make_runs(
+        (
+            "r",
+            [
+                record("t1", [("jq .a f", 5), ("jq .a f", 0)]),
+                record("t2", [("jq .b f", 0), ("grep x f", 1)]),
+            ],
+        ),
+        ("s", [record("t1", [("jq .a f", 0)])]),
+    )
+    frame = interaction(runs, by="subcommand")
+    got = {
+        (r["run_id"], r["subcommand"]): (
+            r["tasks"],
+            r["total_commands"],
+            r["unique_commands"],
+            r["error_count"],
+            r["retry_count"],
+            r["first_try_successes"],
+        )
+        for r in frame.iter_rows(named=True)
+    }
+    assert got == {
+        ("r", "jq"): (2, 3, 2, 1, 1, 1),
+        ("r", "grep"): (1, 1, 1, 1, 0, 0),
+        ("s", "jq"): (1, 1, 1, 0, 0, 1),
+    }
+    jq = frame.filter(run_id="r", subcommand="jq").row(0, named=True)
+    assert jq["error_rate"] == pytest.approx(1 / 3)
+    assert jq["retry_rate"] == pytest.approx(1 / 3)
+
+
+def test_by_must_be_known():
+    with pytest.raises(ValueError, match="by must be"):
+        interaction(Runs.empty(), by="model")  # type: ignore[arg-type]
+
+
+# --- transcript fallback ----------------------------------------------------------------
+
+
+def test_transcript_exit_codes_are_read_from_the_following_lines():
+    transcript = "\n".join(
+        [
+            "$ notes add first",
+            "Exit code: 2",
+            "$ notes add first",
+            "created",
+            "$ notes list; notes --help",
+            "usage: add | list | show",
+            "$ notes show 9",
+            "error: no such note",
+            "$ notes show 9",
+            "exit status 0",
+        ]
+    )
+    row = only_task(interaction_from_transcript(transcript, NOTES))
+    # add(2) add(0) list(0) --help(0) show(1) show(0)
+    assert row["total_commands"] == 6
+    assert row["unique_commands"] == 4
+    assert row["error_count"] == 2
+    assert row["retry_count"] == 2
+    assert row["help_invocations"] == 1
+    # list and --help succeeded at once
+    assert row["first_try_success_rate"] == pytest.approx(2 / 6)
+    assert row["completed"] is None
+
+
+def test_transcript_without_commands():
+    row = only_task(interaction_from_transcript("nothing to see\n", NOTES))
+    assert row["total_commands"] == 0
+    assert row["error_rate"] is None
+
+
+# --- real runs (../shared) --------------------------------------------------------------
+
+
+def test_every_failing_call_of_a_real_run_is_charged_to_its_commands(bashkit_eval_files):
+    from evalnb.load import load
+
+    runs = load(*bashkit_eval_files)
+    assert isinstance(runs, Runs)
+    rows = command_rows(runs)
+    failing_calls = runs.tool_calls.filter(pl.col("exit_code") != 0)
+    charged = rows.filter("failed").select("run_id", "task_id", "epoch", "call_index").unique()
+    # every failing call in these files holds at least one named simple command
+    assert charged.height == failing_calls.height
+    per_run = interaction(runs, by="run")
+    errors_by_run = dict(per_run.select("run_id", "error_count").iter_rows())
+    for run_id, n in rows.filter("failed").group_by("run_id").len().iter_rows():
+        assert errors_by_run[run_id] == n

@@ -1,0 +1,119 @@
+"""load(): every supported input format, globs, folders, backends and duplicate runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+import pytest
+
+from evalnb.errors import InputError
+from evalnb.frames import PandasRuns, Runs
+from evalnb.importers.bashkit_eval import import_bashkit_eval
+from evalnb.load import load
+from evalnb.schema import RunMeta, Task, TaskRecord, TaskScore
+from evalnb.store import RunStore
+
+
+def _native_run(root: Path, run_id: str = "native") -> Path:
+    store = RunStore.create(root, RunMeta(run_id=run_id, provider="reference", model="reference"))
+    record = TaskRecord(task=Task(id="t1", category="c", prompt="p"), score=TaskScore(task_id="t1"))
+    store.append(
+        {
+            "event": "task_finished",
+            "task_id": "t1",
+            "epoch": 1,
+            "attempt": "a",
+            "record": record.model_dump(mode="json"),
+        }
+    )
+    store.finalize()
+    return store.path
+
+
+def test_a_glob_of_result_files_loads_every_run(bashkit_eval_files):
+    runs = load(str(bashkit_eval_files[0].parent / "*.json"))
+    assert isinstance(runs, Runs)
+    assert runs.runs.get_column("run_id").to_list() == [p.stem for p in bashkit_eval_files]
+    assert runs.tasks.group_by("run_id").len().get_column("len").to_list() == [25, 25, 25]
+
+
+def test_a_folder_stands_for_the_loadable_things_inside_it(bashkit_eval_files):
+    # the fixtures folder also holds a README.md, which is not an input
+    runs = load(bashkit_eval_files[0].parent)
+    assert runs.runs.height == 3
+
+
+def test_result_files_and_run_folders_load_together(bashkit_eval_files, tmp_path):
+    native = _native_run(tmp_path / "runs")
+    runs = load(bashkit_eval_files[0], native)
+    assert runs.runs.get_column("source").to_list() == ["bashkit-eval", "evalnb"]
+    assert runs.tasks.filter(pl.col("run_id") == "native").height == 1
+    # columns only one format has (source_category) are null for the other
+    assert runs.tasks.filter(pl.col("run_id") == "native").get_column("source_category")[0] is None
+
+
+def test_the_pandas_backend_gives_pandas_frames(tmp_path):
+    runs = load(_native_run(tmp_path), backend="pandas")
+    assert isinstance(runs, PandasRuns)
+    assert isinstance(runs.tasks, pd.DataFrame)
+    assert runs.tasks["task_id"].tolist() == ["t1"]
+
+
+def test_the_same_file_reached_twice_is_read_once(bashkit_eval_files):
+    first = bashkit_eval_files[0]
+    runs = load(first, str(first.parent / "*haiku*.json"))
+    assert runs.runs.height == 1
+
+
+def test_one_run_from_two_inputs_is_refused(bashkit_eval_files, tmp_path):
+    (folder,) = import_bashkit_eval(bashkit_eval_files[:1], tmp_path)
+    with pytest.raises(InputError) as err:
+        load(bashkit_eval_files[0], folder)
+    assert err.value.field == "run_id"
+    assert str(bashkit_eval_files[0]) in str(err.value)
+
+
+def test_unknown_and_missing_inputs_are_input_errors(tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"hello": "world"}))
+    with pytest.raises(InputError, match=r"other\.json: unknown format"):
+        load(other)
+    with pytest.raises(InputError, match="no file or folder matches"):
+        load(tmp_path / "nothing-*.json")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match=r"no run folders, mira folders or \.json files"):
+        load(empty)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not json")
+    with pytest.raises(InputError, match=r"notes\.txt:1: invalid JSON"):
+        load(notes)
+
+
+def test_a_mira_report_given_alone_points_to_its_folder(tmp_path):
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"results": [], "summary": {"total_tasks": 0}}))
+    with pytest.raises(InputError, match="load its folder"):
+        load(report)
+
+
+def test_a_mira_folder_loads(tmp_path):
+    folder = tmp_path / "mira-1"
+    folder.mkdir()
+    meta = {"provider": "openai", "model": "m", "timestamp": "2026-03-01T10:00:00Z"}
+    (folder / "meta.json").write_text(json.dumps({**meta, "max_turns": 5}))
+    (folder / "report.json").write_text(json.dumps({"results": [], "summary": {"total_tasks": 0}}))
+    runs = load(tmp_path)  # a folder holding one mira folder
+    assert runs.runs.select("run_id", "source", "checks_available").row(0) == (
+        "mira-1",
+        "bashkit-mira",
+        True,
+    )
+
+
+def test_an_unknown_backend_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="backend"):
+        load(_native_run(tmp_path), backend="arrow")  # type: ignore[arg-type]
