@@ -88,6 +88,10 @@ class Persona(BaseModel):
     p_mistake: float = Field(
         ge=0, le=1, description="chance that the first attempt at a step has a mistake"
     )
+    weak_spots: dict[str, float] = Field(
+        default_factory=dict,
+        description="task category -> factor f: there p_mistake is times f, p_recover over f",
+    )
     p_recover: float = Field(
         ge=0, le=1, description="chance of issuing the correct step after a noticed mistake"
     )
@@ -121,6 +125,7 @@ PERSONAS: dict[str, Persona] = {
             p_explore=0.8,
             p_help=0.15,
             p_mistake=0.05,
+            weak_spots={"archive_operations": 5.0, "log_analysis": 5.0},
             p_recover=0.95,
             p_give_up=0.5,
             p_skip=0.0,
@@ -138,6 +143,7 @@ PERSONAS: dict[str, Persona] = {
             p_explore=0.1,
             p_help=0.0,
             p_mistake=0.2,
+            weak_spots={"json_processing": 3.0, "text_processing": 3.0},
             p_recover=0.7,
             p_give_up=0.6,
             p_skip=0.06,
@@ -155,6 +161,7 @@ PERSONAS: dict[str, Persona] = {
             p_explore=0.4,
             p_help=0.3,
             p_mistake=0.5,
+            weak_spots={"scripting": 1.8, "archive_operations": 1.8},
             p_recover=0.15,
             p_give_up=0.05,
             p_skip=0.06,
@@ -583,7 +590,8 @@ class SimProvider:
         failed, progressed = _absorb(a, request.messages)
         if failed is not None:
             m = failed.mistake
-            if m is not None and rng.random() < p.p_recover:
+            weakness = p.weak_spots.get(request.task.category, 1.0)
+            if m is not None and rng.random() < p.p_recover / weakness:
                 key = "unsupported_fix" if m.kind == "unsupported" else m.kind
                 text = _say(rng, key, cmd=m.cmd, bad=m.bad, good=m.good)
                 return text, self._batch(a, request.task)
@@ -625,7 +633,8 @@ class SimProvider:
         if i in a.tried:
             return _Call(step, i)
         a.tried.add(i)
-        if rng.random() < self.persona.p_mistake:
+        factor = self.persona.weak_spots.get(task.category, 1.0)
+        if rng.random() < min(1.0, self.persona.p_mistake * factor):
             kinds = list(MISTAKE_KINDS)
             rng.shuffle(kinds)
             for kind in kinds:

@@ -1,0 +1,525 @@
+"""CLI-tool scenarios end to end: YAML validation, workspaces, setup, guidance, scoring,
+the spec-002 outcome and composite, and the guidance-version comparison.
+
+Every scenario here drives ``kv``, a tiny key-value tool written by :func:`make_tool`:
+the same Python code is a bashkit builtin (``builtin`` mode) and a real executable
+(``local`` mode).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from evalnb.errors import InputError
+from evalnb.frames import Runs, tables_from_records
+from evalnb.guidance import compare_guidance
+from evalnb.runner import run_cases
+from evalnb.scenarios import SetupError, load_scenario, load_scenario_cases
+from evalnb.scenarios.case import WORKDIR
+from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.store import RunStore
+
+KV = '''
+import json, os, sys
+
+STORE = ".kv/store.json"
+USAGE = "usage: kv set K V | get K | list --json | whoami | --version\\n"
+
+
+def run(argv, load, save, env):
+    if argv == ["--version"]:
+        return "kv 1.0\\n", "", 0
+    if argv == ["whoami"]:
+        return env.get("KV_AUTHOR", "nobody") + "\\n", "", 0
+    data = json.loads(load() or "{}")
+    if len(argv) == 3 and argv[0] == "set":
+        data[argv[1]] = argv[2]
+        save(json.dumps(data))
+        return "", "", 0
+    if len(argv) == 2 and argv[0] == "get":
+        if argv[1] not in data:
+            return "", f"kv: no key {argv[1]}\\n", 1
+        return data[argv[1]] + "\\n", "", 0
+    if argv == ["list", "--json"]:
+        return json.dumps(data) + "\\n", "", 0
+    return "", USAGE, 2
+
+
+def bashkit_builtin(ctx):
+    import bashkit
+    store = f"{ctx.cwd}/{STORE}"
+
+    def load():
+        return ctx.fs.read_file(store).decode() if ctx.fs.exists(store) else ""
+
+    def save(text):
+        ctx.fs.mkdir(f"{ctx.cwd}/.kv", recursive=True)
+        ctx.fs.write_file(store, text.encode())
+
+    out, err, code = run(list(ctx.argv), load, save, dict(ctx.env))
+    return bashkit.BuiltinResult(stdout=out, stderr=err, exit_code=code)
+
+
+def main():
+    def load():
+        return open(STORE).read() if os.path.exists(STORE) else ""
+
+    def save(text):
+        os.makedirs(".kv", exist_ok=True)
+        open(STORE, "w").write(text)
+
+    out, err, code = run(sys.argv[1:], load, save, os.environ)
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+SCENARIO = """\
+name: kv_pair
+description: Store two keys
+category: storage
+tags: [kv]
+target:
+  binary: kv
+  command_pattern: "\\\\bkv\\\\s+(\\\\S+)"
+  env: {KV_AUTHOR: eval}
+  health_check: kv --version
+  TARGET_MODE
+task: Store a=1 and b=2 with kv, then write the value of a to out.txt.
+files: {seed.txt: "seed\\n"}
+setup: {commands: ["kv set seed planted"]}
+gates:
+  - {type: command_json_path, command: "kv list --json", path: "$", assertion: "len == 3"}
+  - {type: command_output_contains, command: "kv get a", substring: "1"}
+  - {type: file_contains, path: out.txt, substring: "1"}
+  - {type: command_output_contains, command: "kv whoami", substring: "eval"}
+  - {type: no_transcript_errors}
+evaluation:
+  composite: {gate_weight: 0.5, judge_weight: 0, interaction_weight: 0.5}
+run: {max_turns: 5, timeout: 10}
+"""
+BUILTIN = "builtin: kv.py:bashkit_builtin"
+LOCAL = "mode: local\n  path: bin"
+
+GOOD = {"turns": [{"commands": ["kv set a 1", "kv set b 2", "kv get a > out.txt", "pwd"]}]}
+BAD = {"turns": [{"commands": ["kv get a", "kv set a 1", "kv set a 1"]}]}
+
+
+def make_tool(folder: Path) -> None:
+    """``kv.py`` (builtin) and ``bin/kv`` (executable) in ``folder``."""
+    (folder / "kv.py").write_text(KV)
+    (folder / "bin").mkdir(exist_ok=True)
+    exe = folder / "bin" / "kv"
+    exe.write_text(f'#!/usr/bin/env bash\nexec {sys.executable} {folder / "kv.py"} "$@"\n')
+    exe.chmod(0o755)
+
+
+def write_scenario(folder: Path, mode: str = BUILTIN, text: str = SCENARIO, name="s.yaml") -> Path:
+    make_tool(folder)
+    path = folder / name
+    path.write_text(text.replace("TARGET_MODE", mode))
+    return path
+
+
+def write_script(folder: Path, name: str, script: dict) -> str:
+    path = folder / "agents" / name / "agent.yaml"  # the model is named after the file stem
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(script))
+    return f"scripted:{path}"
+
+
+def run_one(cases, model: str, out: Path, **kwargs) -> list[TaskRecord]:
+    [folder] = asyncio.run(run_cases(cases, [model], out, progress=False, **kwargs))
+    return RunStore.open(folder).records()
+
+
+# --- loading --------------------------------------------------------------------------
+
+
+def test_a_scenario_becomes_a_case_with_its_task_turn_limit_and_pattern(tmp_path):
+    [case] = load_scenario_cases(write_scenario(tmp_path))
+    assert case.task.model_dump(include={"id", "category", "description", "tags", "prompt"}) == {
+        "id": "kv_pair",
+        "category": "storage",
+        "description": "Store two keys",
+        "tags": ["kv"],
+        "prompt": "Store a=1 and b=2 with kv, then write the value of a to out.txt.",
+    }
+    assert (case.max_turns, case.sandbox_name, case.guidance) == (5, "bashkit", None)
+    assert case.command_pattern == r"\bkv\s+(\S+)"
+
+
+def bad(tmp_path: Path, replace: str, by: str) -> str:
+    """Load SCENARIO with one edit; return the InputError text, with the folder shortened."""
+    path = write_scenario(tmp_path, text=SCENARIO.replace(replace, by))
+    with pytest.raises(InputError) as exc:
+        load_scenario(path)
+    return str(exc.value).replace(str(tmp_path), "DIR")
+
+
+def test_unknown_keys_are_errors_naming_the_key_and_its_line(tmp_path):
+    assert bad(tmp_path, "tags: [kv]", "tags: [kv]\ncolour: red") == (
+        "DIR/s.yaml:5: colour: Extra inputs are not permitted"
+    )
+
+
+def test_an_invalid_gate_regex_names_the_gate_and_its_line(tmp_path):
+    gate = '  - {type: no_transcript_errors}\n  - {type: file_matches, path: a, pattern: "("}'
+    assert bad(tmp_path, "  - {type: no_transcript_errors}", gate).startswith(
+        "DIR/s.yaml:20: gates.5.file_matches.pattern: invalid regex '('"
+    )
+
+
+def test_a_missing_builtin_file_is_reported_at_its_line(tmp_path):
+    assert bad(tmp_path, "kv.py:bashkit", "nope.py:bashkit") == (
+        "DIR/s.yaml:10: target.builtin: file nope.py not found (looked in DIR/nope.py)"
+    )
+
+
+def test_a_builtin_that_is_not_in_the_file_is_reported(tmp_path):
+    assert bad(tmp_path, "kv.py:bashkit_builtin", "kv.py:missing") == (
+        "DIR/s.yaml:6: target: DIR/kv.py has no callable 'missing'"
+    )
+
+
+def test_builtin_mode_needs_a_builtin(tmp_path):
+    assert bad(tmp_path, "  builtin: kv.py:bashkit_builtin\n", "") == (
+        "DIR/s.yaml:6: target: mode 'builtin' needs 'builtin: file.py:callable'"
+    )
+
+
+def test_workspace_files_must_be_relative(tmp_path):
+    assert bad(tmp_path, 'seed.txt: "seed\\n"', '/etc/seed: "x"') == (
+        "DIR/s.yaml:14: files: file path '/etc/seed' must be relative to the workspace"
+    )
+
+
+def test_composite_weights_must_sum_to_one(tmp_path):
+    text = bad(tmp_path, "interaction_weight: 0.5", "interaction_weight: 0.4")
+    assert text == "DIR/s.yaml:23: evaluation.composite: composite weights sum to 0.9, not 1"
+
+
+def test_a_judge_weight_needs_an_enabled_judge(tmp_path):
+    text = bad(tmp_path, "judge_weight: 0,", "judge_weight: 0.2,").replace("0.5}", "0.3}")
+    assert text.endswith("(document): composite.judge_weight > 0 needs an enabled judge") or (
+        "composite weights sum" in text
+    )
+    text = bad(
+        tmp_path,
+        "composite: {gate_weight: 0.5, judge_weight: 0, interaction_weight: 0.5}",
+        "composite: {gate_weight: 0.5, judge_weight: 0.2, interaction_weight: 0.3}",
+    )
+    assert text == "DIR/s.yaml:1: (document): composite.judge_weight > 0 needs an enabled judge"
+
+
+def test_a_rubric_whose_weights_do_not_sum_to_one_is_reported_in_the_rubric_file(tmp_path):
+    (tmp_path / "rubric.yaml").write_text(
+        "criteria:\n  - {id: a, weight: 0.5, description: A}\n  - {id: b, weight: 0.4, "
+        "description: B}\n"
+    )
+    judge = "evaluation:\n  judge: {rubric: rubric.yaml, pass_threshold: 0.7}\n"
+    text = bad(tmp_path, "evaluation:\n", judge + "  ")
+    assert text == "DIR/rubric.yaml:1: (document): criterion weights sum to 0.9, not 1"
+
+
+def test_gates_may_also_sit_under_evaluation_as_in_spec_002(tmp_path):
+    text = SCENARIO.replace("gates:", "other:").split("other:")[0] + textwrap.dedent(
+        """\
+        evaluation:
+          gates:
+            - {type: file_exists, path: out.txt}
+        """
+    )
+    scenario = load_scenario(write_scenario(tmp_path, text=text))
+    assert [g.type for g in scenario.gates] == ["file_exists"]
+
+
+def test_a_folder_loads_every_scenario_and_refuses_duplicate_names(tmp_path):
+    write_scenario(tmp_path, name="a.yaml")
+    write_scenario(tmp_path, text=SCENARIO.replace("kv_pair", "kv_other"), name="b.yml")
+    assert [c.task.id for c in load_scenario_cases(tmp_path)] == ["kv_pair", "kv_other"]
+    write_scenario(tmp_path, name="c.yaml")
+    with pytest.raises(InputError, match="duplicate scenario name 'kv_pair'"):
+        load_scenario_cases(tmp_path)
+
+
+# --- running: builtin and local mode --------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [BUILTIN, LOCAL], ids=["builtin", "local"])
+def test_a_good_agent_passes_every_gate(tmp_path, mode):
+    cases = load_scenario_cases(write_scenario(tmp_path, mode))
+    [record] = run_one(cases, write_script(tmp_path, "good", GOOD), tmp_path / "runs")
+    assert record.error is None
+    assert [(r.kind, r.passed) for r in record.score.results] == [
+        ("command_json_path", True),
+        ("command_output_contains", True),
+        ("file_contains", True),
+        ("command_output_contains", True),  # KV_AUTHOR reached the tool in the gate
+        ("no_transcript_errors", True),
+    ]
+    assert record.passed
+    extra = {k: record.extra[k] for k in ("outcome", "outcome_reason", "gates_passed")}
+    assert extra == {"outcome": "pass", "outcome_reason": None, "gates_passed": 5}
+    # all 3 target commands succeeded at their first try: interaction score 1.0;
+    # composite = 0.5 * 5/5 + 0.5 * 1.0
+    assert record.extra["interaction_score"] == 1.0
+    assert record.extra["composite_score"] == 1.0
+    pwd = record.trace.tool_calls[3].stdout.strip()
+    if mode == LOCAL:
+        assert not Path(pwd).exists()  # the temporary workspace was removed
+    else:
+        assert pwd == WORKDIR
+
+
+@pytest.mark.parametrize("mode", [BUILTIN, LOCAL], ids=["builtin", "local"])
+def test_a_bad_agent_fails_with_a_reason_and_a_hand_computed_composite(tmp_path, mode):
+    cases = load_scenario_cases(write_scenario(tmp_path, mode))
+    [record] = run_one(cases, write_script(tmp_path, "bad", BAD), tmp_path / "runs")
+    assert [r.passed for r in record.score.results] == [False, True, False, True, False]
+    assert not record.passed
+    assert record.extra["outcome"] == "fail"
+    assert record.extra["outcome_reason"] == (
+        "gate 1 (command_json_path) failed: len 2, expected == 3; "
+        "gate 3 (file_contains) failed: out.txt is not a file; "
+        "gate 5 (no_transcript_errors) failed: 1 of 3 target command(s) failed: "
+        "`kv get a` (exit 1)"
+    )
+    # commands: `kv get a` failed, `kv set a 1` twice: 1 distinct first-try success of 3
+    assert record.extra["interaction_score"] == pytest.approx(1 / 3)
+    # composite = 0.5 * 2/5 + 0.5 * 1/3
+    assert record.extra["composite_score"] == pytest.approx(0.2 + 1 / 6)
+    assert (record.score.score, record.score.max_score) == (2.0, 5.0)
+
+
+def test_scenario_fields_reach_the_tasks_table(tmp_path):
+    cases = load_scenario_cases(write_scenario(tmp_path))
+    [folder] = asyncio.run(
+        run_cases(cases, [write_script(tmp_path, "good", GOOD)], tmp_path / "runs", progress=False)
+    )
+    tasks = pl.read_parquet(folder / "tasks.parquet")
+    row = tasks.select("outcome", "gates_passed", "gates_total", "command_pattern").row(0)
+    assert row == ("pass", 5, 5, r"\bkv\s+(\S+)")
+    checks = pl.read_parquet(folder / "checks.parquet")
+    assert checks.get_column("layer").unique().to_list() == ["gate"]
+
+
+@pytest.mark.parametrize(
+    ("replace", "by", "error"),
+    [
+        (
+            'setup: {commands: ["kv set seed planted"]}',
+            'setup: {commands: ["kv set seed planted", "kv nonsense"]}',
+            "SetupError: scenario 'kv_pair': setup command `kv nonsense` exited 2: usage: kv set",
+        ),
+        (
+            "health_check: kv --version",
+            "health_check: kv --versoin",
+            "SetupError: scenario 'kv_pair': health check `kv --versoin` exited 2: usage:",
+        ),
+    ],
+)
+def test_a_failed_setup_is_recorded_as_the_tasks_error(tmp_path, replace, by, error):
+    cases = load_scenario_cases(write_scenario(tmp_path, text=SCENARIO.replace(replace, by)))
+    with pytest.raises(SetupError):
+        cases[0].sandbox()
+    [record] = run_one(cases, write_script(tmp_path, "good", GOOD), tmp_path / "runs")
+    assert record.error is not None and record.error.startswith(error)
+    assert not record.passed and record.trace.turns == 0
+
+
+def test_fixture_files_then_files_are_written_into_the_workspace(tmp_path):
+    fixture = tmp_path / "fixture"
+    (fixture / "docs").mkdir(parents=True)
+    (fixture / "docs" / "a.txt").write_text("from fixture\n")
+    (fixture / "seed.txt").write_text("overridden by files\n")
+    text = SCENARIO.replace("files:", "fixture: fixture\nfiles:")
+    for mode in (BUILTIN, LOCAL):
+        [case] = load_scenario_cases(write_scenario(tmp_path, mode, text=text))
+        box = case.sandbox()
+        try:
+            out = asyncio.run(box.exec(f"cd {case.workdir(box)} && cat docs/a.txt seed.txt"))
+            assert out.stdout == "from fixture\nseed\n"
+        finally:
+            box.close()
+
+
+def test_builtin_mode_refuses_binary_fixture_files(tmp_path):
+    (tmp_path / "fixture").mkdir()
+    (tmp_path / "fixture" / "blob.bin").write_bytes(b"\xff\xfe\x00")
+    path = write_scenario(tmp_path, text=SCENARIO.replace("files:", "fixture: fixture\nfiles:"))
+    with pytest.raises(InputError, match="blob.bin: not UTF-8 text: builtin mode"):
+        load_scenario_cases(path)
+
+
+# --- guidance -------------------------------------------------------------------------
+
+
+def with_guidance(tmp_path: Path, placement: str, mode: str = BUILTIN) -> Path:
+    (tmp_path / "AGENTS.md").write_text("Use `kv set KEY VALUE` to store a value.\n")
+    text = SCENARIO.replace("gates:", f"guidance: {{file: AGENTS.md, placement: {placement}}}\ngates:")
+    return write_scenario(tmp_path, mode, text=text)
+
+
+@pytest.mark.parametrize(
+    ("placement", "in_workspace", "in_prompt"),
+    [("workspace", True, False), ("system_prompt", False, True), ("both", True, True)],
+)
+def test_guidance_placement(tmp_path, placement, in_workspace, in_prompt):
+    [case] = load_scenario_cases(with_guidance(tmp_path, placement))
+    box = case.sandbox()
+    try:
+        assert (box.file_type(f"{WORKDIR}/AGENTS.md") == "file") is in_workspace
+    finally:
+        box.close()
+    assert ("Use `kv set KEY VALUE` to store a value." in case.system) is in_prompt
+    assert case.system.startswith("bashkit:")  # bashkit's own system prompt comes first
+    assert case.guidance is None  # the scenario's own file: no version name
+    assert case.guidance_file == tmp_path / "AGENTS.md"
+
+
+def test_local_mode_has_its_own_system_prompt(tmp_path):
+    [case] = load_scenario_cases(with_guidance(tmp_path, "both", LOCAL))
+    assert case.system.startswith("bash: run commands with real bash")
+    assert "`cd`, variables and functions do not carry over" in case.system
+
+
+def test_guidance_versions_give_one_case_per_scenario_and_version(tmp_path):
+    path = with_guidance(tmp_path, "workspace")
+    (tmp_path / "v1.md").write_text("version one\n")
+    (tmp_path / "v2.md").write_text("version two\n")
+    cases = load_scenario_cases(path, {"v1": tmp_path / "v1.md", "v2": tmp_path / "v2.md"})
+    assert [(c.task.id, c.guidance) for c in cases] == [("kv_pair", "v1"), ("kv_pair", "v2")]
+    for case, text in zip(cases, ["version one\n", "version two\n"], strict=True):
+        box = case.sandbox()
+        try:
+            assert box.read_text(f"{WORKDIR}/AGENTS.md") == text
+        finally:
+            box.close()
+    with pytest.raises(InputError, match="guidance 'v3': file not found"):
+        load_scenario_cases(path, {"v3": tmp_path / "missing.md"})
+
+
+def test_the_guidance_name_is_recorded(tmp_path):
+    path = with_guidance(tmp_path, "workspace")
+    (tmp_path / "v2.md").write_text("version two\n")
+    [case] = load_scenario_cases(path, {"v2": tmp_path / "v2.md"})
+    [record] = run_one([case], write_script(tmp_path, "good", GOOD), tmp_path / "runs")
+    assert record.extra["guidance"] == "v2"
+    assert record.extra["guidance_file"] == str(tmp_path / "v2.md")
+
+
+# --- comparing guidance versions ------------------------------------------------------
+
+PATTERN = r"\bkv\s+(\S+)"
+
+
+def attempt(task_id: str, calls: list[tuple[str, int]], outcome: str) -> TaskRecord:
+    trace = AgentTrace(
+        tool_calls=[
+            ToolCallResult(commands=c, exit_code=e, call_index=i)
+            for i, (c, e) in enumerate(calls)
+        ],
+        natural_stop=True,
+    )
+    return TaskRecord(
+        task=Task(id=task_id, category="kv", prompt="p"),
+        trace=trace,
+        score=TaskScore(task_id=task_id),
+        extra={"outcome": outcome, "command_pattern": PATTERN},
+    )
+
+
+def guidance_runs() -> Runs:
+    v1 = [
+        attempt("t1", [("kv --help", 0), ("kv sett a 1", 2), ("kv set a 1", 0)], "pass"),
+        attempt("t2", [("kv get a", 1), ("kv get a", 1), ("kv get a", 0)], "fail"),
+    ]
+    v2 = [
+        attempt("t1", [("kv set a 1", 0)], "pass"),
+        attempt("t2", [("kv get a", 0)], "fail"),  # no checks, so `passed`; outcome wins
+    ]
+    parts = [
+        Runs(**tables_from_records(RunMeta(run_id=f"r-{g}", provider="p", model="m", guidance=g), recs))
+        for g, recs in (("v1", v1), ("v2", v2))
+    ]
+    return Runs.concat(parts)
+
+
+def test_compare_guidance_puts_versions_side_by_side():
+    summary = compare_guidance(guidance_runs()).summary
+    # v1: 6 commands, 4 distinct, 3 failed, 1 --help, 2 distinct first-try successes
+    # v2: 2 commands, 2 distinct, none failed
+    assert summary.rows(named=True) == [
+        {
+            "model": "m",
+            "guidance": "v1",
+            "attempts": 2,
+            "tasks": 2,
+            "pass_rate": 0.5,
+            "completion_rate": 1.0,
+            "error_rate": 3 / 6,
+            "retry_rate": (6 - 4) / 6,
+            "first_try_success_rate": 2 / 6,
+            "iteration_ratio": 4 / 6,
+            "help_per_attempt": 0.5,
+            "commands_per_attempt": 3.0,
+        },
+        {
+            "model": "m",
+            "guidance": "v2",
+            "attempts": 2,
+            "tasks": 2,
+            "pass_rate": 0.5,
+            "completion_rate": 1.0,
+            "error_rate": 0.0,
+            "retry_rate": 0.0,
+            "first_try_success_rate": 1.0,
+            "iteration_ratio": 1.0,
+            "help_per_attempt": 0.0,
+            "commands_per_attempt": 1.0,
+        },
+    ]
+
+
+def test_compare_guidance_pairs_versions_on_shared_tasks():
+    paired = compare_guidance(guidance_runs()).paired
+    row = paired.filter(pl.col("metric") == "error_rate").row(0, named=True)
+    # per task v1: t1 1/3, t2 2/3; v2: 0 and 0 -> differences -1/3 and -2/3
+    assert (row["version_a"], row["version_b"], row["n_shared"]) == ("v1", "v2", 2)
+    assert row["mean_a"] == pytest.approx(0.5) and row["mean_b"] == 0.0
+    assert row["diff"] == pytest.approx(-0.5)
+    assert row["diff_lo"] <= row["diff"] <= row["diff_hi"]
+
+
+def test_compare_guidance_flags_spec_002_diagnostic_patterns():
+    diagnosis = compare_guidance(guidance_runs()).diagnosis
+    flagged = diagnosis.filter("flagged").select("guidance", "pattern", "evidence").rows()
+    assert flagged == [
+        ("v1", "high_error_low_help", "error_rate 0.50, help_per_attempt 0.50"),
+        # `kv get a` three times in t2: (3 - 1) / 3
+        ("v1", "retry_on_commands", "get retry_rate 0.67 (3 runs)"),
+        # v2 finished each task in 1 command, v1 took 3
+        (
+            "v1",
+            "long_path_completed",
+            "t1 3.0 commands vs fewest 1, t2 3.0 commands vs fewest 1",
+        ),
+    ]
+    assert diagnosis.height == 2 * 5  # every pattern for every version, flagged or not
+
+
+def test_diagnostic_thresholds_are_data():
+    diagnosis = compare_guidance(guidance_runs(), thresholds={"error_rate": 0.6}).diagnosis
+    assert not diagnosis.filter(pl.col("pattern") == "high_error_low_help")["flagged"].any()
