@@ -306,7 +306,9 @@ def _sandbox_name(case: Case) -> str:
 
 def _new_run_id(out_dir: str | Path, spec: str, guidance: str | None) -> str:
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(spec).name if ":" in spec else spec).strip("-")
+    kind, _, source = spec.partition(":")
+    name = f"{kind}-{Path(source).stem}" if source else spec
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
     base = f"{stamp}-{slug}" + (f"-{guidance}" if guidance else "")
     run_id, n = base, 2
     while (Path(out_dir) / run_id).exists():

@@ -162,7 +162,7 @@ def test_a_scenario_becomes_a_case_with_its_task_turn_limit_and_pattern(tmp_path
 
 def bad(tmp_path: Path, replace: str, by: str) -> str:
     """Load SCENARIO with one edit; return the InputError text, with the folder shortened."""
-    path = write_scenario(tmp_path, text=SCENARIO.replace(replace, by))
+    path = write_scenario(tmp_path, text=SCENARIO.replace("TARGET_MODE", BUILTIN).replace(replace, by))
     with pytest.raises(InputError) as exc:
         load_scenario(path)
     return str(exc.value).replace(str(tmp_path), "DIR")
@@ -189,32 +189,28 @@ def test_a_missing_builtin_file_is_reported_at_its_line(tmp_path):
 
 def test_a_builtin_that_is_not_in_the_file_is_reported(tmp_path):
     assert bad(tmp_path, "kv.py:bashkit_builtin", "kv.py:missing") == (
-        "DIR/s.yaml:6: target: DIR/kv.py has no callable 'missing'"
+        "DIR/s.yaml:5: target: DIR/kv.py has no callable 'missing'"
     )
 
 
 def test_builtin_mode_needs_a_builtin(tmp_path):
     assert bad(tmp_path, "  builtin: kv.py:bashkit_builtin\n", "") == (
-        "DIR/s.yaml:6: target: mode 'builtin' needs 'builtin: file.py:callable'"
+        "DIR/s.yaml:5: target: mode 'builtin' needs 'builtin: file.py:callable'"
     )
 
 
 def test_workspace_files_must_be_relative(tmp_path):
     assert bad(tmp_path, 'seed.txt: "seed\\n"', '/etc/seed: "x"') == (
-        "DIR/s.yaml:14: files: file path '/etc/seed' must be relative to the workspace"
+        "DIR/s.yaml:12: files: file path '/etc/seed' must be relative to the workspace"
     )
 
 
 def test_composite_weights_must_sum_to_one(tmp_path):
     text = bad(tmp_path, "interaction_weight: 0.5", "interaction_weight: 0.4")
-    assert text == "DIR/s.yaml:23: evaluation.composite: composite weights sum to 0.9, not 1"
+    assert text == "DIR/s.yaml:21: evaluation.composite: composite weights sum to 0.9, not 1"
 
 
 def test_a_judge_weight_needs_an_enabled_judge(tmp_path):
-    text = bad(tmp_path, "judge_weight: 0,", "judge_weight: 0.2,").replace("0.5}", "0.3}")
-    assert text.endswith("(document): composite.judge_weight > 0 needs an enabled judge") or (
-        "composite weights sum" in text
-    )
     text = bad(
         tmp_path,
         "composite: {gate_weight: 0.5, judge_weight: 0, interaction_weight: 0.5}",
@@ -229,7 +225,7 @@ def test_a_rubric_whose_weights_do_not_sum_to_one_is_reported_in_the_rubric_file
         "description: B}\n"
     )
     judge = "evaluation:\n  judge: {rubric: rubric.yaml, pass_threshold: 0.7}\n"
-    text = bad(tmp_path, "evaluation:\n", judge + "  ")
+    text = bad(tmp_path, "evaluation:\n", judge)
     assert text == "DIR/rubric.yaml:1: (document): criterion weights sum to 0.9, not 1"
 
 
