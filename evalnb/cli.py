@@ -76,11 +76,13 @@ def _parser() -> argparse.ArgumentParser:
     summ = sub.add_parser("summary", help="spec 000 summary of runs and result files")
     summ.add_argument("paths", nargs="+", help="run folders, result JSON files, globs")
     summ.add_argument("--json", action="store_true", help="one JSON object per run")
+    summ.add_argument("--prices", help="token price table (default data/prices.yaml)")
     summ.set_defaults(func=_cmd_summary)
 
     rep = sub.add_parser("report", help="write report.md, report.json and comparison.md")
     rep.add_argument("paths", nargs="+", help="run folders, result JSON files, globs")
     rep.add_argument("--out", default="reports/latest", help="folder (default reports/latest)")
+    rep.add_argument("--prices", help="token price table (default data/prices.yaml)")
     rep.set_defaults(func=_cmd_report)
 
     imp = sub.add_parser("import", help="write run folders from foreign results")
@@ -182,23 +184,27 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
+    from evalnb.cost import load_prices
     from evalnb.load import load
     from evalnb.report import summary_records, terminal_report
 
+    prices = load_prices(args.prices)
     runs = load(*args.paths)
     if args.json:
-        for record in summary_records(runs):
+        for record in summary_records(runs, prices):
             print(json.dumps(record, default=str))
     else:
-        print(terminal_report(runs))
+        print(terminal_report(runs, prices))
     return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from evalnb.cost import load_prices
     from evalnb.load import load
     from evalnb.report import write_report
 
-    for name, path in write_report(load(*args.paths), args.out).items():
+    prices = load_prices(args.prices)
+    for name, path in write_report(load(*args.paths), args.out, prices).items():
         print(f"{name:<14} {path}")
     return 0
 

@@ -35,6 +35,7 @@ from typing import Any
 
 import polars as pl
 
+from evalnb.cost import Prices
 from evalnb.diagnostics import friction
 from evalnb.errors import InputError
 from evalnb.frames import SCHEMAS, TABLES, Runs
@@ -49,7 +50,7 @@ CI_NOTE = (
 )
 
 
-def terminal_report(runs: Runs) -> str:
+def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
     """Per task PASS/FAIL with score/max (and error), then each run's summary.
 
     Example:
@@ -66,7 +67,7 @@ def terminal_report(runs: Runs) -> str:
     """
     if runs.runs.height == 0:
         return "No runs."
-    summaries, categories = _figures(runs)
+    summaries, categories = _figures(runs, prices)
     blocks = []
     for row in summaries.iter_rows(named=True):
         lines = [f"== {_label(row)} · run {row['run_id']} =="]
@@ -93,7 +94,7 @@ def terminal_report(runs: Runs) -> str:
     return "\n\n".join(blocks) + "\n\n" + CI_NOTE
 
 
-def write_report(runs: Runs, out_dir: str | Path) -> dict[str, Path]:
+def write_report(runs: Runs, out_dir: str | Path, prices: Prices | None = None) -> dict[str, Path]:
     """Write report.md, report.json and comparison.md into ``out_dir``; return their paths.
 
     Example:
@@ -104,7 +105,7 @@ def write_report(runs: Runs, out_dir: str | Path) -> dict[str, Path]:
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    summaries, categories = _figures(runs)
+    summaries, categories = _figures(runs, prices)
     texts = {
         "report.md": report_markdown(runs, summaries, categories),
         "report.json": json.dumps(
@@ -243,7 +244,7 @@ BASELINE_ROWS = (
 """Rows of the comparison table: spec 000's "Current Baseline" rows plus pass rate and cost."""
 
 
-def summary_records(runs: Runs) -> list[dict[str, Any]]:
+def summary_records(runs: Runs, prices: Prices | None = None) -> list[dict[str, Any]]:
     """One JSON-ready object per run: spec 000's EvalSummary fields, ``by_category`` nested.
 
     ``by_category`` maps each category to spec 000's CategorySummary fields (tasks,
@@ -253,14 +254,12 @@ def summary_records(runs: Runs) -> list[dict[str, Any]]:
         >>> summary_records(Runs.empty())
         []
     """
-    summaries, categories = _figures(runs)
+    summaries, categories = _figures(runs, prices)
     nested = {
         run_id: {c.pop("category"): c for c in group.drop("run_id", "model").to_dicts()}
         for (run_id,), group in categories.group_by("run_id")
     }
-    return [
-        row | {"by_category": nested.get(row["run_id"], {})} for row in summaries.to_dicts()
-    ]
+    return [row | {"by_category": nested.get(row["run_id"], {})} for row in summaries.to_dicts()]
 
 
 def report_json(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFrame) -> dict[str, Any]:
@@ -320,10 +319,11 @@ def _frame(path: str | Path, name: str, rows: list[dict[str, Any]]) -> pl.DataFr
         raise InputError(path, None, f"tables.{name}", f"wrong value types: {exc}") from None
 
 
-def _figures(runs: Runs) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _figures(runs: Runs, prices: Prices | None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """``summary`` and ``by_category``, the summary rows in the runs' order."""
     order = runs.runs.select("run_id").with_row_index("_order")
-    summaries = summary(runs).join(order, on="run_id", how="left").sort("_order").drop("_order")
+    summaries = summary(runs, prices=prices).join(order, on="run_id", how="left")
+    summaries = summaries.sort("_order").drop("_order")
     return summaries, by_category(runs)
 
 

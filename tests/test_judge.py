@@ -318,7 +318,9 @@ def test_the_judge_is_resolved_once_at_load_and_refused_if_under_test(tmp_path, 
         ({"task_completion": 1.0, "efficiency": 0.8}, "pass", None, True),
     ],
 )
-def test_a_scenario_outcome_needs_the_gates_and_the_judge(tmp_path, scores, outcome, reason, passed):
+def test_a_scenario_outcome_needs_the_gates_and_the_judge(
+    tmp_path, scores, outcome, reason, passed
+):
     from evalnb.scenarios.case import ScenarioCase
     from evalnb.scenarios.schema import load_scenario
 

@@ -59,7 +59,7 @@ def test_path_dirs_come_first_on_path(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     tool = bin_dir / "ls"  # shadows the system ls
-    tool.write_text("#!/usr/bin/env bash\necho fake-ls \"$@\"\n")
+    tool.write_text('#!/usr/bin/env bash\necho fake-ls "$@"\n')
     tool.chmod(0o755)
     box = LocalSandbox(path_dirs=[bin_dir])
     try:

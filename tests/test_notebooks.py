@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
@@ -24,15 +23,6 @@ def execute(path: Path, runs: str, monkeypatch: pytest.MonkeyPatch) -> nbformat.
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=60, resources={"metadata": {"path": str(path.parent)}}).execute()
     return nb
-
-
-def errors_and_warnings(nb: nbformat.NotebookNode) -> list[str]:
-    return [
-        "".join(out.get("text", ""))
-        for cell in nb.cells
-        for out in cell.get("outputs", [])
-        if out.get("name") == "stderr" and "Warning" in "".join(out.get("text", ""))
-    ]
 
 
 def test_there_are_seven_notebooks_committed_without_outputs():
@@ -64,7 +54,6 @@ def test_notebook_runs_on_the_published_bashkit_eval_results(path, monkeypatch):
     outputs = [out for cell in nb.cells for out in cell.get("outputs", [])]
     shown = json.dumps([out.get("data", {}) for out in outputs])
     assert "claude-haiku-4-5" in shown  # the real runs' figures reached the outputs
-    assert not errors_and_warnings(nb) or path.stem != "07_explore"
 
 
 def test_notebooks_make_the_demo_runs_when_none_exist(tmp_path, monkeypatch):
@@ -84,4 +73,3 @@ def test_widgets_fall_back_to_static_html_under_nbclient(monkeypatch):
     for out in outputs:
         assert "text/html" in out["data"]
         assert "application/vnd.jupyter.widget-view+json" not in out["data"]
-    assert os.environ.get("EVALNB_RUNS")  # monkeypatched for the kernel, restored afterwards

@@ -11,6 +11,7 @@ provider (no model is called).
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
 import re
 import shlex
@@ -102,6 +103,13 @@ def run_scenario(name: str, agent: str, out: Path, judge: FixedJudge | None = No
     script = SCRIPTS / f"{name}.{agent}.yaml"
     [folder] = asyncio.run(run_cases(cases, [f"scripted:{script}"], out, progress=False))
     return read_run_folder(folder)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """``played(name, agent)``: the run of a scenario with its good or bad agent, run once."""
+    out = tmp_path_factory.mktemp("played")
+    return functools.cache(lambda name, agent: run_scenario(name, agent, out / name / agent))
 
 
 def gate_results(runs: Runs) -> list[tuple[bool, str]]:
@@ -220,8 +228,8 @@ def test_v1_guidance_examples_mislead():
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
-def test_good_agent_passes_every_gate(name, tmp_path):
-    runs = run_scenario(name, "good", tmp_path)
+def test_good_agent_passes_every_gate(name, played):
+    runs = played(name, "good")
     task = runs.tasks.row(0, named=True)
     assert task["error"] is None
     failed = [detail for passed, detail in gate_results(runs) if not passed]
@@ -230,8 +238,8 @@ def test_good_agent_passes_every_gate(name, tmp_path):
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
-def test_bad_agent_fails_the_gates_it_should(name, tmp_path):
-    runs = run_scenario(name, "bad", tmp_path)
+def test_bad_agent_fails_the_gates_it_should(name, played):
+    runs = played(name, "bad")
     task = runs.tasks.row(0, named=True)
     assert task["error"] is None
     failed = {i for i, (passed, _) in enumerate(gate_results(runs)) if not passed}
@@ -252,26 +260,26 @@ def test_bad_agent_fails_the_gates_it_should(name, tmp_path):
         ("notes_cleanup", 6, 0, 1),
     ],
 )
-def test_good_agents_help_seeking_and_recovered_errors(name, total, errors, help_calls, tmp_path):
-    runs = run_scenario(name, "good", tmp_path)
+def test_good_agents_help_seeking_and_recovered_errors(name, total, errors, help_calls, played):
+    runs = played(name, "good")
     pattern = load_scenario(SCENARIO_DIR / f"{name}.yaml").target.pattern
     metrics = interaction(runs, pattern).row(0, named=True)
     assert (metrics["total_commands"], metrics["error_count"]) == (total, errors)
     assert metrics["help_invocations"] == help_calls
 
 
-def test_script_gate_verdict_can_come_from_json(tmp_path):
-    runs = run_scenario("notes_search", "good", tmp_path)
+def test_script_gate_verdict_can_come_from_json(played):
+    runs = played("notes_search", "good")
     script = runs.checks.filter(kind="script").row(0, named=True)
     assert (script["passed"], script["detail"]) == (True, "n4 mentions Kubernetes")
 
 
-def test_judged_scenario_outcome_and_composite(tmp_path):
-    good = run_scenario("notes_export_report", "good", tmp_path / "good").tasks.row(0, named=True)
+def test_judged_scenario_outcome_and_composite(played):
+    good = played("notes_export_report", "good").tasks.row(0, named=True)
     # 9/9 gates, judge 0.85, first-try success 1/1 (the only notes command is the export)
     assert good["judge_score"] == pytest.approx(0.85)
     assert good["composite_score"] == pytest.approx(0.5 * 1 + 0.3 * 0.85 + 0.2 * 1)
-    bad = run_scenario("notes_export_report", "bad", tmp_path / "bad").tasks.row(0, named=True)
+    bad = played("notes_export_report", "bad").tasks.row(0, named=True)
     # 2/9 gates pass; its one notes command (`notes list >> report.md`) succeeded
     assert bad["composite_score"] == pytest.approx(0.5 * 2 / 9 + 0.3 * 0.85 + 0.2 * 1)
 

@@ -26,7 +26,7 @@ from evalnb.scenarios.case import WORKDIR
 from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
 from evalnb.store import RunStore
 
-KV = '''
+KV = """
 import json, os, sys
 
 STORE = ".kv/store.json"
@@ -83,7 +83,7 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(main())
-'''
+"""
 
 SCENARIO = """\
 name: kv_pair
@@ -162,7 +162,9 @@ def test_a_scenario_becomes_a_case_with_its_task_turn_limit_and_pattern(tmp_path
 
 def bad(tmp_path: Path, replace: str, by: str) -> str:
     """Load SCENARIO with one edit; return the InputError text, with the folder shortened."""
-    path = write_scenario(tmp_path, text=SCENARIO.replace("TARGET_MODE", BUILTIN).replace(replace, by))
+    path = write_scenario(
+        tmp_path, text=SCENARIO.replace("TARGET_MODE", BUILTIN).replace(replace, by)
+    )
     with pytest.raises(InputError) as exc:
         load_scenario(path)
     return str(exc.value).replace(str(tmp_path), "DIR")
@@ -364,7 +366,9 @@ def test_builtin_mode_refuses_binary_fixture_files(tmp_path):
 
 def with_guidance(tmp_path: Path, placement: str, mode: str = BUILTIN) -> Path:
     (tmp_path / "AGENTS.md").write_text("Use `kv set KEY VALUE` to store a value.\n")
-    text = SCENARIO.replace("gates:", f"guidance: {{file: AGENTS.md, placement: {placement}}}\ngates:")
+    text = SCENARIO.replace(
+        "gates:", f"guidance: {{file: AGENTS.md, placement: {placement}}}\ngates:"
+    )
     return write_scenario(tmp_path, mode, text=text)
 
 
@@ -424,8 +428,7 @@ PATTERN = r"\bkv\s+(\S+)"
 def attempt(task_id: str, calls: list[tuple[str, int]], outcome: str) -> TaskRecord:
     trace = AgentTrace(
         tool_calls=[
-            ToolCallResult(commands=c, exit_code=e, call_index=i)
-            for i, (c, e) in enumerate(calls)
+            ToolCallResult(commands=c, exit_code=e, call_index=i) for i, (c, e) in enumerate(calls)
         ],
         natural_stop=True,
     )
@@ -447,7 +450,11 @@ def guidance_runs() -> Runs:
         attempt("t2", [("kv get a", 0)], "fail"),  # no checks, so `passed`; outcome wins
     ]
     parts = [
-        Runs(**tables_from_records(RunMeta(run_id=f"r-{g}", provider="p", model="m", guidance=g), recs))
+        Runs(
+            **tables_from_records(
+                RunMeta(run_id=f"r-{g}", provider="p", model="m", guidance=g), recs
+            )
+        )
         for g, recs in (("v1", v1), ("v2", v2))
     ]
     return Runs.concat(parts)

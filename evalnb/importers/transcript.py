@@ -1,12 +1,16 @@
 """Import plain-text agent transcripts (spec 002's transcript fallback).
 
 When no structured events exist, a transcript is read with the target's command
-pattern, exactly as :func:`evalnb.interaction.interaction_from_transcript` reads it:
+pattern:
 
-- Every line with a match of the pattern is one tool call; its ``commands`` is the
-  line without a leading prompt (``$ `` or ``> ``). Several target commands on one
-  line are one call.
-- Its output is the lines after it, up to the next such line (kept as ``stdout``).
+- When some lines start with a shell prompt (``$ `` or ``> ``), each such line is one
+  tool call (its ``commands`` is the line without the prompt), whether or not it runs
+  the target tool; lines without a prompt are output, so an output line that mentions
+  the tool (``usage: notes ...``) is not mistaken for a command.
+- Without any prompt, every line with a match of the pattern is one tool call, as
+  :func:`evalnb.interaction.interaction_from_transcript` reads a transcript.
+- Several target commands on one line are one call; its output is the lines after it,
+  up to the next call (kept as ``stdout``).
 - Its exit code is **approximate**: N from the first ``Exit code: N`` or
   ``exit status N`` in its output, else 1 when a line contains ``error:``, else 0.
   Every record says so (``exit_codes`` task field ``"approximate"``, and
@@ -106,7 +110,9 @@ def read_transcript(path: str | Path, pattern: str) -> TaskRecord:
     except UnicodeDecodeError as exc:
         raise InputError(path, None, None, f"not UTF-8 text: {exc}") from None
     regex = re.compile(pattern)
-    starts = [i for i, line in enumerate(lines) if regex.search(line)]
+    starts = [i for i, line in enumerate(lines) if _PROMPT.match(line)] or [
+        i for i, line in enumerate(lines) if regex.search(line)
+    ]
     calls = []
     for n, (i, stop) in enumerate(zip(starts, [*starts[1:], len(lines)], strict=True)):
         output = lines[i + 1 : stop]
