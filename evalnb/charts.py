@@ -742,9 +742,9 @@ def interaction_by_guidance(runs: Runs, pattern: str | None = None) -> alt.Facet
             title=_title(
                 "Interaction quality by guidance version (spec 002 layer 1)",
                 runs,
-                "Lower error and retry rates and higher first-try success mean the guidance"
-                " works; lines: 95% Wilson interval (commands within a task are not"
-                " independent, so read them as optimistic).",
+                "Lower error and retry rates and higher first-try success mean the guidance works.",
+                "Lines: 95% Wilson intervals (commands within a task are not independent,"
+                " so read them as optimistic).",
             )
         )
     )

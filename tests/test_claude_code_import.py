@@ -167,15 +167,21 @@ def test_a_session_becomes_one_task_with_its_llm_and_bash_calls(tmp_path):
     assert [
         (c.call_number, c.input_tokens, c.output_tokens, c.cache_read_tokens, c.tool_calls_made)
         for c in trace.llm_calls
-    ] == [(1, 3, 95, 12000, 1), (2, 5, 40, 16000, 1), (3, 4, 30, 16300, 1), (4, 2, 35, 16400, 1),
-          (5, 1, 20, 16500, 0)]  # fmt: skip
+    ] == [
+        (1, 3, 95, 12000, 1),
+        (2, 5, 40, 16000, 1),
+        (3, 4, 30, 16300, 1),
+        (4, 2, 35, 16400, 1),
+        (5, 1, 20, 16500, 0),
+    ]
     assert [c.cumulative_input for c in trace.llm_calls] == [3, 8, 12, 14, 15]
     assert trace.llm_calls[-1].stop_reason == "end_turn"
-    assert [(t.commands, t.exit_code, t.stdout, t.stderr, t.call_number) for t in trace.tool_calls] == [
+    calls = [(t.commands, t.exit_code, t.stdout, t.stderr, t.call_number) for t in trace.tool_calls]
+    assert calls == [
         ("notes --help", 0, "usage: notes add|list\n", "", 1),
         ("notes ad standup", 2, "", "notes: unknown command 'ad'", 2),
         ("notes add standup && notes list", 0, "1 note\n", "", 4),
-    ]  # fmt: skip
+    ]
     assert (trace.turns, trace.natural_stop, trace.duration_ms) == (5, True, 18234.0)
     assert (trace.total_input_tokens, trace.total_output_tokens) == (15, 220)
     assert record.error is None
@@ -200,7 +206,7 @@ def test_a_session_becomes_one_task_with_its_llm_and_bash_calls(tmp_path):
 
 def test_without_a_target_a_session_has_no_checks(tmp_path):
     path = write(tmp_path / "capture.jsonl", session_lines())
-    [(meta, [record])] = read_claude_code([path])
+    [(_, [record])] = read_claude_code([path])
     assert record.score.results == [] and record.extra["command_pattern"] is None
 
 

@@ -357,7 +357,7 @@ def test_builtin_mode_refuses_binary_fixture_files(tmp_path):
     (tmp_path / "fixture").mkdir()
     (tmp_path / "fixture" / "blob.bin").write_bytes(b"\xff\xfe\x00")
     path = write_scenario(tmp_path, text=SCENARIO.replace("files:", "fixture: fixture\nfiles:"))
-    with pytest.raises(InputError, match="blob.bin: not UTF-8 text: builtin mode"):
+    with pytest.raises(InputError, match=r"blob\.bin: not UTF-8 text: builtin mode"):
         load_scenario_cases(path)
 
 

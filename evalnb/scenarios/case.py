@@ -20,8 +20,8 @@ A :class:`ScenarioCase` is what :func:`evalnb.runner.run_cases` runs for one sce
   metrics and the composite. The ``checks`` rows are the gates' and the judge's; the
   extra task fields are ``outcome`` (``"pass"``/``"fail"``), ``outcome_reason``,
   ``gates_passed``, ``gates_total``, ``judge_score``, ``judge_model``,
-  ``composite_score``, ``interaction_score``, ``guidance``, ``guidance_file`` and
-  ``command_pattern``.
+  ``composite_score``, ``interaction_score``, ``guidance``, ``guidance_file``,
+  ``command_pattern`` and ``tier``.
 
 Note that a task's ``passed`` (every check row passed) is stricter than its spec-002
 ``outcome`` when a judge is enabled: a criterion scored below the pass threshold fails
@@ -134,6 +134,7 @@ class ScenarioCase:
             )
         else:
             box = BashkitSandbox(
+                # text only: builtin-mode fixture files were decoded when loaded
                 files={f"{WORKDIR}/{rel}": str(data) for rel, data in self.files.items()},
                 timeout_s=timeout,
                 builtins={target.binary: target.builtin_fn},
@@ -197,6 +198,7 @@ class ScenarioCase:
             "guidance": self.guidance or (self.guidance_file.name if self.guidance_file else None),
             "guidance_file": str(self.guidance_file) if self.guidance_file else None,
             "command_pattern": self.command_pattern,
+            "tier": scenario.tier,
         }
         return score, extra
 

@@ -1,0 +1,151 @@
+"""Widgets: the task HTML shows the whole attempt; live widgets refresh; static fallbacks render."""
+
+from __future__ import annotations
+
+import ipywidgets
+import polars as pl
+import pytest
+from IPython.display import HTML
+from test_charts import make_runs
+
+from evalnb import widgets
+from evalnb.frames import Runs, tables_from_records
+from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+
+pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
+
+
+@pytest.fixture(scope="module")
+def runs() -> Runs:
+    return make_runs()
+
+
+def test_task_html_shows_the_transcript_tool_calls_and_per_call_figures(runs):
+    page = widgets.task_html(runs, "a1", "t2")
+    assert "t2" in page and "FAILED" in page  # t2 of run a1 failed one of its two checks
+    assert "do t2" in page  # the user prompt
+    assert "thinking about step 0" in page and "done" in page  # assistant text
+    assert "$ step0 t2" in page and "$ step1 t2" in page  # each tool call's commands
+    assert "out t2 0" in page  # stdout
+    assert "step0: failed with 1" in page  # stderr
+    assert "exit code 1" in page and "exit code 0" in page
+    # Per LLM call: input tokens 100, 160, 230 and latencies 100, 200, 300 ms.
+    assert "LLM call 2: input 160 tokens · output 20 tokens · latency 200 ms" in page
+    assert "LLM call 3: input 230 tokens" in page
+
+
+def test_task_html_lists_every_check_with_its_verdict_and_detail(runs):
+    page = widgets.task_html(runs, "a1", "t2")
+    checks = page[page.index("<h4>Checks</h4>") :]
+    assert checks.count("<tr>") == 3  # header + two checks
+    assert '<span class="pass">pass</span>' in checks and "detail t2 0" in checks
+    assert '<span class="fail">fail</span>' in checks and "detail t2 1" in checks
+    assert "stdout_contains:x1" in checks
+
+
+def one_task_run(stdout: str) -> Runs:
+    rec = TaskRecord(
+        task=Task(id="t", category="c", prompt="p"),
+        trace=AgentTrace(tool_calls=[ToolCallResult(commands="cat big", stdout=stdout)]),
+        score=TaskScore(task_id="t"),
+    )
+    return Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+
+
+def test_long_tool_output_is_folded_and_short_output_is_not():
+    long_text = "\n".join(f"line {i}" for i in range(50))
+    folded = widgets.task_html(one_task_run(long_text), "r", "t")
+    assert "<details><summary>50 lines" in folded and "line 49" in folded
+    assert "<details>" not in widgets.task_html(one_task_run("short"), "r", "t")
+
+
+def test_task_html_escapes_what_the_model_and_the_tools_wrote():
+    page = widgets.task_html(one_task_run("<script>alert(1)</script>"), "r", "t")
+    assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_task_html_of_an_unknown_task_names_it(runs):
+    with pytest.raises(ValueError, match="no task 'nope' in run 'a1'"):
+        widgets.task_html(runs, "a1", "nope")
+
+
+def test_outside_a_jupyter_kernel_there_is_no_widget_frontend(runs):
+    assert widgets.widget_frontend() is False
+    assert isinstance(widgets.task_browser(runs), HTML)  # static=None detects it
+
+
+def test_static_task_browser_starts_at_the_first_failed_task(runs):
+    page = widgets.task_browser(runs, static=True).data
+    assert "FAILED" in page and "run a1" in page and ">t2 " in page  # a1's failures: t2, t4
+    chosen = widgets.task_browser(runs, "b1", "t1", static=True).data
+    assert "PASSED" in chosen and "run b1" in chosen
+
+
+def test_live_task_browser_follows_the_dropdowns(runs):
+    box = widgets.task_browser(runs, static=False)
+    assert isinstance(box, ipywidgets.VBox)
+    (run_dd, task_dd), view = box.children[0].children, box.children[1]
+    assert "$ step0 t2" in view.value
+    task_dd.value = "t4"
+    assert "$ step2 t4" in view.value
+    run_dd.value = "b1"  # same task in another run
+    assert "run b1" in view.value and task_dd.value == "t4"
+    assert [label for label, _ in task_dd.options][0] == "t1 (pass)"
+
+
+def test_static_picker_shows_the_chart_as_svg_and_the_task_table(runs):
+    page = widgets.picker(runs, static=True).data
+    assert "<svg" in page
+    assert page.count("<tr>") == 1 + runs.tasks.height
+    assert "Pass rate by category" in page
+
+
+def test_live_picker_filters_the_task_table(runs):
+    box = widgets.picker(runs, static=False)
+    run_dd, model_dd = box.children[0].children
+    category_dd, chart_dd = box.children[1].children
+    table = box.children[3]
+    assert table.value.count("<tr>") == 1 + 12
+    run_dd.value = "a1"
+    assert table.value.count("<tr>") == 1 + 4
+    category_dd.value = "json"
+    assert (
+        table.value.count("<tr>") == 1 + 2 and ">t3<" in table.value and ">t1<" not in table.value
+    )
+    run_dd.value = None
+    model_dd.value = "alpha"
+    assert table.value.count("<tr>") == 1 + 4  # json tasks of a1 and a2
+    chart_dd.value = "tool_success"  # any chart renders for the selection
+
+
+def test_subset_keeps_every_table_consistent(runs):
+    part = widgets.subset(runs, model="alpha", category="files")
+    assert set(part.runs.get_column("run_id")) == {"a1", "a2"}
+    assert set(part.tasks.get_column("task_id")) == {"t1", "t2"}
+    for name in ("llm_calls", "tool_calls", "checks", "messages"):
+        assert set(getattr(part, name).get_column("task_id")) <= {"t1", "t2"}, name
+    assert part.tool_calls.filter(pl.col("run_id") == "a1").height == 3  # t1: 1 call, t2: 2
+
+
+def test_comparer_shows_the_paired_comparison_and_the_disagreements(runs):
+    page = widgets.comparer(runs, "a1", "a2", static=True).data
+    # a1 passed t1, t3; a2 passed all four: only B passed t2 and t4.
+    assert "only A passed 0, only B passed 2" in page
+    assert "Tasks the two runs disagree on (2)" in page
+    assert ">t2<" in page and ">t4<" in page and ">t1<" not in page
+
+
+def test_live_comparer_recomputes_on_a_new_pair(runs):
+    box = widgets.comparer(runs, static=False)
+    a_dd, b_dd = box.children[0].children
+    view = box.children[1]
+    b_dd.value = "b1"
+    a_dd.value = "a2"
+    assert "A = alpha (a2) vs B = beta (b1)" in view.value
+    b_dd.value = "a2"  # a run against itself is shown as a message, not an exception
+    assert "A = alpha (a2) vs B = alpha (a2)" in view.value or "Cannot compare" in view.value
+
+
+def test_helpers_say_what_is_missing_on_empty_runs():
+    assert "No tasks" in widgets.task_browser(Runs.empty(), static=True).data
+    assert "at least two runs" in widgets.comparer(Runs.empty(), static=True).data
