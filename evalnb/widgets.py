@@ -392,12 +392,15 @@ def _transcript(messages: pl.DataFrame, calls: pl.DataFrame, llm: pl.DataFrame) 
     """Messages in order; the n-th assistant message is LLM call n, the k-th tool use call k.
 
     A tool result is shown only for a tool use without a ``tool_calls`` row (the row
-    already shows its stdout, stderr and exit code).
+    already shows its stdout, stderr and exit code). Without messages, the tool calls
+    are shown alone.
     """
     per_call = {r["call_number"]: r for r in llm.iter_rows(named=True)}
     tool_calls = calls.rows(named=True)
     if messages.height == 0:
-        return ["<h4>Transcript</h4><p class='meta'>No transcript was recorded.</p>"]
+        note = "No messages were recorded" + (": the tool calls alone." if tool_calls else ".")
+        calls_html = [_tool_call(c["commands"], c) for c in tool_calls]
+        return ["<h4>Transcript</h4>", f"<p class='meta'>{note}</p>", *calls_html]
     parts = ["<h4>Transcript</h4>"]
     turn, use_index, last_message = 0, {}, None
     for block in messages.iter_rows(named=True):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import signal
 import subprocess
@@ -143,44 +142,60 @@ def test_resume_after_a_crash_at_a_random_point_gives_identical_totals(tmp_path,
     assert len(keys) == len(set(keys)) == 13  # no attempt finished twice
 
 
-def test_sigkill_mid_run_then_cli_resume_matches_an_uninterrupted_run(tmp_path):
-    data = dataset(tmp_path, n=16, sleep=0.15)
-    env = os.environ | {"PYTHONUNBUFFERED": "1"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "evalnb.cli",
-        "run",
-        str(data),
-        "--model",
-        "reference",
-        "--concurrency",
-        "2",
-        "--quiet",
-    ]
-    subprocess.run([*cmd, "--out", str(tmp_path / "full")], check=True, env=env)
-    proc = subprocess.Popen([*cmd, "--out", str(tmp_path / "killed")], env=env)
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> tuple[Path, dict]:
+    """A dataset of slow tasks and the totals of a run of it that nobody interrupted."""
+    root = tmp_path_factory.mktemp("sigkill")
+    data = dataset(root, n=16, sleep=0.1)
+    subprocess.run([*CLI_RUN, str(data), "--out", str(root / "full")], check=True)
+    [full] = (root / "full").iterdir()
+    return data, totals(full)
+
+
+CLI_RUN = [
+    sys.executable,
+    "-m",
+    "evalnb.cli",
+    "run",
+    "--model",
+    "reference",
+    "--concurrency",
+    "2",
+    "--quiet",
+]
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_sigkill_at_a_random_point_then_resume_matches_an_uninterrupted_run(
+    tmp_path, uninterrupted, seed
+):
+    data, expected = uninterrupted
+    kill_after = random.Random(seed).randrange(1, 14)  # finished tasks before the kill
+    proc = subprocess.Popen([*CLI_RUN, str(data), "--out", str(tmp_path / "killed")])
     deadline = time.monotonic() + 30
     killed_dir = None
-    while time.monotonic() < deadline:
-        found = list((tmp_path / "killed").glob("*/events.jsonl"))
-        if found and found[0].read_text().count('"task_finished"') >= 4:
-            killed_dir = found[0].parent
-            break
-        time.sleep(0.02)
+    while time.monotonic() < deadline and killed_dir is None:
+        for events in (tmp_path / "killed").glob("*/events.jsonl"):
+            if events.read_bytes().count(b'"task_finished"') >= kill_after:
+                killed_dir = events.parent
+        time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert killed_dir is not None, "the run never got going"
     assert RunStore.open(killed_dir).meta.status == "running"
+    assert read_run_folder(killed_dir).tasks.height < 17
+
     resumed = subprocess.run(
         [sys.executable, "-m", "evalnb.cli", "run", "--resume", str(killed_dir), "--quiet"],
-        env=env,
         capture_output=True,
         text=True,
     )
     assert resumed.returncode == 0, resumed.stderr
-    [full] = (tmp_path / "full").iterdir()
-    assert totals(killed_dir) == totals(full)
+    assert totals(killed_dir) == expected
+    lines = (killed_dir / "events.jsonl").read_text().splitlines()
+    events = [json.loads(line) for line in lines]  # no torn line survives
+    finished = [(e["task_id"], e["epoch"]) for e in events if e["event"] == "task_finished"]
+    assert len(finished) == len(set(finished)) == 17  # nothing finished twice, nothing lost
 
 
 def test_a_crashing_sandbox_is_recorded_as_an_errored_task(tmp_path):

@@ -6,11 +6,11 @@ import ipywidgets
 import polars as pl
 import pytest
 from IPython.display import HTML
-from test_charts import make_runs
 
 from evalnb import widgets
 from evalnb.frames import Runs, tables_from_records
 from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+from tests.test_charts import make_runs
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
 
@@ -90,7 +90,7 @@ def test_live_task_browser_follows_the_dropdowns(runs):
     assert "$ step2 t4" in view.value
     run_dd.value = "b1"  # same task in another run
     assert "run b1" in view.value and task_dd.value == "t4"
-    assert [label for label, _ in task_dd.options][0] == "t1 (pass)"
+    assert task_dd.options[0] == ("t1 (pass)", "t1")
 
 
 def test_static_picker_shows_the_chart_as_svg_and_the_task_table(runs):
