@@ -14,10 +14,12 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from evalnb.datasets import load_tasks
+from evalnb.errors import InputError
 from evalnb.sandbox import BashkitSandbox, Sandbox
 from evalnb.schema import AgentTrace, Task, TaskScore
 from evalnb.scoring.expectations import score_task
@@ -57,11 +59,29 @@ class BashCase:
         return score_task(self.task, trace, sandbox), {}
 
 
-def load_cases(path: str | Path, **options: Any) -> list[Case]:
-    """Load a dataset into cases: JSONL tasks or a bashkit-eval result JSON.
+def load_cases(
+    path: str | Path,
+    *,
+    guidance: Mapping[str, Path] | None = None,
+    judge: str | None = None,
+    models: Sequence[str] = (),
+) -> list[Case]:
+    """Load a dataset into cases.
+
+    JSONL tasks or a bashkit-eval result JSON give :class:`BashCase`; a scenario YAML
+    or a folder of them gives scenario cases, one per guidance version when
+    ``guidance`` (``{name: file}``) is given. ``judge`` is the ``--judge`` model;
+    ``models`` are the models under test (a judge among them is refused).
 
     Example:
-        >>> [c.task.id for c in load_cases("data/tasks/smoke.jsonl")][:1]  # doctest: +SKIP
-        ['smoke_hello_file']
+        >>> [c.task.id for c in load_cases("data/tasks/smoke.jsonl")]
+        ['smoke_count_words', 'smoke_make_project', 'smoke_jq_fields']
     """
-    return [BashCase(t, timeout_s=options.get("timeout_s")) for t in load_tasks(path)]
+    path = Path(path)
+    if path.is_dir() or path.suffix in (".yaml", ".yml"):
+        from evalnb.scenarios import load_scenario_cases
+
+        return list(load_scenario_cases(path, guidance, judge, models=models))
+    if guidance:
+        raise InputError(path, None, "--guidance", "guidance versions apply to scenarios only")
+    return [BashCase(t) for t in load_tasks(path)]

@@ -16,6 +16,7 @@ import json
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
+from pathlib import Path
 
 from evalnb.errors import InputError
 
@@ -48,7 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(metavar="COMMAND")
 
     run = sub.add_parser("run", help="run models on a dataset and record every call")
-    run.add_argument("dataset", nargs="?", help="tasks JSONL, bashkit-eval result JSON")
+    run.add_argument(
+        "dataset", nargs="?", help="tasks JSONL, bashkit-eval result JSON, scenario YAML or folder"
+    )
     run.add_argument(
         "--model",
         action="append",
@@ -66,6 +69,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", help="OpenAI-compatible server URL (or OPENAI_BASE_URL)")
     run.add_argument("--seed", type=int, default=7, help="seed of the simulated agents")
     run.add_argument("--sim-sleep", action="store_true", help="simulated agents sleep latencies")
+    run.add_argument(
+        "--guidance",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="scenarios: run every scenario once per guidance version (repeatable)",
+    )
+    run.add_argument("--judge", help="the judge model (or EVALNB_JUDGE); never the model tested")
     run.add_argument("--quiet", action="store_true", help="no progress bars or report")
     run.set_defaults(func=_cmd_run)
 
@@ -127,29 +138,45 @@ def _cmd_run(args: argparse.Namespace) -> int:
     else:
         if not args.dataset or not args.model:
             raise InputError("evalnb run", None, None, "give a DATASET and at least one --model")
-        cases = _select(load_cases(args.dataset), args.tag, args.task)
-        if not cases:
-            raise InputError(args.dataset, None, None, "no task matches --tag/--task")
         try:
-            paths = asyncio.run(
-                run_cases(
-                    cases,
-                    args.model,
-                    args.out,
-                    concurrency=args.concurrency,
-                    epochs=args.epochs,
-                    max_turns=args.max_turns,
-                    dataset=args.dataset,
-                    dataset_sha256=dataset_sha256(args.dataset),
-                    base_url=args.base_url,
-                    seed=args.seed,
-                    sim_sleep=args.sim_sleep,
-                    filters=(args.tag, args.task),
-                    progress=not args.quiet,
-                )
+            cases = load_cases(
+                args.dataset,
+                guidance=_guidance_versions(args.guidance),
+                judge=args.judge,
+                models=args.model,
             )
         except (ValueError, ProviderError) as exc:
-            raise InputError("evalnb run", None, "--model", str(exc)) from None
+            raise InputError(args.dataset, None, "--judge", str(exc)) from None
+        cases = _select(cases, args.tag, args.task)
+        if not cases:
+            raise InputError(args.dataset, None, None, "no task matches --tag/--task")
+        # one run folder per model and guidance version
+        groups: dict[str | None, list] = {}
+        for case in cases:
+            groups.setdefault(getattr(case, "guidance", None), []).append(case)
+        paths = []
+        for guidance, group in groups.items():
+            try:
+                paths += asyncio.run(
+                    run_cases(
+                        group,
+                        args.model,
+                        args.out,
+                        concurrency=args.concurrency,
+                        epochs=args.epochs,
+                        max_turns=args.max_turns,
+                        dataset=args.dataset,
+                        dataset_sha256=dataset_sha256(args.dataset),
+                        guidance=guidance,
+                        base_url=args.base_url,
+                        seed=args.seed,
+                        sim_sleep=args.sim_sleep,
+                        filters=(args.tag, args.task),
+                        progress=not args.quiet,
+                    )
+                )
+            except (ValueError, ProviderError) as exc:
+                raise InputError("evalnb run", None, "--model", str(exc)) from None
     if not args.quiet:
         from evalnb.load import load
         from evalnb.report import terminal_report
@@ -158,6 +185,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for path in paths:
         print(f"run written: {path}")
     return 0
+
+
+def _guidance_versions(values: list[str]) -> dict[str, Path] | None:
+    """``--guidance NAME=FILE`` values as ``{name: file}`` (None when there are none)."""
+    versions: dict[str, Path] = {}
+    for value in values:
+        name, sep, file = value.partition("=")
+        if not sep or not name or not file:
+            raise InputError("evalnb run", None, "--guidance", f"expected NAME=FILE, got {value!r}")
+        if name in versions:
+            raise InputError("evalnb run", None, "--guidance", f"version {name!r} given twice")
+        versions[name] = Path(file)
+    return versions or None
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:

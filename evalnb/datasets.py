@@ -54,7 +54,10 @@ def load_tasks(path: str | Path) -> list[Task]:
 
 
 def dataset_sha256(path: str | Path) -> str:
-    """The sha256 of a dataset file's bytes (recorded in ``run.json``).
+    """The sha256 of a dataset (recorded in ``run.json``, checked by ``--resume``).
+
+    A file hashes its bytes; a folder (of scenarios) hashes every file under it,
+    with its relative path, in sorted order.
 
     Example:
         >>> import tempfile, pathlib
@@ -62,7 +65,13 @@ def dataset_sha256(path: str | Path) -> str:
         >>> dataset_sha256(p)[:12]
         'e3b0c44298fc'
     """
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    path = Path(path)
+    if path.is_file():
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(str(file.relative_to(path)).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
 
 
 def _load_jsonl(path: Path, text: str) -> list[Task]:

@@ -17,16 +17,30 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import glob
 import os
 import shutil
 import time
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
+
+from evalnb.cases import load_cases
+from evalnb.datasets import dataset_sha256
+from evalnb.runner import run_cases
+from evalnb.scenarios import load_scenario, load_scenario_cases
+
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET = ROOT / "data" / "tasks" / "bash.jsonl"
 DEMO_MODELS = ["reference", "sim/careful", "sim/hasty", "sim/flailing"]
 DEMO_SEED = 7
+SCENARIOS = ROOT / "data" / "scenarios"
+GUIDANCE = {v: ROOT / "data" / "tools" / "notes" / f"AGENTS.{v}.md" for v in ("v1", "v2")}
+GUIDANCE_AGENT = ROOT / "data" / "demo" / "guidance" / "notes-agent.{version}.yaml"
 
 
 def demo_run_ids() -> list[str]:
@@ -43,14 +57,10 @@ def make_demo_runs(
     out: str | Path = ROOT / "runs" / "demo", *, progress: bool = True
 ) -> list[Path]:
     """Run the demo models on the built-in suite into ``out`` (replacing earlier demo runs)."""
-    from evalnb.cases import load_cases
-    from evalnb.datasets import dataset_sha256
-    from evalnb.runner import run_cases
-
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
-    return asyncio.run(
+    paths = _run_sync(
         run_cases(
             load_cases(DATASET),
             DEMO_MODELS,
@@ -63,23 +73,72 @@ def make_demo_runs(
             progress=progress,
         )
     )
+    return paths + make_guidance_runs(out, progress=progress)
+
+
+def make_guidance_runs(out: Path, *, progress: bool = True) -> list[Path]:
+    """The notes scenarios under guidance v1 and v2, played by the scripted demo agent.
+
+    The agent is scripted per version (``data/demo/guidance/``): it imitates an agent
+    that copies v1's wrong examples and recovers, and one that follows v2. Scenarios
+    that need an LLM judge are left out (the demo is offline).
+    """
+    files = [
+        f for f in sorted(SCENARIOS.glob("*.yaml")) if not load_scenario(f).evaluation.judge_enabled
+    ]
+    paths = []
+    for version, guidance in GUIDANCE.items():
+        cases = [c for f in files for c in load_scenario_cases(f, {version: guidance})]
+        paths += _run_sync(
+            run_cases(
+                cases,
+                [
+                    f"scripted:{GUIDANCE_AGENT.with_name(GUIDANCE_AGENT.name.format(version=version))}"
+                ],
+                out,
+                dataset=SCENARIOS.relative_to(ROOT),
+                dataset_sha256=dataset_sha256(SCENARIOS),
+                guidance=version,
+                run_ids=[f"guidance-{version}"],
+                progress=progress,
+            )
+        )
+    return paths
 
 
 def ensure_demo_runs(pattern: str) -> str:
     """Make the demo runs when ``pattern`` (a notebook's ``RUNS``) matches nothing.
 
-    Only a pattern inside a ``runs/demo`` folder is filled in; anything else is left
-    alone, so a typo in a path to real results is not papered over. Returns
-    ``pattern`` so a notebook can write ``runs = en.load(en.ensure_demo_runs(RUNS))``.
+    Only a pattern inside a ``demo`` folder is filled in; anything else is left
+    alone, so a typo in a path to real results is not papered over. Notebooks run
+    side by side (nbmake with ``-n 2``) take turns through a lock file beside the
+    folder, so the runs are made once. Returns ``pattern`` so a notebook can write
+    ``runs = en.load(en.ensure_demo_runs(RUNS))``; it works inside a running event
+    loop (a Jupyter kernel) too.
 
     Example:
         >>> ensure_demo_runs("/nonexistent/results/*.json")
         '/nonexistent/results/*.json'
     """
-    if glob.glob(pattern) or Path(pattern).parent.name != "demo":
+    folder = Path(pattern).parent
+    if glob.glob(pattern) or folder.name != "demo":
         return pattern
-    make_demo_runs(Path(pattern).parent, progress=False)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with (folder.parent / ".demo.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not glob.glob(pattern):  # another process may have made them meanwhile
+            make_demo_runs(folder, progress=False)
     return pattern
+
+
+def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion, in a worker thread when a loop already runs here."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def run_demo(

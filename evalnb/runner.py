@@ -37,6 +37,7 @@ from tqdm.auto import tqdm
 from evalnb.agent import DEFAULT_MAX_TURNS, run_agent
 from evalnb.cases import Case
 from evalnb.providers.base import Provider
+from evalnb.sandbox.local import bash_version
 from evalnb.schema import AgentTrace, RunMeta, TaskRecord, TaskScore
 from evalnb.store import RunStore, utc_now
 
@@ -134,6 +135,7 @@ async def run_cases(
         else m
         for m in models
     ]
+    sandbox, sandbox_version = _sandboxes(cases)
     plans = []
     for i, provider in enumerate(providers):
         spec = models[i] if isinstance(models[i], str) else f"{provider.provider}/{provider.model}"
@@ -146,8 +148,8 @@ async def run_cases(
             dataset_sha256=dataset_sha256,
             max_turns=max_turns,
             epochs=epochs,
-            sandbox=_sandbox_name(cases[0]),
-            sandbox_version=version("bashkit"),
+            sandbox=sandbox,
+            sandbox_version=sandbox_version,
             evalnb_version=version("evalnb"),
             guidance=guidance,
             simulated=provider.simulated,
@@ -300,8 +302,11 @@ def _label(plan: RunPlan) -> str:
     return f"{label} [{meta.guidance}]" if meta.guidance else label
 
 
-def _sandbox_name(case: Case) -> str:
-    return getattr(case, "sandbox_name", "bashkit")
+def _sandboxes(cases: Sequence[Case]) -> tuple[str, str]:
+    """The sandbox kinds the cases use and their versions, e.g. ``("bashkit", "0.20.1")``."""
+    names = sorted({getattr(c, "sandbox_name", "bashkit") for c in cases})
+    versions = [bash_version() if n == "local" else version("bashkit") for n in names]
+    return "+".join(names), "; ".join(versions)
 
 
 def _new_run_id(out_dir: str | Path, spec: str, guidance: str | None) -> str:

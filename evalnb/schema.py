@@ -279,8 +279,17 @@ class TaskRecord(BaseModel):
 
     @property
     def passed(self) -> bool:
-        """A task passes only if it did not error and every check passed."""
-        return self.error is None and self.score.all_passed()
+        """A task passes only if it did not error and every check passed.
+
+        A CLI-tool scenario passes by spec 002's outcome instead (``extra["outcome"]``:
+        all gates pass and, when enabled, the judge's weighted score reaches the
+        threshold), so a single judge criterion scored low does not fail it.
+        """
+        if self.error is not None:
+            return False
+        if "outcome" in self.extra:
+            return self.extra["outcome"] == "pass"
+        return self.score.all_passed()
 
 
 class RunMeta(BaseModel):

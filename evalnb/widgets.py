@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+import altair as alt
 import ipywidgets as w
 import polars as pl
 import vl_convert as vlc
@@ -292,7 +293,7 @@ def _live(static: bool | None) -> bool:
 
 
 def _svg(chart: Any) -> str:
-    with charts.alt.theme.enable(charts.THEME):
+    with alt.theme.enable(charts.THEME):
         spec = chart.to_dict()
     return f"<div>{vlc.vegalite_to_svg(spec)}</div>"
 

@@ -18,9 +18,11 @@ from evalnb.providers.openai import OpenAIProvider
 from evalnb.scenarios import load_scenario_cases
 from evalnb.scenarios.judge import (
     JUDGE_ENV,
+    TRANSCRIPT_LIMIT,
     judge_expectation,
     judge_spec,
     refuse_self_judging,
+    render_transcript,
     run_judge,
 )
 from evalnb.scenarios.schema import Rubric
@@ -133,6 +135,18 @@ def test_the_request_offers_submit_judgement_and_shows_task_transcript_and_rubri
     ]:
         assert part in text
     assert "x" * 1501 not in text
+
+
+def test_a_very_long_transcript_keeps_its_beginning_and_end():
+    calls = [
+        ToolCallResult(commands=f"notes show {i}", stdout=f"{i:03d}" * 600, exit_code=0)
+        for i in range(40)
+    ]  # 40 calls of 1800 characters each, shown in full: about 73,000 characters in all
+    text = render_transcript(AgentTrace(tool_calls=calls))
+    assert text.startswith("[tool call 1] $ notes show 0\nexit code: 0\nstdout:\n000000")
+    assert text.endswith("039" * 600)
+    head, note, tail = text.partition(" characters of the transcript omitted ...]")
+    assert note and len(head.rsplit("[... ", 1)[0]) + len(tail) == TRANSCRIPT_LIMIT + 4
 
 
 def test_the_weighted_score_is_recomputed_from_the_scores_and_weights():

@@ -11,7 +11,7 @@ import asyncio
 
 import httpx2
 import pytest
-from http_fixtures import (
+from tests.http_fixtures import (
     MockAPI,
     anthropic_error,
     anthropic_message,

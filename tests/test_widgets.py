@@ -142,8 +142,13 @@ def test_live_comparer_recomputes_on_a_new_pair(runs):
     b_dd.value = "b1"
     a_dd.value = "a2"
     assert "A = alpha (a2) vs B = beta (b1)" in view.value
-    b_dd.value = "a2"  # a run against itself is shown as a message, not an exception
-    assert "A = alpha (a2) vs B = alpha (a2)" in view.value or "Cannot compare" in view.value
+    b_dd.value = "a1"
+    assert "A = alpha (a2) vs B = alpha (a1)" in view.value
+
+
+def test_a_pair_that_cannot_be_compared_gives_a_message(runs):
+    page = widgets.comparison_html(runs, "a1", "zz")
+    assert page.startswith("<p>Cannot compare: no run 'zz'; runs: a1 (alpha)")
 
 
 def test_helpers_say_what_is_missing_on_empty_runs():

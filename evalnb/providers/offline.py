@@ -4,6 +4,7 @@ Both go through the same agent loop, sandbox and scorer as the real providers.
 
 Scripted-agent file (YAML or JSON)::
 
+    model: my-agent     # optional: the model name reports show (default: the file's stem)
     # the same turns for every task ...
     turns:
       - text: "Let me look first."
@@ -42,7 +43,8 @@ from evalnb.yamlio import load_model
 class ReferenceProvider:
     """Runs the task's ``solution`` as one tool call, then stops.
 
-    A task without a solution raises :class:`ProviderError`, so it is recorded as
+    It is not a model: it reports no token counts (they are null, not 0). A task
+    without a solution raises :class:`ProviderError`, so it is recorded as
     errored with a clear reason.
     """
 
@@ -57,8 +59,8 @@ class ReferenceProvider:
             if not request.task.solution:
                 raise ProviderError(f"task {request.task.id!r} has no 'solution' to run")
             use = ToolUse(id="ref_1", name="bash", input={"commands": request.task.solution})
-            return ChatResponse("Running the reference solution.", [use], "tool_use", 0, 0)
-        return ChatResponse("Done.", [], "end_turn", 0, 0)
+            return ChatResponse("Running the reference solution.", [use], "tool_use")
+        return ChatResponse("Done.", [], "end_turn")
 
     def settings(self) -> dict[str, Any]:
         """Nothing to configure."""
@@ -82,6 +84,7 @@ class Script(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    model: str | None = Field(default=None, min_length=1)
     turns: list[ScriptedTurn] = Field(default_factory=list)
     tasks: dict[str, list[ScriptedTurn]] = Field(default_factory=dict)
 
@@ -102,13 +105,13 @@ class ScriptedProvider:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.script = load_model(self.path, Script, display=str(path))
-        self.model = self.path.stem
+        self.model = self.script.model or self.path.stem
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Return turn ``request.turn`` of the task's script, or a final stop."""
         turns = self.script.tasks.get(request.task.id, self.script.turns)
         if request.turn > len(turns):
-            return ChatResponse("Done.", [], "end_turn", 0, 0)
+            return ChatResponse("Done.", [], "end_turn")
         turn = turns[request.turn - 1]
         uses = [
             ToolUse(id=f"call_{request.turn}_{i}", name="bash", input={"commands": c})

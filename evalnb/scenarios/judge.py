@@ -187,7 +187,7 @@ def judge_tool(rubric: Rubric) -> ToolSpec:
     return ToolSpec(TOOL_NAME, "Submit your judgement of the transcript.", schema)
 
 
-def render_transcript(trace: AgentTrace, output_limit: int = OUTPUT_LIMIT) -> str:
+def render_transcript(trace: AgentTrace) -> str:
     """The transcript as the judge reads it: assistant text and each tool call in order.
 
     Example:
@@ -212,10 +212,10 @@ def render_transcript(trace: AgentTrace, output_limit: int = OUTPUT_LIMIT) -> st
                 call = next(calls, None)
                 if call is not None:
                     n += 1
-                    parts.append(_render_call(n, call, output_limit))
+                    parts.append(_render_call(n, call))
     for call in calls:  # a trace without messages (imported) has only its tool calls
         n += 1
-        parts.append(_render_call(n, call, output_limit))
+        parts.append(_render_call(n, call))
     text = "\n\n".join(parts) or "(the agent did nothing)"
     if len(text) > TRANSCRIPT_LIMIT:
         half = TRANSCRIPT_LIMIT // 2
@@ -225,7 +225,7 @@ def render_transcript(trace: AgentTrace, output_limit: int = OUTPUT_LIMIT) -> st
     return text
 
 
-def _render_call(n: int, call: ToolCallResult, limit: int) -> str:
+def _render_call(n: int, call: ToolCallResult) -> str:
     lines = [f"[tool call {n}] $ {call.commands.strip()}", f"exit code: {call.exit_code}"]
     for name, text, cut in (
         ("stdout", call.stdout, call.stdout_truncated),
@@ -233,7 +233,7 @@ def _render_call(n: int, call: ToolCallResult, limit: int) -> str:
     ):
         if text:
             note = " (already truncated by the sandbox)" if cut else ""
-            lines.append(f"{name}{note}:\n{shorten(text.rstrip(), limit)}")
+            lines.append(f"{name}{note}:\n{shorten(text.rstrip(), OUTPUT_LIMIT)}")
     return "\n".join(lines)
 
 

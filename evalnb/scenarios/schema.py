@@ -42,6 +42,7 @@ import hashlib
 import importlib.util
 import math
 import re
+import sys
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from functools import cache
@@ -171,9 +172,11 @@ def _load_callable(ref: str) -> Callable[..., Any]:
     if spec is None or spec.loader is None:
         raise ValueError(f"cannot import {file}")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses and typing look the module up by name
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
+        del sys.modules[module_name]
         raise ValueError(f"importing {file} failed: {type(exc).__name__}: {exc}") from None
     fn = getattr(module, name, None)
     if not callable(fn):

@@ -1,0 +1,5 @@
+"""``python -m bench``: run the whole benchmark suite (see bench/suite.py)."""
+
+from bench.suite import main
+
+main()
