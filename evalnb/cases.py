@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from evalnb.datasets import load_tasks
 from evalnb.errors import InputError
+from evalnb.providers.base import Provider
 from evalnb.sandbox import BashkitSandbox, Sandbox
 from evalnb.schema import AgentTrace, Task, TaskScore
 from evalnb.scoring.expectations import score_task
@@ -42,21 +43,42 @@ class Case(Protocol):
 
 
 class BashCase:
-    """A bash task: bashkit sandbox with the task's files, scored by its expectations."""
+    """A bash task: bashkit sandbox with the task's files, scored by its expectations.
 
-    def __init__(self, task: Task, *, timeout_s: float | None = None) -> None:
+    With a ``judge`` provider, spec 000's ``llm_judge:prompt`` expectations are
+    judged for real (with the weight the dataset gives them); without one they stay
+    weight-0 stubs that pass.
+    """
+
+    def __init__(
+        self, task: Task, *, timeout_s: float | None = None, judge: Provider | None = None
+    ) -> None:
         self.task = task
         self.system = task.system
         self.max_turns: int | None = None
         self.timeout_s = timeout_s
+        self.judge = judge
 
     def sandbox(self) -> Sandbox:
         """A fresh :class:`BashkitSandbox` with the task's files written."""
         return BashkitSandbox(files=self.task.files, timeout_s=self.timeout_s)
 
     async def score(self, trace: AgentTrace, sandbox: Sandbox) -> tuple[TaskScore, dict[str, Any]]:
-        """Spec 000 expectation checks."""
-        return score_task(self.task, trace, sandbox), {}
+        """Spec 000 expectation checks (``llm_judge`` ones by the judge, when there is one)."""
+        score = score_task(self.task, trace, sandbox)
+        if self.judge is None or not any(e.kind == "llm_judge" for e in self.task.expectations):
+            return score, {}
+        from evalnb.scenarios.judge import judge_expectation
+
+        results = [
+            await judge_expectation(e.value, self.task, trace, self.judge, e.weight)
+            if e.kind == "llm_judge"
+            else r
+            for e, r in zip(self.task.expectations, score.results, strict=True)
+        ]
+        passed = sum(r.weight for r in results if r.passed)
+        total = sum(r.weight for r in results)
+        return TaskScore(task_id=self.task.id, results=results, score=passed, max_score=total), {}
 
 
 def load_cases(
@@ -84,4 +106,14 @@ def load_cases(
         return list(load_scenario_cases(path, guidance, judge, models=models))
     if guidance:
         raise InputError(path, None, "--guidance", "guidance versions apply to scenarios only")
-    return [BashCase(t) for t in load_tasks(path)]
+    tasks = load_tasks(path)
+    provider = None
+    if any(e.kind == "llm_judge" for t in tasks for e in t.expectations):
+        from evalnb.runner import resolve_provider
+        from evalnb.scenarios.judge import judge_spec, refuse_self_judging
+
+        spec = judge_spec(judge, None)  # --judge, else $EVALNB_JUDGE, else no judge
+        if spec:
+            refuse_self_judging(spec, models)
+            provider = resolve_provider(spec)
+    return [BashCase(t, judge=provider) for t in tasks]

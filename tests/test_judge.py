@@ -355,3 +355,39 @@ def test_a_scenario_outcome_needs_the_gates_and_the_judge(
     assert extra["composite_score"] == pytest.approx(0.5 * 1 + 0.5 * weighted)
     assert [r.layer for r in score.results] == ["gate", "judge", "judge", "judge"]
     assert score.all_passed() is passed
+
+
+def test_a_bash_tasks_llm_judge_check_uses_the_judge_through_a_run(tmp_path):
+    from evalnb.cases import BashCase
+    from evalnb.frames import read_run_folder
+    from evalnb.runner import run_cases
+
+    bash_task = Task(
+        id="tidy",
+        category="c",
+        prompt="p",
+        solution="echo report",
+        expectations=[
+            {"check": "stdout_contains:report"},
+            {"check": "llm_judge:The answer is tidy", "weight": 2},
+        ],
+    )
+    low = {**FULL, "scores": {"llm_judge": 0.2}, "weighted_score": 0.2}
+    provider, api = anthropic(
+        anthropic_ok(anthropic_message(judgement_block(low), stop_reason="tool_use"))
+    )
+    judged_case, stub_case = BashCase(bash_task, judge=provider), BashCase(bash_task)
+    [with_judge] = asyncio.run(
+        run_cases([judged_case], ["reference"], tmp_path / "a", progress=False)
+    )
+    [without] = asyncio.run(run_cases([stub_case], ["reference"], tmp_path / "b", progress=False))
+    judged_row = read_run_folder(with_judge).checks.filter(kind="llm_judge").row(0, named=True)
+    assert (judged_row["passed"], judged_row["weight"]) == (False, 2.0)
+    assert read_run_folder(with_judge).tasks.select("score", "max_score", "passed").row(0) == (
+        1.0,
+        3.0,
+        False,
+    )
+    stub_row = read_run_folder(without).checks.filter(kind="llm_judge").row(0, named=True)
+    assert (stub_row["passed"], stub_row["weight"]) == (True, 0.0)
+    assert len(api.requests) == 1  # the judge was asked once, for the judged run only

@@ -1,0 +1,96 @@
+"""`evalnb run` on scenarios: one run folder per model and guidance version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evalnb.cli import main
+from evalnb.load import load
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIO = ROOT / "data" / "scenarios" / "notes_capture.yaml"
+AGENT = ROOT / "tests" / "scripts" / "notes_capture.good.yaml"
+V1, V2 = (ROOT / "data" / "tools" / "notes" / f"AGENTS.{v}.md" for v in ("v1", "v2"))
+
+
+def test_each_guidance_version_gets_its_own_run_and_a_guidance_column(tmp_path, capsys):
+    code = main(
+        [
+            "run",
+            str(SCENARIO),
+            "--model",
+            f"scripted:{AGENT}",
+            "--out",
+            str(tmp_path),
+            "--guidance",
+            f"v1={V1}",
+            "--guidance",
+            f"v2={V2}",
+            "--quiet",
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    runs = load(tmp_path)
+    assert sorted(runs.runs["guidance"].to_list()) == ["v1", "v2"]
+    assert sorted(runs.tasks.select("guidance", "task_id").rows()) == [
+        ("v1", "notes_capture"),
+        ("v2", "notes_capture"),
+    ]
+    assert set(runs.tasks["outcome"]) == {"pass"}
+    assert runs.runs["sandbox"].to_list() == ["bashkit", "bashkit"]
+
+
+def test_guidance_needs_scenarios_and_a_name(tmp_path, capsys):
+    tasks = ROOT / "data" / "tasks" / "smoke.jsonl"
+    assert (
+        main(
+            [
+                "run",
+                str(tasks),
+                "--model",
+                "reference",
+                "--guidance",
+                f"v1={V1}",
+                "--out",
+                str(tmp_path / "a"),
+            ]
+        )
+        == 2
+    )
+    assert "guidance versions apply to scenarios only" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "run",
+                str(SCENARIO),
+                "--model",
+                "reference",
+                "--guidance",
+                str(V1),
+                "--out",
+                str(tmp_path / "b"),
+            ]
+        )
+        == 2
+    )
+    assert "expected NAME=FILE" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_the_judge_may_not_be_the_model_under_test(tmp_path, capsys):
+    judged = ROOT / "data" / "scenarios" / "notes_export_report.yaml"
+    code = main(
+        [
+            "run",
+            str(judged),
+            "--model",
+            "openai/gpt-4o-mini",
+            "--judge",
+            "openai/gpt-4o-mini",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert code == 2
+    assert "is a model under test" in capsys.readouterr().err
+    assert not tmp_path.joinpath("runs").exists() and not any(tmp_path.iterdir())
