@@ -17,3 +17,4 @@ def bashkit_eval_files() -> list[Path]:
     if not files:
         pytest.skip("../shared/fixtures/bashkit-eval is absent")
     return files
+

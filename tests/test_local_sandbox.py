@@ -56,6 +56,9 @@ def test_environment_is_scrubbed_to_path_home_lang_and_the_scenario_env(monkeypa
 
 
 def test_path_dirs_come_first_on_path(tmp_path):
+    # confined commands run as nobody, whose PATH search needs folders others can enter
+    for folder in [tmp_path, *tmp_path.parents][:-2]:  # up to, not including, /tmp and /
+        folder.chmod(0o755)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     tool = bin_dir / "ls"  # shadows the system ls

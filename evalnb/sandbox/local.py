@@ -1,10 +1,22 @@
 """The local sandbox: real ``bash`` in a fresh temporary directory on this machine.
 
-**This is NOT a security boundary.** Commands run as your user, on your real
-filesystem and network; only the working directory and the environment are fresh.
-Use it for tools that cannot run inside bashkit (a real executable, a compiled
-binary), with models and scenarios you trust; use :class:`~evalnb.sandbox.BashkitSandbox`
-otherwise.
+**This is NOT a security boundary.** It runs real programs on your machine. Use it
+for tools that cannot run inside bashkit (a real executable, a compiled binary), with
+models and scenarios you trust; use :class:`~evalnb.sandbox.BashkitSandbox` otherwise.
+
+Where Linux namespaces are available (:func:`confinement`), each call is *confined*
+as damage control, not as a guarantee: it runs under ``unshare`` in new mount, PID and
+network namespaces, where every mount except the working directory is read-only,
+``/tmp`` is an overlay whose writes are thrown away when the call ends (read-only where
+the kernel has no overlayfs), there is no network, and processes are limited
+(``ulimit -u 256``, files up to 1 GiB). As root it also drops to user ``nobody``,
+keeping only the right to read and search any file (so tools under ``/root`` still run)
+and no way to regain privileges (``no_new_privs``). So a tool on ``PATH`` must sit in
+folders others can enter (bash's ``PATH`` search does not see through private folders);
+a tool named by its absolute path runs from anywhere. When
+bash exits, everything it started dies with its PID namespace. Without namespaces
+(:func:`confinement` returns ``"none"``) commands run unconfined as your user, on your
+real filesystem and network, and a warning says so.
 
 What each call does:
 
@@ -24,6 +36,7 @@ What each call does:
 - :meth:`LocalSandbox.read_text` and :meth:`LocalSandbox.file_type` resolve a relative
   path against the working directory; an absolute path is taken as given.
 - :meth:`LocalSandbox.close` removes the working directory.
+- Confined, writes to ``/tmp`` last one call (only the working directory persists).
 
 Example:
     >>> import asyncio
@@ -44,6 +57,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -51,12 +65,82 @@ from pathlib import Path
 from evalnb.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_S
 from evalnb.schema import ToolCallResult
 
+CONFINE = r"""
+set -e
+ws=$1; drop=$2
+mount --make-rprivate /
+mount -t tmpfs -o size=256m,mode=755 tmpfs /mnt
+mkdir /mnt/ws /mnt/upper /mnt/work
+chmod 1777 /mnt/upper
+mount --bind "$ws" /mnt/ws
+overlay=0
+if mount -t overlay overlay -o lowerdir=/tmp,upperdir=/mnt/upper,workdir=/mnt/work /tmp \
+    2>/dev/null; then
+  overlay=1
+  mount --move /mnt/ws "$ws"
+else
+  mount --move /mnt/ws "$ws"
+fi
+while read -r _ mp _; do
+  mp=$(printf '%b' "$mp")
+  case "$mp" in "$ws"|/mnt|/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue ;; esac
+  [ "$mp" = /tmp ] && [ "$overlay" = 1 ] && continue
+  mount -o remount,bind,ro "$mp" 2>/dev/null || true
+done < /proc/self/mounts
+cd "$ws"
+unset OLDPWD
+ulimit -u 256 -f 1048576
+set +e
+if [ "$drop" = 1 ]; then
+  caps=-all,+dac_read_search
+  setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs --bounding-set=$caps \
+    --inh-caps=$caps --ambient-caps=$caps bash -c "$3"
+else
+  bash -c "$3"
+fi
+"""
+"""Run as root inside the new namespaces: make the host read-only, then run the command."""
+_UNSHARE = ["unshare", "--mount", "--pid", "--net", "--fork", "--kill-child", "--mount-proc"]
+NOBODY = 65534
 TIMEOUT_EXIT = 124
 TIMEOUT_NOTE = "[evalnb: timed out after {seconds:g}s; process group killed]"
 """Appended to stderr of a call that timed out (its exit code is :data:`TIMEOUT_EXIT`)."""
 CUT_NOTE = "\n[... output truncated: more than {limit} bytes; the command was stopped]"
 """Appended to a stream that went over the output cap."""
 _CHUNK = 65_536
+
+
+@cache
+def confinement() -> str:
+    """How local commands can be confined here: ``"root"``, ``"userns"`` or ``"none"``.
+
+    ``"root"``: namespaces as root, commands run as ``nobody``; ``"userns"``: an
+    unprivileged user namespace, commands run as you; ``"none"``: no confinement.
+
+    Example:
+        >>> confinement() in {"root", "userns", "none"}
+        True
+    """
+    if shutil.which("unshare") is None:
+        return "none"
+    for mode, extra in (("root", []), ("userns", ["--map-root-user"])):
+        if mode == "root" and (os.geteuid() != 0 or shutil.which("setpriv") is None):
+            continue
+        probe = [
+            *_UNSHARE,
+            *extra,
+            "bash",
+            "-c",
+            CONFINE,
+            "confine",
+            tempfile.gettempdir(),
+            "0",
+            "true",
+        ]
+        done = subprocess.run(probe, capture_output=True, check=False, timeout=30)
+        if done.returncode == 0:
+            return mode
+    return "none"
 
 
 @cache
@@ -88,8 +172,15 @@ class LocalSandbox:
         env: Mapping[str, str] | None = None,
         timeout_s: float | None = None,
         max_output_chars: int | None = None,
+        confine: bool = True,
     ) -> None:
         self.version = bash_version()
+        self.confinement = confinement() if confine else "none"
+        if confine and self.confinement == "none":
+            warnings.warn(
+                "no Linux namespaces here: the local sandbox runs commands unconfined",
+                stacklevel=2,
+            )
         self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
         self.max_output_chars = max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
         self.workdir = tempfile.mkdtemp(prefix="evalnb-local-")
@@ -99,6 +190,10 @@ class LocalSandbox:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 data = content.encode("utf-8") if isinstance(content, str) else content
                 target.write_bytes(data)
+            if self.confinement == "root":  # commands run as nobody: let them write here
+                for folder, dirs, files in os.walk(self.workdir):
+                    for name in [folder, *(Path(folder, n) for n in dirs + files)]:
+                        os.chown(name, NOBODY, NOBODY)
         except BaseException:
             self.close()
             raise
@@ -113,10 +208,30 @@ class LocalSandbox:
     async def exec(self, commands: str) -> ToolCallResult:
         """Run ``commands`` with ``bash -c`` in the working directory; never raises for them."""
         started = time.perf_counter()
+        if "\0" in commands:  # no program can take a NUL byte in its arguments
+            return ToolCallResult(
+                commands=commands.replace("\0", "\\0"),
+                stderr="bash: the command contains a NUL byte",
+                exit_code=2,
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+        argv = ["bash", "-c", commands]
+        if self.confinement != "none":
+            userns = ["--map-root-user"] if self.confinement == "userns" else []
+            drop = "1" if self.confinement == "root" else "0"
+            argv = [
+                *_UNSHARE,
+                *userns,
+                "bash",
+                "-c",
+                CONFINE,
+                "confine",
+                self.workdir,
+                drop,
+                commands,
+            ]
         proc = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            commands,
+            *argv,
             cwd=self.workdir,
             env=self.env,
             stdin=asyncio.subprocess.DEVNULL,

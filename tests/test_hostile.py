@@ -1,4 +1,4 @@
-"""Hostile commands in the bashkit sandbox: bounded, recorded, contained; the run goes on."""
+"""Hostile commands in the bashkit and local sandboxes: bounded, recorded, contained."""
 
 from __future__ import annotations
 
@@ -8,26 +8,33 @@ import os
 import resource
 from pathlib import Path
 
+import pytest
 import yaml
 
 from evalnb.cases import BashCase
 from evalnb.frames import read_run_folder
 from evalnb.runner import run_cases
 from evalnb.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS
+from evalnb.sandbox.local import LocalSandbox, confinement
 from evalnb.schema import Task
 from tests.hostile import HOSTILE_COMMANDS
 
 TIMEOUT_S = 1.0
 FAKE_KEY = "sk-ant-evalnb-fake-0123456789abcdefghij"
-WATCHED = [Path("/etc"), Path.home(), Path("/tmp"), Path(__file__).resolve().parents[1]]
+REPO = Path(__file__).resolve().parents[1]
+SKIP_NAMES = {".pytest_cache", "runs", "reports", ".cache"}
 
 
-def host_snapshot() -> dict[str, str]:
-    """Names (and hashes of small files) directly under the watched host folders."""
+def host_snapshot(canary: Path) -> dict[str, str]:
+    """Names (and hashes of small files) under the watched host folders and the canary.
+
+    /tmp is not watched directly (other tests write there at the same time); the
+    canary, a folder of files next to the workspaces, stands in for it.
+    """
     out = {}
-    for folder in WATCHED:
+    for folder in (Path("/"), Path("/etc"), Path.home(), REPO, canary):
         for entry in sorted(folder.iterdir()):
-            if entry.name.startswith("pytest-of-") or entry.name in {".pytest_cache", "runs"}:
+            if entry.name in SKIP_NAMES or entry.name.startswith("."):
                 continue
             digest = ""
             if entry.is_file() and not entry.is_symlink() and entry.stat().st_size < 1_000_000:
@@ -36,17 +43,30 @@ def host_snapshot() -> dict[str, str]:
     return out
 
 
-class TimeoutCase(BashCase):
+class BashkitCase(BashCase):
     """A bash case with a short per-call timeout."""
 
     def __init__(self, task: Task) -> None:
         super().__init__(task, timeout_s=TIMEOUT_S)
 
 
-def test_every_hostile_command_is_bounded_recorded_and_contained(tmp_path, monkeypatch):
+class LocalCase(BashCase):
+    """The same task in the local sandbox (real bash, confined where namespaces allow)."""
+
+    def sandbox(self) -> LocalSandbox:
+        return LocalSandbox(timeout_s=TIMEOUT_S)
+
+
+@pytest.mark.parametrize("case_type", [BashkitCase, LocalCase], ids=["bashkit", "local"])
+def test_every_hostile_command_is_bounded_recorded_and_contained(tmp_path, monkeypatch, case_type):
+    if case_type is LocalCase and confinement() == "none":
+        pytest.fail("this machine has no Linux namespaces: the local sandbox cannot be confined")
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
     monkeypatch.setenv("EVALNB_TEST_API_KEY", FAKE_KEY)
-    before = host_snapshot()
+    canary = tmp_path / "canary"
+    canary.mkdir()
+    (canary / "keep.txt").write_text("do not touch\n")
+    before = host_snapshot(canary)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
     # each hostile command is one task; its second turn proves the sandbox still answers
@@ -59,7 +79,7 @@ def test_every_hostile_command_is_bounded_recorded_and_contained(tmp_path, monke
     script_path = tmp_path / "hostile.yaml"
     script_path.write_text(yaml.safe_dump(script))
     cases = [
-        TimeoutCase(
+        case_type(
             Task(
                 id=name,
                 category="hostile",
@@ -96,7 +116,7 @@ def test_every_hostile_command_is_bounded_recorded_and_contained(tmp_path, monke
         assert FAKE_KEY.encode() not in path.read_bytes(), path
     assert not hostile["stdout"].str.contains(FAKE_KEY, literal=True).any()
     # the host is unchanged, and memory stayed bounded
-    assert host_snapshot() == before
+    assert host_snapshot(canary) == before
     assert not Path("/evalnb_pwned").exists()
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
     assert grown_mb < 1024, f"peak RSS grew by {grown_mb:.0f} MB"
