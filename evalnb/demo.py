@@ -150,16 +150,16 @@ def run_demo(
     """Run the demo end to end and return what it wrote."""
     from evalnb.charts import all_charts, save
     from evalnb.load import load
-    from evalnb.report import terminal_report, write_report
+    from evalnb.report import write_report
 
     started = time.perf_counter()
     runs_dir, reports_dir = Path(runs_dir), Path(reports_dir)
     paths = make_demo_runs(runs_dir)
     runs = load(*paths)
-    print(terminal_report(runs))
     if reports_dir.exists():
         shutil.rmtree(reports_dir)
     written = write_report(runs, reports_dir)
+    print(written["comparison.md"].read_text(encoding="utf-8"))
     charts = reports_dir / "charts"
     for name, chart in all_charts(runs).items():
         for suffix in ("png", "svg"):
@@ -190,7 +190,8 @@ def execute_notebooks(runs_dir: Path, out: Path) -> Path:
         for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
             nb = nbformat.read(path, as_version=4)
             where = {"metadata": {"path": str(path.parent)}}
-            NotebookClient(nb, timeout=120, resources=where).execute()
+            quiet = ["--IPKernelApp.log_level=ERROR"]  # not the kernel's start-up notices
+            NotebookClient(nb, timeout=120, resources=where, extra_arguments=quiet).execute()
             html, _ = exporter.from_notebook_node(nb)
             (out / f"{path.stem}.html").write_text(redact(html), encoding="utf-8")
     finally:
