@@ -128,19 +128,25 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
         [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
     """
     regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    # integer ids for attempts and scripts: joins and sorts on them are much cheaper
+    # than on the key strings and the (long) command texts
     calls = runs.tool_calls.select(
         *KEYS,
         "call_index",
         "call_number",
-        "commands",
         "exit_code",
-        _attempt=pl.struct(KEYS).hash(),  # an integer id per attempt: sorts fast
+        _attempt=pl.struct(KEYS).hash(),
+        _script=pl.col("commands").hash(),
     )
-    scripts = calls.get_column("commands").drop_nulls().unique().to_list()
+    unique = runs.tool_calls.get_column("commands").drop_nulls().unique()
+    scripts = unique.to_list()
     parsed: dict[str, list[tuple[str, str | None, bool]]] = {s: _targets(s, regex) for s in scripts}
     table = pl.DataFrame(
         {
-            "commands": [s for s in scripts for _ in parsed[s]],
+            "_script": pl.Series(
+                [h for s, h in zip(scripts, unique.hash(), strict=True) for _ in parsed[s]],
+                dtype=pl.UInt64,
+            ),
             "command_index": [i for s in scripts for i in range(len(parsed[s]))],
             "_n": [len(parsed[s]) for s in scripts for _ in parsed[s]],
             **{
@@ -148,11 +154,12 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
                 for k, (col, dtype) in enumerate(_PARSED.items())
             },
         },
-        schema_overrides={"commands": pl.Utf8, "command_index": pl.Int64, "_n": pl.Int64},
+        schema_overrides={"command_index": pl.Int64, "_n": pl.Int64},
     ).with_columns(_command=pl.col("command").rank("dense"))
+    if not _in_execution_order(calls):
+        calls = calls.sort("_attempt", "call_index", maintain_order=True)
     return (
-        calls.join(table, on="commands", how="inner")
-        .sort("_attempt", "call_index", "command_index")
+        calls.join(table, on="_script", how="inner", maintain_order="left_right")
         .with_columns(exit_code_approximate=pl.col("_n") > 1)
         .pipe(_with_flags, ["_attempt", "_command"])
         .select(
@@ -322,25 +329,44 @@ def _transcript_exit_code(following: list[str]) -> int:
     return 1 if any(_ERROR_RE.search(line) for line in following) else 0
 
 
+def _in_execution_order(calls: pl.DataFrame) -> bool:
+    """True when each attempt's calls are contiguous and in ``call_index`` order.
+
+    evalnb's tables list them so; checking costs one pass, sorting would cost more.
+    """
+    starts = pl.col("_attempt") != pl.col("_attempt").shift(1)
+    check = calls.select(
+        runs=starts.fill_null(True).sum(),
+        attempts=pl.col("_attempt").n_unique(),
+        ordered=(starts.fill_null(True) | (pl.col("call_index").diff() > 0)).all(),
+    ).row(0, named=True)
+    return check["ordered"] and check["runs"] == check["attempts"]
+
+
 def _with_flags(rows: pl.DataFrame, group: list[str]) -> pl.DataFrame:
     """Add ``failed``, ``is_first`` and ``is_retry``; ``group`` = (attempt, command text) ids.
 
-    ``rows`` must be in execution order within each attempt; a stable sort by ``group``
-    lines up the executions of each command so a shift finds the previous one (much
-    faster than a window over the group), then the original order is restored.
+    ``rows`` must be in execution order within each attempt. A stable sort by one
+    integer key made from ``group`` lines up the executions of each command so a shift
+    finds the previous one (much faster than a window over the group); the flags are
+    then put back in the original order by the inverse permutation.
     """
-    same = pl.all_horizontal([pl.col(c) == pl.col(c).shift(1) for c in group]).fill_null(False)
-    return (
-        rows.with_row_index("_row")
-        .with_columns(failed=(pl.col("exit_code") != 0).fill_null(False))
-        .sort(group, maintain_order=True, nulls_last=True)
-        .with_columns(
-            is_first=~same,
-            is_retry=same & pl.col("failed").shift(1).fill_null(False),
-        )
-        .sort("_row")
-        .drop("_row")
+    key = pl.struct(group).hash()
+    order = rows.select(
+        pl.int_range(pl.len(), dtype=pl.UInt32).sort_by(key, maintain_order=True)
+    ).to_series()
+    ranked = rows.select(
+        _key=key.gather(order),
+        failed=(pl.col("exit_code") != 0).fill_null(False).gather(order),
     )
+    same = (pl.col("_key") == pl.col("_key").shift(1)).fill_null(False)
+    flags = ranked.select(
+        "failed",
+        is_first=~same,
+        is_retry=same & pl.col("failed").shift(1).fill_null(False),
+    )
+    inverse = order.arg_sort()
+    return rows.with_columns(flags[inverse])
 
 
 def _count_exprs() -> list[pl.Expr]:

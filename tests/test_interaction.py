@@ -347,3 +347,21 @@ def test_every_failing_call_of_a_real_run_is_charged_to_its_commands(bashkit_eva
     errors_by_run = dict(per_run.select("run_id", "error_count").iter_rows())
     for run_id, n in rows.filter("failed").group_by("run_id").len().iter_rows():
         assert errors_by_run[run_id] == n
+
+
+def test_row_order_of_the_tool_calls_table_does_not_change_the_metrics(bashkit_eval_files):
+    from evalnb.load import load
+
+    runs = load(*bashkit_eval_files)
+    shuffled = Runs(
+        **{**vars(runs), "tool_calls": runs.tool_calls.sample(fraction=1.0, shuffle=True, seed=3)}
+    )
+    keys = ["run_id", "task_id", "epoch"]
+    assert interaction(runs).sort(keys).equals(interaction(shuffled).sort(keys))
+    cols = ["run_id", "task_id", "call_index", "command_index", "is_first", "is_retry"]
+    assert (
+        command_rows(runs)
+        .select(cols)
+        .sort(cols[:4])
+        .equals(command_rows(shuffled).select(cols).sort(cols[:4]))
+    )
