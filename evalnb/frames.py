@@ -240,11 +240,12 @@ class PandasRuns:
 def _conform(frame: pl.DataFrame, name: str) -> pl.DataFrame:
     """Add missing standard columns as nulls and cast known ones to their dtype."""
     schema = SCHEMAS[name]
-    missing = [pl.lit(None, dtype=dt).alias(c) for c, dt in schema.items() if c not in frame]
+    have = frame.schema
+    missing = [pl.lit(None, dtype=dt).alias(c) for c, dt in schema.items() if c not in have]
+    casts = {c: dt for c, dt in schema.items() if c in have and have[c] != dt}
     frame = frame.with_columns(missing) if missing else frame
-    casts = {c: dt for c, dt in schema.items() if frame.schema[c] != dt}
     frame = frame.cast(casts) if casts else frame  # type: ignore[arg-type]
-    extra = [c for c in frame.columns if c not in schema]
+    extra = [c for c in have if c not in schema]
     return frame.select([*schema, *extra])
 
 

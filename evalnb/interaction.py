@@ -128,40 +128,12 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
         [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
     """
     regex = re.compile(pattern) if isinstance(pattern, str) else pattern
-    # integer ids for attempts and scripts: joins and sorts on them are much cheaper
-    # than on the key strings and the (long) command texts
-    calls = runs.tool_calls.select(
-        *KEYS,
-        "call_index",
-        "call_number",
-        "exit_code",
-        _attempt=pl.struct(KEYS).hash(),
-        _script=pl.col("commands").hash(),
-    )
-    unique = runs.tool_calls.get_column("commands").drop_nulls().unique()
-    scripts = unique.to_list()
-    parsed: dict[str, list[tuple[str, str | None, bool]]] = {s: _targets(s, regex) for s in scripts}
-    table = pl.DataFrame(
-        {
-            "_script": pl.Series(
-                [h for s, h in zip(scripts, unique.hash(), strict=True) for _ in parsed[s]],
-                dtype=pl.UInt64,
-            ),
-            "command_index": [i for s in scripts for i in range(len(parsed[s]))],
-            "_n": [len(parsed[s]) for s in scripts for _ in parsed[s]],
-            **{
-                col: pl.Series([t[k] for s in scripts for t in parsed[s]], dtype=dtype)
-                for k, (col, dtype) in enumerate(_PARSED.items())
-            },
-        },
-        schema_overrides={"command_index": pl.Int64, "_n": pl.Int64},
-    ).with_columns(_command=pl.col("command").rank("dense"))
-    if not _in_execution_order(calls):
-        calls = calls.sort("_attempt", "call_index", maintain_order=True)
+    rows, table = _flagged_rows(runs, regex)
+    keys = runs.tool_calls.select(*KEYS, _attempt=_ATTEMPT).unique("_attempt")
+    texts = table.select("_script", "command_index", "command", "subcommand")
     return (
-        calls.join(table, on="_script", how="inner", maintain_order="left_right")
-        .with_columns(exit_code_approximate=pl.col("_n") > 1)
-        .pipe(_with_flags, ["_attempt", "_command"])
+        rows.join(keys, on="_attempt", how="left", maintain_order="left")
+        .join(texts, on=["_script", "command_index"], how="left", maintain_order="left")
         .select(
             *KEYS,
             "call_index",
@@ -177,6 +149,57 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
             "is_retry",
         )
     )
+
+
+_ATTEMPT = pl.struct(KEYS).hash().alias("_attempt")
+"""An integer id per task attempt: grouping, joining and sorting on it is much cheaper
+than on the four key strings."""
+
+
+def _parsed_table(runs: Runs, regex: re.Pattern[str] | None) -> pl.DataFrame:
+    """One row per (distinct script, target command in it); each script parsed once."""
+    unique = runs.tool_calls.get_column("commands").drop_nulls().unique()
+    scripts = unique.to_list()
+    parsed: dict[str, list[tuple[str, str | None, bool]]] = {s: _targets(s, regex) for s in scripts}
+    return pl.DataFrame(
+        {
+            "_script": pl.Series(
+                [h for s, h in zip(scripts, unique.hash(), strict=True) for _ in parsed[s]],
+                dtype=pl.UInt64,
+            ),
+            "command_index": [i for s in scripts for i in range(len(parsed[s]))],
+            "_n": [len(parsed[s]) for s in scripts for _ in parsed[s]],
+            **{
+                col: pl.Series([t[k] for s in scripts for t in parsed[s]], dtype=dtype)
+                for k, (col, dtype) in enumerate(_PARSED.items())
+            },
+        },
+        schema_overrides={"command_index": pl.Int64, "_n": pl.Int64},
+    ).with_columns(_command=pl.col("command").rank("dense"))
+
+
+def _flagged_rows(runs: Runs, regex: re.Pattern[str] | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The command rows with integer ids only (no key or command text), and the parse table.
+
+    Metrics need just these; :func:`command_rows` adds the keys and texts.
+    """
+    table = _parsed_table(runs, regex)
+    calls = runs.tool_calls.select(
+        "call_index",
+        "call_number",
+        "exit_code",
+        _ATTEMPT,
+        _script=pl.col("commands").hash(),
+    )
+    if not _in_execution_order(calls):
+        calls = calls.sort("_attempt", "call_index", maintain_order=True)
+    lean = table.select("_script", "command_index", "_n", "is_help", "_command")
+    rows = (
+        calls.join(lean, on="_script", how="inner", maintain_order="left_right")
+        .with_columns(exit_code_approximate=pl.col("_n") > 1)
+        .pipe(_with_flags, ["_attempt", "_command"])
+    )
+    return rows, table
 
 
 def interaction(
@@ -224,7 +247,7 @@ def interaction(
             .select("run_id", "model", "subcommand", "tasks", *METRICS)
             .sort("run_id", "subcommand", nulls_last=True)
         )
-    per_task = _per_task(runs, command_rows(runs, regex))
+    per_task = _per_task(runs, _flagged_rows(runs, regex)[0])
     if by == "task":
         return per_task
     per_run = per_task.group_by("run_id", "model", maintain_order=True).agg(
@@ -396,12 +419,11 @@ def _with_rates(counts: pl.DataFrame) -> pl.DataFrame:
 
 
 def _per_task(runs: Runs, rows: pl.DataFrame) -> pl.DataFrame:
-    counts = rows.group_by(KEYS).agg(_count_exprs())
+    counts = rows.group_by("_attempt").agg(_count_exprs())
     tasks = runs.tasks.select(
         *KEYS,
+        _ATTEMPT,
         completed=pl.col("natural_stop") & pl.col("error").is_null(),
     )
-    joined = tasks.join(counts, on=KEYS, how="left", nulls_equal=True).with_columns(
-        pl.col(COUNTS).fill_null(0)
-    )
+    joined = tasks.join(counts, on="_attempt", how="left").with_columns(pl.col(COUNTS).fill_null(0))
     return _with_rates(joined).select(*KEYS, *METRICS, "completed")
