@@ -246,5 +246,91 @@ def test_missing_inputs_name_the_missing_file(tmp_path, capsys):
     assert code == 2 and "nothing*.json" in err
 
 
+SCENARIO = """name: s
+description: d
+target:
+  binary: notes
+  mode: builtin
+  builtin: {tool}:bashkit_builtin
+task: do it
+gates:
+  - {{type: file_exists, path: a.txt}}
+"""
+
+# (case id, what to change in the scenario text, where the error must point)
+SCENARIOS = [
+    ("scenario_unknown_key", lambda t: t + "colour: red\n", (10, "colour", "Extra inputs")),
+    (
+        "scenario_unknown_gate",
+        lambda t: t.replace("file_exists, path: a.txt", "file_there, path: a.txt"),
+        (9, "gates.0", "file_there"),
+    ),
+    (
+        "scenario_bad_gate_regex",
+        lambda t: t.replace(
+            "{type: file_exists, path: a.txt}", "{type: file_matches, path: a, pattern: '(x'}"
+        ),
+        (9, "gates.0.file_matches.pattern", "invalid regex"),
+    ),
+    (
+        "scenario_bad_jsonpath",
+        lambda t: t.replace(
+            "{type: file_exists, path: a.txt}",
+            "{type: command_json_path, command: ls, path: '$[', assertion: exists}",
+        ),
+        (9, "gates.0.command_json_path.path", "invalid JSONPath"),
+    ),
+    (
+        "scenario_bad_assertion",
+        lambda t: t.replace(
+            "{type: file_exists, path: a.txt}",
+            "{type: command_json_path, command: ls, path: '$', assertion: 'about 3'}",
+        ),
+        (9, "gates.0.command_json_path.assertion", "unknown assertion"),
+    ),
+    ("scenario_missing_task", lambda t: t.replace("task: do it\n", ""), (1, "task", "required")),
+    ("scenario_bad_yaml", lambda t: t + "gates: [\n", (None, None, "invalid YAML")),
+    (
+        "rubric_weights",
+        lambda t: (
+            t + "evaluation:\n  judge: {enabled: true, rubric: r.yaml, "
+            "pass_threshold: 0.7, model: openai/x}\n"
+        ),
+        ("r.yaml", None, "sum to 1"),
+    ),
+    (
+        "rubric_missing",
+        lambda t: (
+            t + "evaluation:\n  judge: {enabled: true, rubric: nope.yaml, "
+            "pass_threshold: 0.7, model: openai/x}\n"
+        ),
+        (None, None, "nope.yaml"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "change", "where"), SCENARIOS, ids=[c[0] for c in SCENARIOS])
+def test_bad_scenarios_and_rubrics(tmp_path, capsys, name, change, where):
+    tool = tmp_path / "tool.py"
+    tool.write_text("def bashkit_builtin(ctx):\n    return 'ok\\n'\n")
+    (tmp_path / "r.yaml").write_text(
+        "criteria:\n  - {id: a, weight: 0.5, description: A}\n"
+        "  - {id: b, weight: 0.6, description: B}\n"
+    )
+    path = tmp_path / "s.yaml"
+    path.write_text(change(SCENARIO.format(tool=tool)))
+    out = tmp_path / "runs"
+    code, err = run_cli(["run", str(path), "--model", "reference", "--out", str(out)], capsys)
+    assert code == 2, err
+    line, field, text = where
+    if line == "r.yaml":  # the error is in the rubric the scenario names
+        check_message(err, tmp_path / "r.yaml", (None, field, text))
+    else:
+        check_message(
+            err, path if text != "nope.yaml" else tmp_path / "nope.yaml", (line, field, text)
+        )
+    assert not out.exists()
+
+
 def test_the_corpus_is_large_enough():
-    assert len(DATASETS) + len(SCRIPTS) + len(PRICES) >= 30
+    assert len(DATASETS) + len(SCRIPTS) + len(PRICES) + len(SCENARIOS) >= 30
