@@ -129,13 +129,51 @@ class RunStore:
             (e["task_id"], e["epoch"]) for e in self.events() if e.get("event") == "task_finished"
         }
 
-    def finalize(self, status: str = "complete") -> None:
-        """Write the parquet tables from the finished records and mark the run's status."""
+    @classmethod
+    def write_records(cls, root: str | Path, meta: RunMeta, records: list[TaskRecord]) -> Path:
+        """Write imported records as a complete run folder (an existing one is an error).
+
+        Each record becomes a ``task_finished`` event, so the run can be re-scored and
+        replayed; ``meta.status`` and ``meta.finished_at`` (when set) are kept.
+
+        Example:
+            >>> import tempfile
+            >>> meta = RunMeta(run_id="r", provider="p", model="m", status="complete")
+            >>> RunStore.write_records(tempfile.mkdtemp(), meta, []).name
+            'r'
+        """
+        target = Path(root) / meta.run_id
+        if target.exists():
+            from evalnb.errors import InputError
+
+            raise InputError(target, None, None, "run folder already exists; remove it first")
+        store = cls.create(root, meta)
+        for n, record in enumerate(records, start=1):
+            store.append(
+                {
+                    "event": "task_finished",
+                    "task_id": record.task.id,
+                    "epoch": record.epoch,
+                    "attempt": f"import-{n}",
+                    "ts": meta.finished_at,
+                    "record": record.model_dump(mode="json"),
+                }
+            )
+        store.finalize(
+            meta.status if meta.status != "running" else "complete", finished_at=meta.finished_at
+        )
+        return store.path
+
+    def finalize(self, status: str = "complete", finished_at: str | None = None) -> None:
+        """Write the parquet tables from the finished records and mark the run's status.
+
+        ``finished_at`` defaults to now (an importer passes the recording's time).
+        """
         from evalnb.frames import tables_from_records
 
         self.close()
         self.meta.status = status  # type: ignore[assignment]
-        self.meta.finished_at = utc_now()
+        self.meta.finished_at = finished_at or utc_now()
         tables = tables_from_records(self.meta, self.records())
         for name, frame in tables.items():
             if name == "runs":

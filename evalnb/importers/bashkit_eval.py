@@ -195,30 +195,10 @@ def import_bashkit_eval(
         >>> import_bashkit_eval([], tempfile.mkdtemp())
         []
     """
-    folders = []
-    for path in map(Path, paths):
-        meta, records = read_bashkit_eval(path, rename_categories)
-        target = Path(out_dir) / meta.run_id
-        if target.exists():
-            raise InputError(target, None, None, "run folder already exists; remove it first")
-        finished_at = meta.finished_at
-        store = RunStore.create(out_dir, meta)
-        for n, record in enumerate(records, start=1):
-            store.append(
-                {
-                    "event": "task_finished",
-                    "task_id": record.task.id,
-                    "epoch": record.epoch,
-                    "attempt": f"import-{n}",
-                    "ts": finished_at,
-                    "record": record.model_dump(mode="json"),
-                }
-            )
-        store.finalize(meta.status)
-        store.meta.finished_at = finished_at  # finalize stamps the import time
-        store.write_meta()
-        folders.append(store.path)
-    return folders
+    return [
+        RunStore.write_records(out_dir, *read_bashkit_eval(path, rename_categories))
+        for path in map(Path, paths)
+    ]
 
 
 def read_json(path: Path) -> tuple[str, Any]:

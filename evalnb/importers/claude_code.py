@@ -361,21 +361,7 @@ def import_claude_code(
         >>> import_claude_code([], tempfile.mkdtemp())
         []
     """
-    folders = []
-    for meta, records in read_claude_code(paths, target):
-        if (Path(out_dir) / meta.run_id).exists():
-            raise InputError(Path(out_dir) / meta.run_id, None, None, "run folder already exists")
-        store = RunStore.create(out_dir, meta)
-        for n, record in enumerate(records, start=1):
-            store.append(
-                {
-                    "event": "task_finished",
-                    "task_id": record.task.id,
-                    "epoch": record.epoch,
-                    "attempt": f"import-{n}",
-                    "record": record.model_dump(mode="json"),
-                }
-            )
-        store.finalize("complete")
-        folders.append(store.path)
-    return folders
+    return [
+        RunStore.write_records(out_dir, meta, records)
+        for meta, records in read_claude_code(paths, target)
+    ]

@@ -160,22 +160,7 @@ def import_transcripts(
         >>> (folder / "tool_calls.parquet").exists()
         True
     """
-    meta, records = read_transcripts(paths, target, model=model)
-    if (Path(out_dir) / meta.run_id).exists():
-        raise InputError(Path(out_dir) / meta.run_id, None, None, "run folder already exists")
-    store = RunStore.create(out_dir, meta)
-    for n, record in enumerate(records, start=1):
-        store.append(
-            {
-                "event": "task_finished",
-                "task_id": record.task.id,
-                "epoch": record.epoch,
-                "attempt": f"import-{n}",
-                "record": record.model_dump(mode="json"),
-            }
-        )
-    store.finalize("complete")
-    return store.path
+    return RunStore.write_records(out_dir, *read_transcripts(paths, target, model=model))
 
 
 def _exit_code(output: list[str]) -> int:
