@@ -275,17 +275,20 @@ def notebooks() -> list[str]:
     ]
 
 
-MEMORY_RUN = """
-import asyncio, resource, tempfile
+# Peak RSS is read from VmHWM: getrusage's ru_maxrss survives execve, so a child
+# started from this (large) process would report the parent's peak.
+PEAK = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])"
+MEMORY_RUN = f"""
+import asyncio, tempfile
 from bench.runner_overhead import tasks
 from evalnb.runner import run_cases
 asyncio.run(run_cases(tasks(1000), ["reference"], tempfile.mkdtemp(), progress=False))
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print({PEAK})
 """
-MEMORY_LOAD = """
-import resource, sys, evalnb as en
+MEMORY_LOAD = f"""
+import sys, evalnb as en
 runs = en.load(sys.argv[1])
-print(runs.tool_calls.height, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(runs.tool_calls.height, {PEAK})
 """
 
 

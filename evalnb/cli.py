@@ -4,8 +4,8 @@ Exit codes: 0 success; 1 a check failed (``validate`` found a broken task); 2 ba
 input (the message names the file, the line and the field).
 
 Example:
-    >>> main(["--version"])  # doctest: +SKIP
-    evalnb 0.1.0
+    >>> main(["summary", "no-such-results-*.json"])  # the error goes to stderr
+    2
 """
 
 from __future__ import annotations

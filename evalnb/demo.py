@@ -174,8 +174,12 @@ def run_demo(
     return written
 
 
-def execute_notebooks(runs_dir: Path, out: Path) -> Path:
-    """Execute every notebook in ``notebooks/`` on ``runs_dir`` and save each as HTML."""
+def execute_notebooks(runs_dir: Path, out: Path, notebooks: list[Path] | None = None) -> Path:
+    """Execute the notebooks (default: all of ``notebooks/``) on ``runs_dir``; save HTML.
+
+    The HTML goes through :func:`evalnb.redact.redact`, so a key a cell printed is not
+    written out.
+    """
     import nbformat
     from nbclient import NotebookClient
     from nbconvert import HTMLExporter
@@ -187,7 +191,7 @@ def execute_notebooks(runs_dir: Path, out: Path) -> Path:
     previous = os.environ.get("EVALNB_RUNS")
     os.environ["EVALNB_RUNS"] = str(runs_dir.resolve() / "*")  # the kernel inherits it
     try:
-        for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for path in notebooks or sorted((ROOT / "notebooks").glob("*.ipynb")):
             nb = nbformat.read(path, as_version=4)
             where = {"metadata": {"path": str(path.parent)}}
             quiet = ["--IPKernelApp.log_level=ERROR"]  # not the kernel's start-up notices

@@ -81,3 +81,24 @@ def test_redact_handles_env_values_and_key_shapes(monkeypatch):
     monkeypatch.setenv("SHORT_TOKEN", "abc")  # too short to be a secret: left alone
     text = "t=tok_live_abcdefgh1234 s=abc k=sk-abcdefghijklmnop0123 h=Bearer abcdefghijkl"
     assert redact(text) == f"t={REDACTED} s=abc k={REDACTED} h=Bearer {REDACTED}"
+
+
+def test_a_key_printed_by_a_notebook_is_redacted_from_its_export(tmp_path, monkeypatch):
+    import nbformat
+
+    from evalnb.demo import execute_notebooks
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ENV_KEY)
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "import os\nprint(os.environ['ANTHROPIC_API_KEY'], 'and', 'sk-proj-' + 'x' * 24)"
+            )
+        ]
+    )
+    path = tmp_path / "leaky.ipynb"
+    nbformat.write(nb, path)
+    out = execute_notebooks(tmp_path, tmp_path / "html", [path])
+    html = (out / "leaky.html").read_text()
+    assert ENV_KEY not in html and "sk-proj-xxxx" not in html
+    assert f"{REDACTED} and {REDACTED}" in html  # the cell ran and its output was kept
