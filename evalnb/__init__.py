@@ -12,8 +12,6 @@ The analysis API, one function per tidy table or figure::
     en.diagnose(runs)         # spec 000 cross-model diagnostics
     en.compare(runs, "a", "b")   # paired comparison on shared tasks
 
-The demo and guidance helpers are imported on first use (they pull in more).
-
 Example:
     >>> import evalnb as en
     >>> callable(en.summary)
@@ -27,19 +25,13 @@ from importlib.metadata import version
 from evalnb.demo import ensure_demo_runs
 from evalnb.diagnostics import common_errors, diagnose, failing_commands, friction
 from evalnb.frames import Runs
+from evalnb.guidance import compare_guidance
 from evalnb.interaction import command_rows, interaction
 from evalnb.load import load
 from evalnb.metrics import by_category, compare, context_growth, epoch_variance, summary
 from evalnb.stats import tasks_needed
 
 __version__ = version("evalnb")
-
-
-def compare_guidance(*args, **kwargs):
-    """Layer-1 metrics per guidance version: see :func:`evalnb.guidance.compare_guidance`."""
-    from evalnb.guidance import compare_guidance as impl
-
-    return impl(*args, **kwargs)
 
 
 __all__ = [

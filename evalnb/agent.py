@@ -106,6 +106,15 @@ async def run_agent(
 
     A provider failure ends the attempt: the trace so far is kept and the error is
     returned, so the runner can record the task as errored rather than drop it.
+
+    Example:
+        >>> import asyncio
+        >>> from evalnb.providers.offline import ReferenceProvider
+        >>> from evalnb.sandbox import BashkitSandbox
+        >>> task = Task(id="t", category="c", prompt="p", solution="echo hi; exit 3")
+        >>> out = asyncio.run(run_agent(task, ReferenceProvider(), BashkitSandbox()))
+        >>> [m.role for m in out.trace.messages], out.trace.tool_calls[0].exit_code
+        (['user', 'assistant', 'tool_result', 'assistant'], 3)
     """
     emit = on_event or (lambda _type, _payload: None)
     tool = bash_tool_spec()

@@ -22,7 +22,12 @@ from evalnb.errors import InputError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments, run the subcommand, and return the exit code."""
+    """Parse arguments, run the subcommand, and return the exit code.
+
+    Example:
+        >>> main(["run", "missing.jsonl", "--model", "reference"])  # error on stderr
+        2
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

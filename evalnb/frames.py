@@ -254,6 +254,16 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
 
     Per-task ``base_context`` and ``context_growth_avg`` (spec 003) are derived
     from the LLM-call rows by :func:`with_context_growth`.
+
+    Example:
+        >>> from evalnb.schema import LLMCall, AgentTrace, Task, TaskRecord, TaskScore
+        >>> trace = AgentTrace(llm_calls=[LLMCall(call_number=1, input_tokens=90),
+        ...                               LLMCall(call_number=2, input_tokens=130)])
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"), trace=trace,
+        ...                  score=TaskScore(task_id="t"))
+        >>> t = tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec])
+        >>> t["llm_calls"].height, t["tasks"].select("base_context", "context_growth_avg").row(0)
+        (2, (90, 40.0))
     """
     run_id, model = meta.run_id, meta.model
     tasks, llm, tools, checks, messages = [], [], [], [], []

@@ -125,6 +125,14 @@ async def run_cases(
     A model is a ``--model`` string (see :func:`resolve_provider`) or a provider
     object. ``run_ids`` names the run folders (default: ``<UTC time>-<model>``);
     ``filters`` (the ``--tag`` and ``--task`` values) is recorded for ``--resume``.
+
+    Example:
+        >>> import tempfile
+        >>> from evalnb.cases import load_cases
+        >>> [path] = asyncio.run(run_cases(load_cases("data/tasks/smoke.jsonl"), ["reference"],
+        ...                                tempfile.mkdtemp(), run_ids=["ref"], progress=False))
+        >>> path.name, (path / "run.json").exists()
+        ('ref', True)
     """
     if not cases:
         raise ValueError("no cases to run")
@@ -183,6 +191,15 @@ async def resume(
     """Finish an interrupted run: run only the attempts with no ``task_finished`` event.
 
     The provider is rebuilt from the spec recorded in ``run.json``.
+
+    Example:
+        >>> import tempfile
+        >>> from evalnb.cases import load_cases
+        >>> cases = load_cases("data/tasks/smoke.jsonl")
+        >>> [path] = asyncio.run(run_cases(cases, ["reference"], tempfile.mkdtemp(),
+        ...                                progress=False))
+        >>> asyncio.run(resume(path, cases, progress=False)) == path  # nothing left to run
+        True
     """
     store = RunStore.open(run_dir)
     store.repair_torn_tail()
@@ -246,7 +263,19 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
 async def run_attempt(
     provider: Provider, store: RunStore, case: Case, epoch: int, max_turns: int
 ) -> TaskRecord:
-    """Run and score one attempt, streaming its events; never raises for task failures."""
+    """Run and score one attempt, streaming its events; never raises for task failures.
+
+    Example:
+        >>> import tempfile
+        >>> from evalnb.cases import BashCase
+        >>> from evalnb.providers.offline import ReferenceProvider
+        >>> from evalnb.schema import Task
+        >>> store = RunStore.create(tempfile.mkdtemp(), RunMeta(run_id="r", provider="p",
+        ...                                                     model="m"))
+        >>> case = BashCase(Task(id="t", category="c", prompt="p"))  # no solution to run
+        >>> asyncio.run(run_attempt(ReferenceProvider(), store, case, 1, 10)).error
+        "provider error on turn 1: task 't' has no 'solution' to run"
+    """
     task = case.task
     attempt = uuid.uuid4().hex[:12]
     key = {"task_id": task.id, "epoch": epoch, "attempt": attempt}

@@ -105,7 +105,14 @@ def lint(task: Task) -> list[str]:
 
 
 async def validate_task(task: Task) -> TaskValidation:
-    """Apply the three rules and the lint to one task."""
+    """Apply the three rules and the lint to one task.
+
+    Example:
+        >>> t = Task(id="t", category="c", prompt="p", solution="echo x",
+        ...          expectations=[{"check": "stderr_empty"}])
+        >>> asyncio.run(validate_task(t)).problems
+        ['an agent that does nothing passes every check']
+    """
     problems: list[str] = []
     if not task.solution:
         return TaskValidation(
@@ -143,7 +150,13 @@ async def validate_task(task: Task) -> TaskValidation:
 
 
 async def validate_tasks(tasks: list[Task], concurrency: int = 8) -> list[TaskValidation]:
-    """Validate every task (concurrently), in dataset order."""
+    """Validate every task (concurrently), in dataset order.
+
+    Example:
+        >>> t = Task(id="t", category="c", prompt="p")  # no solution
+        >>> [v.problems for v in asyncio.run(validate_tasks([t]))]
+        [["no 'solution' to validate"]]
+    """
     limit = asyncio.Semaphore(concurrency)
 
     async def one(task: Task) -> TaskValidation:

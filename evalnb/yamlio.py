@@ -33,6 +33,13 @@ def load_model(path: str | Path, model: type[M] | Any, *, display: str | None = 
 
     ``model`` may be a pydantic model class or any type a TypeAdapter accepts.
     ``display`` is the file name used in messages (default: the path's name).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "n.yaml"
+        >>> _ = p.write_text("[1, 2]\\n")
+        >>> load_model(p, list[int])
+        [1, 2]
     """
     path = Path(path)
     shown = display or path.name

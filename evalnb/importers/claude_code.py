@@ -169,6 +169,7 @@ class _Session:
         self.prompt: str | None = None
 
     def add(self, line: dict[str, Any]) -> None:
+        """Take one stream-json line into the session."""
         kind = line.get("type")
         if line.get("parent_tool_use_id"):
             self.skipped += 1
@@ -277,6 +278,7 @@ class _Session:
             call.stdout = body
 
     def record(self, task_id: str, pattern: str | None) -> TaskRecord:
+        """The session as a task record (tool calls without a result are marked so)."""
         for index, tool in enumerate(self.tools):
             if index not in self.answered:
                 tool.exit_code, tool.stderr = NO_RESULT, "(no tool result in the file)"

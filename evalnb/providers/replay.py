@@ -32,7 +32,15 @@ from evalnb.store import RunStore, is_run_folder
 
 
 def read_recording(source: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
-    """The metadata and task records of a run folder or a bashkit-eval result JSON."""
+    """The metadata and task records of a run folder or a bashkit-eval result JSON.
+
+    Example:
+        >>> read_recording("missing.json")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: missing.json: replay source not found (need a run folder \
+or a bashkit-eval result JSON)
+    """
     path = Path(source)
     if is_run_folder(path):
         store = RunStore.open(path)

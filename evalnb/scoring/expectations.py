@@ -38,6 +38,11 @@ def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None)
     """Evaluate one expectation against a trace and the sandbox's final filesystem.
 
     ``sandbox`` may be None only for checks that read the trace alone.
+
+    Example:
+        >>> r = evaluate_check(Expectation(check="exit_code:0"), AgentTrace(), None)
+        >>> r.passed, r.detail
+        (False, 'expected 0, got -1')
     """
     kind, path, value = exp.kind, exp.path, exp.value
     calls = trace.tool_calls
