@@ -17,4 +17,3 @@ def bashkit_eval_files() -> list[Path]:
     if not files:
         pytest.skip("../shared/fixtures/bashkit-eval is absent")
     return files
-

@@ -11,6 +11,15 @@ import asyncio
 
 import httpx2
 import pytest
+
+from evalnb.agent import AgentOutcome, bash_tool_spec, default_system_prompt, run_agent
+from evalnb.providers import anthropic as anthropic_provider
+from evalnb.providers import openai as openai_provider
+from evalnb.providers.anthropic import AnthropicProvider
+from evalnb.providers.base import ProviderError
+from evalnb.providers.openai import OpenAIProvider
+from evalnb.sandbox import BashkitSandbox
+from evalnb.schema import Task
 from tests.http_fixtures import (
     MockAPI,
     anthropic_error,
@@ -23,15 +32,6 @@ from tests.http_fixtures import (
     openai_ok,
     openai_tool_call,
 )
-
-from evalnb.agent import AgentOutcome, bash_tool_spec, default_system_prompt, run_agent
-from evalnb.providers import anthropic as anthropic_provider
-from evalnb.providers import openai as openai_provider
-from evalnb.providers.anthropic import AnthropicProvider
-from evalnb.providers.base import ProviderError
-from evalnb.providers.openai import OpenAIProvider
-from evalnb.sandbox import BashkitSandbox
-from evalnb.schema import Task
 
 TASK = Task(
     id="list_data",
