@@ -39,7 +39,6 @@ Example:
 
 from __future__ import annotations
 
-import glob
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -400,23 +399,3 @@ def read_run_folder(path: str | Path) -> Runs:
     else:
         tables = tables_from_records(store.meta, store.records())
     return Runs(**{name: _conform(tables[name], name) for name in TABLES})
-
-
-def expand_paths(*paths: str | Path) -> list[Path]:
-    """Expand globs; a folder that is not a run folder stands for the run folders in it.
-
-    Example:
-        >>> expand_paths("/nonexistent-*")
-        []
-    """
-    from evalnb.store import is_run_folder
-
-    out: list[Path] = []
-    for item in paths:
-        matches = sorted(glob.glob(str(item))) or ([str(item)] if Path(item).exists() else [])
-        for match in map(Path, matches):
-            if match.is_dir() and not is_run_folder(match):
-                out += sorted(p for p in match.iterdir() if is_run_folder(p))
-            else:
-                out.append(match)
-    return out
