@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from evalnb.errors import InputError, from_validation_error
+from evalnb.errors import InputError, from_validation_error, read_input
 from evalnb.schema import Task
 
 
@@ -40,12 +40,7 @@ def load_tasks(path: str | Path) -> list[Task]:
         evalnb.errors.InputError: does/not/exist.jsonl: file not found
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, None, "file not found")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, None, f"not UTF-8 text: {exc}") from None
+    text = read_input(path)
     if not text.strip():
         raise InputError(path, None, None, "empty dataset: no tasks")
     if path.suffix == ".json":

@@ -31,6 +31,27 @@ class InputError(Exception):
         return f"{where}:{field} {self.message}"
 
 
+def read_input(path: str | Path, display: str | Path | None = None) -> str:
+    """The text of an input file; a missing or non-UTF-8 file raises InputError.
+
+    ``display`` is the name used in the message (default: the path).
+
+    Example:
+        >>> read_input("no/such/tasks.jsonl")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: no/such/tasks.jsonl: file not found
+    """
+    shown = path if display is None else display
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(shown, None, None, "file not found")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(shown, None, None, f"not UTF-8 text: {exc}") from None
+
+
 def from_validation_error(
     file: str | Path, line: int | None, exc: ValidationError, prefix: str = ""
 ) -> InputError:

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from evalnb.errors import InputError
+from evalnb.errors import InputError, read_input
 
 M = TypeVar("M")
 
@@ -43,12 +43,7 @@ def load_model(path: str | Path, model: type[M] | Any, *, display: str | None = 
     """
     path = Path(path)
     shown = display or path.name
-    if not path.is_file():
-        raise InputError(shown, None, None, "file not found")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(shown, None, None, f"not UTF-8 text: {exc}") from None
+    text = read_input(path, shown)
     if not text.strip():
         raise InputError(shown, None, None, "empty file")
     try:

@@ -51,7 +51,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evalnb.errors import InputError, from_validation_error
+from evalnb.errors import InputError, from_validation_error, read_input
 from evalnb.schema import (
     AgentTrace,
     LLMCall,
@@ -213,12 +213,7 @@ def read_json(path: Path) -> tuple[str, Any]:
         ...
         evalnb.errors.InputError: ...x.json:2: invalid JSON (truncated?): Expecting value
     """
-    if not path.is_file():
-        raise InputError(path, None, None, "file not found")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, None, f"not UTF-8 text: {exc}") from None
+    text = read_input(path)
     try:
         return text, json.loads(text)
     except json.JSONDecodeError as exc:

@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evalnb.errors import InputError
+from evalnb.errors import InputError, read_input
 from evalnb.scenarios.gates import gate_rows, no_transcript_errors
 from evalnb.scenarios.schema import NoTranscriptErrors, default_command_pattern
 from evalnb.schema import (
@@ -132,10 +132,8 @@ def read_session(path: str | Path, pattern: str | None = None) -> tuple[str, Tas
         evalnb.errors.InputError: missing.jsonl: file not found
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, None, "file not found")
     session = _Session()
-    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for lineno, raw in enumerate(read_input(path).splitlines(), start=1):
         if not raw.strip():
             continue
         try:

@@ -39,7 +39,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from evalnb.errors import InputError
+from evalnb.errors import InputError, read_input
 from evalnb.scenarios.gates import gate_rows, no_transcript_errors
 from evalnb.scenarios.schema import NoTranscriptErrors, default_command_pattern
 from evalnb.schema import (
@@ -103,12 +103,7 @@ def read_transcript(path: str | Path, pattern: str) -> TaskRecord:
         evalnb.errors.InputError: missing.txt: file not found
     """
     path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, None, "file not found")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, None, f"not UTF-8 text: {exc}") from None
+    lines = read_input(path).splitlines()
     regex = re.compile(pattern)
     starts = [i for i, line in enumerate(lines) if _PROMPT.match(line)] or [
         i for i, line in enumerate(lines) if regex.search(line)
