@@ -20,8 +20,9 @@ import pandas as pd
 import polars as pl
 
 import evalnb as en
-from evalnb.frames import TABLES, Runs
-from evalnb.schema import RunMeta
+from evalnb.analysis.runs import Runs
+from evalnb.records import RunMeta
+from evalnb.store.tables import TABLES
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "bashkit-eval"
 TARGET_ROWS = 1_000_000

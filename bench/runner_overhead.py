@@ -17,11 +17,11 @@ import time
 
 import polars as pl
 
-from evalnb.cases import BashCase
-from evalnb.frames import read_run_folder
-from evalnb.providers.base import ChatRequest, ChatResponse, ToolUse
-from evalnb.runner import run_cases
-from evalnb.schema import Task
+from evalnb.analysis.runs import read_run_folder
+from evalnb.records import Task
+from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
+from evalnb.runtime.cases import BashCase
+from evalnb.runtime.runner import run_cases
 
 N_TASKS = 200
 LATENCY_S = 0.05

@@ -28,11 +28,11 @@ from pathlib import Path
 
 from bench import frames as frames_bench
 from bench import runner_overhead
-from evalnb.cases import BashCase
-from evalnb.providers.base import ChatRequest, ChatResponse, ToolUse
-from evalnb.runner import run_cases
-from evalnb.sandbox import BashkitSandbox
-from evalnb.schema import Task
+from evalnb.records import Task
+from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
+from evalnb.runtime.cases import BashCase
+from evalnb.runtime.runner import run_cases
+from evalnb.runtime.sandbox import BashkitSandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 SCALE = 100
@@ -281,7 +281,7 @@ PEAK = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).
 MEMORY_RUN = f"""
 import asyncio, tempfile
 from bench.runner_overhead import tasks
-from evalnb.runner import run_cases
+from evalnb.runtime.runner import run_cases
 asyncio.run(run_cases(tasks(1000), ["reference"], tempfile.mkdtemp(), progress=False))
 print({PEAK})
 """

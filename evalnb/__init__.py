@@ -3,7 +3,7 @@
 The analysis API, one function per tidy table or figure::
 
     import evalnb as en
-    runs = en.load("runs/*", "results/*.json")   # evalnb runs and bashkit-eval results
+    runs = en.load("runs/*", "results/*.json")   # run folders and foreign traces
     en.summary(runs)          # one row per run: spec 000's EvalSummary + pass rate + intervals
     en.by_category(runs)      # one row per (run, category)
     en.context_growth(runs)   # spec 003 per task
@@ -12,32 +12,62 @@ The analysis API, one function per tidy table or figure::
     en.diagnose(runs)         # spec 000 cross-model diagnostics
     en.compare(runs, "a", "b")   # paired comparison on shared tasks
 
+``import evalnb`` loads only this analysis layer. ``evalnb.charts`` and
+``evalnb.widgets`` (the presentation layer) and :func:`ensure_demo_runs` (which runs
+the offline demo) load on first use.
+
 Example:
     >>> import evalnb as en
-    >>> callable(en.summary)
-    True
+    >>> callable(en.summary), en.InputError.__mro__[1].__name__
+    (True, 'EvalnbError')
 """
 
 from __future__ import annotations
 
-from importlib.metadata import version
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from evalnb.demo import ensure_demo_runs
-from evalnb.diagnostics import common_errors, diagnose, failing_commands, friction
-from evalnb.frames import Runs
-from evalnb.guidance import compare_guidance
-from evalnb.interaction import command_rows, interaction
-from evalnb.load import load
-from evalnb.metrics import by_category, compare, context_growth, epoch_variance, summary
-from evalnb.stats import tasks_needed
+from evalnb.analysis.diagnostics import common_errors, diagnose, failing_commands, friction
+from evalnb.analysis.guidance import compare_guidance
+from evalnb.analysis.interaction import command_rows, interaction
+from evalnb.analysis.load import load
+from evalnb.analysis.metrics import by_category, compare, context_growth, epoch_variance, summary
+from evalnb.analysis.runs import Runs
+from evalnb.analysis.stats import tasks_needed
+from evalnb.errors import EvalnbError, InputError, ProviderError, SetupError
+from evalnb.version import __version__
 
-__version__ = version("evalnb")
+if TYPE_CHECKING:
+    from evalnb.demo import ensure_demo_runs
+    from evalnb.present import charts, widgets
+
+_LAZY = {
+    "charts": ("evalnb.present.charts", None),
+    "widgets": ("evalnb.present.widgets", None),
+    "ensure_demo_runs": ("evalnb.demo", "ensure_demo_runs"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load the presentation layer and the demo on first use (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'evalnb' has no attribute {name!r}")
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
 
 
 __all__ = [
+    "EvalnbError",
+    "InputError",
+    "ProviderError",
     "Runs",
+    "SetupError",
     "__version__",
     "by_category",
+    "charts",
     "command_rows",
     "common_errors",
     "compare",
@@ -52,4 +82,5 @@ __all__ = [
     "load",
     "summary",
     "tasks_needed",
+    "widgets",
 ]

@@ -15,10 +15,10 @@ import asyncio
 import json
 import sys
 from collections.abc import Sequence
-from importlib.metadata import version
 from pathlib import Path
 
 from evalnb.errors import InputError
+from evalnb.version import __version__
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evalnb", description="Measure how well LLMs use command-line tools."
     )
-    parser.add_argument("--version", action="version", version=f"evalnb {version('evalnb')}")
+    parser.add_argument("--version", action="version", version=f"evalnb {__version__}")
     sub = parser.add_subparsers(metavar="COMMAND")
 
     run = sub.add_parser("run", help="run models on a dataset and record every call")
@@ -124,10 +124,10 @@ def _select(cases: list, tags: list[str], ids: list[str]) -> list:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from evalnb.cases import load_cases
-    from evalnb.datasets import dataset_sha256
-    from evalnb.providers.base import ProviderError
-    from evalnb.runner import resume, run_cases
+    from evalnb.errors import ProviderError
+    from evalnb.formats.tasks import dataset_sha256
+    from evalnb.runtime.cases import load_cases
+    from evalnb.runtime.runner import resume, run_cases
 
     if args.resume:
         from evalnb.store import RunStore
@@ -183,8 +183,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             except (ValueError, ProviderError) as exc:
                 raise InputError("evalnb run", None, "--model", str(exc)) from None
     if not args.quiet:
-        from evalnb.load import load
-        from evalnb.report import terminal_report
+        from evalnb.analysis.load import load
+        from evalnb.present.report import terminal_report
 
         print(terminal_report(load(*paths)))
     for path in paths:
@@ -206,8 +206,8 @@ def _guidance_versions(values: list[str]) -> dict[str, Path] | None:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from evalnb.datasets import load_tasks
-    from evalnb.validate import validate_tasks, validation_table
+    from evalnb.formats.tasks import load_tasks
+    from evalnb.runtime.validate import validate_tasks, validation_table
 
     broken: list[str] = []
     for dataset in args.datasets:
@@ -229,9 +229,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
-    from evalnb.cost import load_prices
-    from evalnb.load import load
-    from evalnb.report import summary_records, terminal_report
+    from evalnb.analysis.cost import load_prices
+    from evalnb.analysis.load import load
+    from evalnb.present.report import summary_records, terminal_report
 
     prices = load_prices(args.prices)
     runs = load(*args.paths)
@@ -244,9 +244,9 @@ def _cmd_summary(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from evalnb.cost import load_prices
-    from evalnb.load import load
-    from evalnb.report import write_report
+    from evalnb.analysis.cost import load_prices
+    from evalnb.analysis.load import load
+    from evalnb.present.report import write_report
 
     prices = load_prices(args.prices)
     for name, path in write_report(load(*args.paths), args.out, prices).items():
@@ -256,17 +256,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     if args.format == "bashkit-eval":
-        from evalnb.importers.bashkit_eval import import_bashkit_eval
+        from evalnb.formats.bashkit_eval import import_bashkit_eval
 
         folders = import_bashkit_eval(args.files, args.out)
     elif not args.target:
         raise InputError("evalnb import", None, "--target", f"{args.format} needs --target")
     elif args.format == "claude-code":
-        from evalnb.importers.claude_code import import_claude_code
+        from evalnb.formats.claude_code import import_claude_code
 
         folders = import_claude_code(args.files, args.out, args.target)
     else:
-        from evalnb.importers.transcript import import_transcripts
+        from evalnb.formats.transcript import import_transcripts
 
         folders = [import_transcripts(args.files, args.out, args.target)]
     for folder in folders:

@@ -27,10 +27,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from evalnb.cases import load_cases
-from evalnb.datasets import dataset_sha256
-from evalnb.runner import run_cases
-from evalnb.scenarios import load_scenario, load_scenario_cases
+from evalnb.formats.scenario import load_scenario
+from evalnb.formats.tasks import dataset_sha256
+from evalnb.runtime.cases import load_cases
+from evalnb.runtime.runner import run_cases
+from evalnb.runtime.scenario_case import load_scenario_cases
 
 T = TypeVar("T")
 
@@ -148,9 +149,9 @@ def run_demo(
     notebooks: bool = True,
 ) -> dict[str, Path]:
     """Run the demo end to end and return what it wrote."""
-    from evalnb.charts import all_charts, save
-    from evalnb.load import load
-    from evalnb.report import write_report
+    from evalnb.analysis.load import load
+    from evalnb.present.charts import all_charts, save
+    from evalnb.present.report import write_report
 
     started = time.perf_counter()
     runs_dir, reports_dir = Path(runs_dir), Path(reports_dir)

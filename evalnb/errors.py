@@ -1,7 +1,12 @@
-"""The one error type for bad input: it names the file, the line and the field.
+"""evalnb's errors: one family, so a caller can catch :class:`EvalnbError` for all of them.
 
-Every loader (datasets, scenarios, rubrics, scripted agents, price tables, foreign
-result files) raises :class:`InputError`; the CLI prints it and exits with code 2.
+- :class:`InputError`: bad input, named as ``file:line: field: message``. Every loader
+  (datasets, scenarios, rubrics, scripted agents, price tables, foreign trace files)
+  raises it.
+- :class:`ProviderError`: a model provider failed for good (after its own retries).
+- :class:`SetupError`: a task's workspace could not be prepared.
+
+The CLI prints any of them as one line and exits with code 2.
 
 Example:
     >>> str(InputError("tasks.jsonl", 3, "expectations.0.check", "unknown check kind 'x'"))
@@ -15,7 +20,19 @@ from pathlib import Path
 from pydantic import ValidationError
 
 
-class InputError(Exception):
+class EvalnbError(Exception):
+    """Base of every error evalnb raises on purpose (the CLI reports them without a traceback)."""
+
+
+class ProviderError(EvalnbError):
+    """A provider call failed for good (after the SDK's own retries)."""
+
+
+class SetupError(EvalnbError):
+    """A task's workspace could not be prepared (a scenario's setup or health check failed)."""
+
+
+class InputError(EvalnbError):
     """Bad input, reported as ``file:line: field: message``."""
 
     def __init__(self, file: str | Path, line: int | None, field: str | None, message: str) -> None:

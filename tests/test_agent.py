@@ -7,11 +7,12 @@ from pathlib import Path
 
 import yaml
 
-from evalnb.agent import run_agent, tool_result_text
-from evalnb.providers.base import ChatRequest, ChatResponse, ProviderError, ToolUse
-from evalnb.providers.offline import ScriptedProvider
-from evalnb.sandbox import BashkitSandbox
-from evalnb.schema import Task, ToolCallResult
+from evalnb.errors import ProviderError
+from evalnb.records import Task, ToolCallResult
+from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
+from evalnb.runtime.agent import run_agent, tool_result_text
+from evalnb.runtime.providers.offline import ScriptedProvider
+from evalnb.runtime.sandbox import BashkitSandbox
 
 TASK = Task(
     id="t",

@@ -8,11 +8,12 @@ import altair as alt
 import polars as pl
 import pytest
 
-from evalnb import charts, metrics
-from evalnb.frames import Runs, tables_from_records
-from evalnb.guidance import compare_guidance
-from evalnb.interaction import interaction
-from evalnb.schema import (
+from evalnb.analysis import metrics
+from evalnb.analysis.guidance import compare_guidance
+from evalnb.analysis.interaction import interaction
+from evalnb.analysis.runs import Runs
+from evalnb.present import charts
+from evalnb.records import (
     AgentTrace,
     ContentBlock,
     LLMCall,
@@ -24,6 +25,7 @@ from evalnb.schema import (
     TaskScore,
     ToolCallResult,
 )
+from evalnb.store.tables import tables_from_records
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
 

@@ -10,17 +10,18 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from evalnb.analysis.interaction import interaction, interaction_from_transcript
+from evalnb.analysis.runs import Runs, read_run_folder
 from evalnb.errors import InputError
-from evalnb.frames import Runs, read_run_folder, tables_from_records
-from evalnb.importers.claude_code import (
+from evalnb.formats.claude_code import (
     NO_RESULT,
     PROMPT_MISSING,
     import_claude_code,
     read_claude_code,
 )
-from evalnb.importers.transcript import import_transcripts, read_transcripts
-from evalnb.interaction import interaction, interaction_from_transcript
-from evalnb.scenarios.schema import default_command_pattern
+from evalnb.formats.transcript import import_transcripts, read_transcripts
+from evalnb.records.scenario import default_command_pattern
+from evalnb.store.tables import tables_from_records
 
 SONNET = "claude-sonnet-4-5-20250929"
 SESSION = "5b1d3e1a-8f0c-4c1e-9a51-3f2d7c0b9e41"

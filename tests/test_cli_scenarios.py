@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evalnb.analysis.load import load
 from evalnb.cli import main
-from evalnb.load import load
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "data" / "scenarios" / "notes_capture.yaml"

@@ -1,4 +1,4 @@
-"""Prices and task costs (evalnb.cost): lookup rules, formula, unknown and free models."""
+"""Prices and task costs (evalnb.analysis.cost): lookup rules, formula, unknown and free models."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import warnings
 
 import pytest
 
-from evalnb.cost import Price, Prices, load_prices, price_for, task_cost
+from evalnb.analysis.cost import Price, Prices, load_prices, price_for, task_cost
+from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError
-from evalnb.frames import Runs, tables_from_records
-from evalnb.schema import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
+from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
+from evalnb.store.tables import tables_from_records
 
 PRICES = Prices(
     models={

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import polars as pl
 import pytest
 
-from evalnb.diagnostics import (
+from evalnb.analysis.diagnostics import (
     DIAGNOSES,
     Thresholds,
     common_errors,
@@ -19,8 +19,8 @@ from evalnb.diagnostics import (
     friction,
     normalise_error,
 )
-from evalnb.frames import Runs, tables_from_records
-from evalnb.schema import (
+from evalnb.analysis.runs import Runs
+from evalnb.records import (
     AgentTrace,
     RunMeta,
     ScoreResult,
@@ -29,6 +29,7 @@ from evalnb.schema import (
     TaskScore,
     ToolCallResult,
 )
+from evalnb.store.tables import tables_from_records
 
 
 def attempt(
@@ -339,7 +340,7 @@ def test_normalise_error(line, normalised):
 
 
 def test_real_runs(bashkit_eval_files):
-    from evalnb.load import load
+    from evalnb.analysis.load import load
 
     runs = load(*bashkit_eval_files)
     assert isinstance(runs, Runs)

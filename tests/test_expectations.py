@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from evalnb.sandbox import BashkitSandbox
-from evalnb.schema import AgentTrace, Expectation, Task, ToolCallResult
+from evalnb.records import AgentTrace, Expectation, Task, ToolCallResult
+from evalnb.runtime.sandbox import BashkitSandbox
 from evalnb.scoring.expectations import evaluate_check, score_task
 
 

@@ -8,11 +8,11 @@ import json
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from evalnb.sandbox import BashkitSandbox
-from evalnb.sandbox.local import LocalSandbox
-from evalnb.scenarios.gates import GateResult, gate_rows, json_path_check, run_gates
-from evalnb.scenarios.schema import Gate
-from evalnb.schema import AgentTrace, ToolCallResult
+from evalnb.records import AgentTrace, ToolCallResult
+from evalnb.records.scenario import Gate
+from evalnb.runtime.sandbox import BashkitSandbox
+from evalnb.runtime.sandbox.local import LocalSandbox
+from evalnb.scoring.gates import GateResult, gate_rows, json_path_check, run_gates
 
 PATTERN = r"\bnotes\s+(\S+)"
 GATE = TypeAdapter(Gate)

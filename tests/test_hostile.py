@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalnb.cases import BashCase
-from evalnb.frames import read_run_folder
-from evalnb.runner import run_cases
-from evalnb.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS
-from evalnb.sandbox.local import LocalSandbox, confinement
-from evalnb.schema import Task
+from evalnb.analysis.runs import read_run_folder
+from evalnb.records import Task
+from evalnb.runtime.cases import BashCase
+from evalnb.runtime.runner import run_cases
+from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS
+from evalnb.runtime.sandbox.local import LocalSandbox, confinement
 from tests.hostile import HOSTILE_COMMANDS
 
 TIMEOUT_S = 1.0

@@ -9,12 +9,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from evalnb.analysis.load import mira_runs
+from evalnb.analysis.metrics import summary
+from evalnb.analysis.runs import Runs, read_run_folder
 from evalnb.errors import InputError
-from evalnb.frames import Runs, read_run_folder, tables_from_records
-from evalnb.importers.bashkit_eval import import_bashkit_eval, line_of, read_bashkit_eval
-from evalnb.importers.mira import mira_runs, read_mira
-from evalnb.metrics import summary
+from evalnb.formats.bashkit_eval import import_bashkit_eval, line_of, read_bashkit_eval
+from evalnb.formats.mira import read_mira
 from evalnb.store import RunStore
+from evalnb.store.tables import tables_from_records
 
 # Counted by hand from the files: the tool_use blocks in each file's assistant messages.
 TOOL_CALLS = {"haiku": 116, "opus": 141, "gpt": 84}

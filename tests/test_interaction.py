@@ -10,13 +10,14 @@ import importlib
 import polars as pl
 import pytest
 
-from evalnb.frames import Runs, tables_from_records
-from evalnb.interaction import command_rows, interaction, interaction_from_transcript
-from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.analysis.interaction import command_rows, interaction, interaction_from_transcript
+from evalnb.analysis.runs import Runs
+from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.store.tables import tables_from_records
 
 NOTES = r"notes\s+(\S+)"
 # the module itself (the package re-exports the function `interaction` under the same name)
-interaction_module = importlib.import_module("evalnb.interaction")
+interaction_module = importlib.import_module("evalnb.analysis.interaction")
 
 
 def record(
@@ -125,13 +126,13 @@ def test_rows_follow_call_order_not_table_order():
 
 def test_each_distinct_script_is_parsed_once(monkeypatch):
     seen: list[str] = []
-    real = interaction_module._targets
+    real = interaction_module.target_commands
 
-    def counting(script, regex):
+    def counting(script, regex=None):
         seen.append(script)
         return real(script, regex)
 
-    monkeypatch.setattr(interaction_module, "_targets", counting)
+    monkeypatch.setattr(interaction_module, "target_commands", counting)
     same = [("ls /data", 0), ("ls /data", 0)]
     command_rows(make_runs(("a", [record("t", same)]), ("b", [record("t", same)])))
     assert seen == ["ls /data"]
@@ -334,7 +335,7 @@ def test_transcript_without_commands():
 
 
 def test_every_failing_call_of_a_real_run_is_charged_to_its_commands(bashkit_eval_files):
-    from evalnb.load import load
+    from evalnb.analysis.load import load
 
     runs = load(*bashkit_eval_files)
     assert isinstance(runs, Runs)
@@ -350,7 +351,7 @@ def test_every_failing_call_of_a_real_run_is_charged_to_its_commands(bashkit_eva
 
 
 def test_row_order_of_the_tool_calls_table_does_not_change_the_metrics(bashkit_eval_files):
-    from evalnb.load import load
+    from evalnb.analysis.load import load
 
     runs = load(*bashkit_eval_files)
     shuffled = Runs(

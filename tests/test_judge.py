@@ -13,10 +13,12 @@ import json
 import pytest
 
 from evalnb.errors import InputError
-from evalnb.providers.anthropic import AnthropicProvider
-from evalnb.providers.openai import OpenAIProvider
-from evalnb.scenarios import load_scenario_cases
-from evalnb.scenarios.judge import (
+from evalnb.records import AgentTrace, ContentBlock, Message, Task, ToolCallResult
+from evalnb.records.scenario import Rubric
+from evalnb.runtime.providers.anthropic import AnthropicProvider
+from evalnb.runtime.providers.openai import OpenAIProvider
+from evalnb.runtime.scenario_case import load_scenario_cases
+from evalnb.scoring.judge import (
     JUDGE_ENV,
     TRANSCRIPT_LIMIT,
     judge_expectation,
@@ -25,8 +27,6 @@ from evalnb.scenarios.judge import (
     render_transcript,
     run_judge,
 )
-from evalnb.scenarios.schema import Rubric
-from evalnb.schema import AgentTrace, ContentBlock, Message, Task, ToolCallResult
 from tests.http_fixtures import (
     MockAPI,
     anthropic_error,
@@ -335,8 +335,8 @@ def test_the_judge_is_resolved_once_at_load_and_refused_if_under_test(tmp_path, 
 def test_a_scenario_outcome_needs_the_gates_and_the_judge(
     tmp_path, scores, outcome, reason, passed
 ):
-    from evalnb.scenarios.case import ScenarioCase
-    from evalnb.scenarios.schema import load_scenario
+    from evalnb.formats.scenario import load_scenario
+    from evalnb.runtime.scenario_case import ScenarioCase
 
     payload = {**FULL, "scores": scores, "weighted_score": None}
     provider, _ = anthropic(
@@ -358,9 +358,9 @@ def test_a_scenario_outcome_needs_the_gates_and_the_judge(
 
 
 def test_a_bash_tasks_llm_judge_check_uses_the_judge_through_a_run(tmp_path):
-    from evalnb.cases import BashCase
-    from evalnb.frames import read_run_folder
-    from evalnb.runner import run_cases
+    from evalnb.analysis.runs import read_run_folder
+    from evalnb.runtime.cases import BashCase
+    from evalnb.runtime.runner import run_cases
 
     bash_task = Task(
         id="tidy",

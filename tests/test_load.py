@@ -9,11 +9,11 @@ import pandas as pd
 import polars as pl
 import pytest
 
+from evalnb.analysis.load import load
+from evalnb.analysis.runs import PandasRuns, Runs
 from evalnb.errors import InputError
-from evalnb.frames import PandasRuns, Runs
-from evalnb.importers.bashkit_eval import import_bashkit_eval
-from evalnb.load import load
-from evalnb.schema import RunMeta, Task, TaskRecord, TaskScore
+from evalnb.formats.bashkit_eval import import_bashkit_eval
+from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
 from evalnb.store import RunStore
 
 

@@ -1,4 +1,4 @@
-"""Run summaries, categories, epochs, context growth and paired comparisons (evalnb.metrics).
+"""Run summaries, categories, epochs, context growth and paired comparisons (analysis.metrics).
 
 Every expected figure below is worked out by hand from the records built in the test.
 """
@@ -11,11 +11,17 @@ import math
 import polars as pl
 import pytest
 
-from evalnb.cost import Price, Prices
-from evalnb.frames import Runs, tables_from_records
-from evalnb.load import load
-from evalnb.metrics import by_category, compare, context_growth, epoch_variance, summary
-from evalnb.schema import (
+from evalnb.analysis.cost import Price, Prices
+from evalnb.analysis.load import load
+from evalnb.analysis.metrics import by_category, compare, context_growth, epoch_variance, summary
+from evalnb.analysis.runs import Runs
+from evalnb.analysis.stats import (
+    cluster_bootstrap_rate,
+    mcnemar_exact,
+    paired_bootstrap_diff,
+    wilson,
+)
+from evalnb.records import (
     AgentTrace,
     LLMCall,
     RunMeta,
@@ -25,7 +31,7 @@ from evalnb.schema import (
     TaskScore,
     ToolCallResult,
 )
-from evalnb.stats import cluster_bootstrap_rate, mcnemar_exact, paired_bootstrap_diff, wilson
+from evalnb.store.tables import tables_from_records
 
 FREE = Prices(models={"*": Price(free=True, source="test")})
 

@@ -14,13 +14,13 @@ import httpx2
 import polars as pl
 import pytest
 
-from evalnb.cases import BashCase
-from evalnb.frames import read_run_folder
-from evalnb.metrics import summary
-from evalnb.providers.anthropic import AnthropicProvider
-from evalnb.providers.openai import OpenAIProvider
-from evalnb.runner import run_cases
-from evalnb.schema import Task
+from evalnb.analysis.metrics import summary
+from evalnb.analysis.runs import read_run_folder
+from evalnb.records import Task
+from evalnb.runtime.cases import BashCase
+from evalnb.runtime.providers.anthropic import AnthropicProvider
+from evalnb.runtime.providers.openai import OpenAIProvider
+from evalnb.runtime.runner import run_cases
 from tests import http_fixtures as hf
 
 RETRIES = 2

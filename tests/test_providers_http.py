@@ -12,14 +12,14 @@ import asyncio
 import httpx2
 import pytest
 
-from evalnb.agent import AgentOutcome, bash_tool_spec, default_system_prompt, run_agent
-from evalnb.providers import anthropic as anthropic_provider
-from evalnb.providers import openai as openai_provider
-from evalnb.providers.anthropic import AnthropicProvider
-from evalnb.providers.base import ProviderError
-from evalnb.providers.openai import OpenAIProvider
-from evalnb.sandbox import BashkitSandbox
-from evalnb.schema import Task
+from evalnb.errors import ProviderError
+from evalnb.records import Task
+from evalnb.runtime.agent import AgentOutcome, bash_tool_spec, default_system_prompt, run_agent
+from evalnb.runtime.providers import anthropic as anthropic_provider
+from evalnb.runtime.providers import openai as openai_provider
+from evalnb.runtime.providers.anthropic import AnthropicProvider
+from evalnb.runtime.providers.openai import OpenAIProvider
+from evalnb.runtime.sandbox import BashkitSandbox
 from tests.http_fixtures import (
     MockAPI,
     anthropic_error,

@@ -7,11 +7,11 @@ import json
 
 import polars as pl
 
-from evalnb.cases import load_cases
+from evalnb.analysis.load import load
+from evalnb.analysis.runs import read_run_folder
 from evalnb.cli import main
-from evalnb.frames import read_run_folder
-from evalnb.load import load
-from evalnb.runner import run_cases
+from evalnb.runtime.cases import load_cases
+from evalnb.runtime.runner import run_cases
 from evalnb.store import RunStore
 
 

@@ -8,11 +8,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from evalnb.analysis.load import load
+from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError
-from evalnb.frames import TABLES, Runs, tables_from_records
-from evalnb.load import load
-from evalnb.report import terminal_report, write_report
-from evalnb.schema import AgentTrace, RunMeta, ScoreResult, Task, TaskRecord, TaskScore
+from evalnb.present.report import terminal_report, write_report
+from evalnb.records import AgentTrace, RunMeta, ScoreResult, Task, TaskRecord, TaskScore
+from evalnb.store.tables import TABLES, tables_from_records
 
 SPEC_ROWS = [
     "Tasks passed",

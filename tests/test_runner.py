@@ -15,10 +15,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.cases import BashCase, load_cases
-from evalnb.frames import read_run_folder
-from evalnb.runner import resume, run_cases
-from evalnb.schema import RunMeta, Task
+from evalnb.analysis.runs import read_run_folder
+from evalnb.records import RunMeta, Task
+from evalnb.runtime.cases import BashCase, load_cases
+from evalnb.runtime.runner import resume, run_cases
 from evalnb.store import RunStore
 
 

@@ -19,12 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.frames import Runs, read_run_folder
-from evalnb.interaction import interaction
-from evalnb.providers.base import ChatRequest, ChatResponse, ToolUse
-from evalnb.runner import run_cases
-from evalnb.scenarios.case import ScenarioCase, load_scenario_cases
-from evalnb.scenarios.schema import ASSERTION, load_rubric, load_scenario
+from evalnb.analysis.interaction import interaction
+from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb.formats.scenario import load_rubric, load_scenario
+from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
+from evalnb.records.scenario import ASSERTION
+from evalnb.runtime.runner import run_cases
+from evalnb.runtime.scenario_case import ScenarioCase, load_scenario_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO_DIR = ROOT / "data" / "scenarios"

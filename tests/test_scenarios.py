@@ -17,14 +17,15 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.errors import InputError
-from evalnb.frames import Runs, tables_from_records
-from evalnb.guidance import compare_guidance
-from evalnb.runner import run_cases
-from evalnb.scenarios import SetupError, load_scenario, load_scenario_cases
-from evalnb.scenarios.case import WORKDIR
-from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.analysis.guidance import compare_guidance
+from evalnb.analysis.runs import Runs
+from evalnb.errors import InputError, SetupError
+from evalnb.formats.scenario import load_scenario
+from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.runtime.runner import run_cases
+from evalnb.runtime.scenario_case import WORKDIR, load_scenario_cases
 from evalnb.store import RunStore
+from evalnb.store.tables import tables_from_records
 
 KV = """
 import json, os, sys
@@ -191,7 +192,7 @@ def test_a_missing_builtin_file_is_reported_at_its_line(tmp_path):
 
 def test_a_builtin_that_is_not_in_the_file_is_reported(tmp_path):
     assert bad(tmp_path, "kv.py:bashkit_builtin", "kv.py:missing") == (
-        "DIR/s.yaml:5: target: DIR/kv.py has no callable 'missing'"
+        "DIR/s.yaml:10: target.builtin: DIR/kv.py has no callable 'missing'"
     )
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import polars as pl
 import yaml
 
-from evalnb.cases import BashCase
-from evalnb.load import load
+from evalnb.analysis.load import load
+from evalnb.present.report import write_report
+from evalnb.records import Task
 from evalnb.redact import REDACTED, redact
-from evalnb.report import write_report
-from evalnb.runner import run_cases
-from evalnb.schema import Task
+from evalnb.runtime.cases import BashCase
+from evalnb.runtime.runner import run_cases
 
 ENV_KEY = "sk-ant-api03-evalnbFAKEkey0123456789abcdefXYZ"
 SHAPED_KEY = "sk-proj-NotInTheEnvironment0123456789"

@@ -13,10 +13,12 @@ from statistics import mean, median
 import bashkit
 import pytest
 
-from evalnb.agent import run_agent
-from evalnb.datasets import load_tasks
-from evalnb.providers.base import ChatRequest, ProviderError
-from evalnb.providers.sim import (
+from evalnb.errors import ProviderError
+from evalnb.formats.tasks import load_tasks
+from evalnb.records import Task
+from evalnb.records.interfaces import ChatRequest
+from evalnb.runtime.agent import run_agent
+from evalnb.runtime.providers.sim import (
     PERSONAS,
     UNSUPPORTED,
     WRONG_FLAGS,
@@ -25,8 +27,7 @@ from evalnb.providers.sim import (
     persona_table,
     split_steps,
 )
-from evalnb.sandbox import BashkitSandbox
-from evalnb.schema import Task
+from evalnb.runtime.sandbox import BashkitSandbox
 from evalnb.scoring.expectations import score_task
 
 DATASET = Path(__file__).resolve().parents[1] / "data" / "tasks" / "bash.jsonl"

@@ -1,4 +1,4 @@
-"""Intervals, paired tests and sample sizes (evalnb.stats), pinned on hand-computed cases."""
+"""Intervals, paired tests and sample sizes (analysis.stats), pinned on hand-computed cases."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from evalnb.stats import (
+from evalnb.analysis.stats import (
     cluster_bootstrap_rate,
     mcnemar_exact,
     newcombe_paired_diff,

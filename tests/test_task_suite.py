@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.agent import run_agent
-from evalnb.datasets import load_tasks
-from evalnb.providers.offline import ReferenceProvider
-from evalnb.sandbox.bashkit import BashkitSandbox
-from evalnb.schema import AgentTrace, Task, ToolCallResult
+from evalnb.formats.tasks import load_tasks
+from evalnb.records import AgentTrace, Task, ToolCallResult
+from evalnb.runtime.agent import run_agent
+from evalnb.runtime.providers.offline import ReferenceProvider
+from evalnb.runtime.sandbox.bashkit import BashkitSandbox
 from evalnb.scoring.expectations import score_task
 
 TASK_DIR = Path(__file__).resolve().parents[1] / "data" / "tasks"

@@ -7,9 +7,10 @@ import polars as pl
 import pytest
 from IPython.display import HTML
 
-from evalnb import widgets
-from evalnb.frames import Runs, tables_from_records
-from evalnb.schema import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.analysis.runs import Runs
+from evalnb.present import widgets
+from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.store.tables import tables_from_records
 from tests.test_charts import make_runs
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")

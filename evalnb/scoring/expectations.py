@@ -20,7 +20,7 @@ check                  passes when
 =====================  ==========================================================
 
 Example:
-    >>> from evalnb.schema import AgentTrace, Expectation, ToolCallResult
+    >>> from evalnb.records import AgentTrace, Expectation, ToolCallResult
     >>> trace = AgentTrace(tool_calls=[ToolCallResult(commands="ls", stdout="a.txt\\n")])
     >>> evaluate_check(Expectation(check="stdout_contains:a.txt"), trace, None).passed
     True
@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import re
 
-from evalnb.sandbox.base import Sandbox
-from evalnb.schema import AgentTrace, Expectation, ScoreResult, Task, TaskScore
+from evalnb.records import AgentTrace, Expectation, ScoreResult, Task, TaskScore
+from evalnb.records.interfaces import Sandbox
 
 
 def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None) -> ScoreResult:
@@ -95,7 +95,7 @@ def score_task(task: Task, trace: AgentTrace, sandbox: Sandbox | None) -> TaskSc
     """Score every expectation of ``task``: score = passed weights, max = all weights.
 
     Example:
-        >>> from evalnb.schema import AgentTrace, Task
+        >>> from evalnb.records import AgentTrace, Task
         >>> t = Task(id="t", category="c", prompt="p",
         ...          expectations=[{"check": "exit_code:0"}, {"check": "stderr_empty"}])
         >>> s = score_task(t, AgentTrace(), None)

@@ -1,0 +1,208 @@
+"""Dollar cost of task attempts from token counts and a user-editable price table.
+
+Prices live in ``data/prices.yaml`` (US dollars per million tokens, with the date
+each was taken and its source). A model without an entry has an unknown cost:
+null, with a warning naming it, never 0. Offline agents (reference, scripted,
+simulated, replay) cost 0 only through an explicit ``free: true`` entry.
+
+Per task attempt, with token counts from the tasks table and cache counts summed
+from its LLM calls (absent counts are 0)::
+
+    uncached = total_input_tokens - (cache_read if input_includes_cached else 0)
+    cost_usd = (uncached * input + cache_read * cached_input
+                + cache_creation * (cache_write or input) + total_output_tokens * output) / 1e6
+
+Example:
+    >>> prices = load_prices()
+    >>> price_for("anthropic/claude-haiku-4-5", "anthropic", prices).output
+    5.0
+    >>> price_for("persona", "sim", prices).free
+    True
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import warnings
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import polars as pl
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from evalnb.analysis.runs import Runs
+from evalnb.formats.yamlio import load_model
+from evalnb.store.tables import KEYS
+
+DEFAULT_PRICES = Path(__file__).resolve().parents[2] / "data" / "prices.yaml"
+"""The price table shipped with the project."""
+
+_RATES = ("input", "output", "cached_input")
+
+
+class Price(BaseModel):
+    """One model's prices in USD per million tokens (or ``free: true``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    free: bool = False
+    input: float | None = Field(default=None, ge=0)
+    output: float | None = Field(default=None, ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
+    input_includes_cached: bool = False
+    as_of: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}(-\d{2})?$")
+    source: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=list)
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _date_to_text(cls, value: object) -> object:
+        return value.isoformat() if isinstance(value, dt.date) else value
+
+    @model_validator(mode="after")
+    def _priced_or_free(self) -> Price:
+        rates = {name: getattr(self, name) for name in (*_RATES, "cache_write")}
+        if self.free and any(v is not None for v in rates.values()):
+            raise ValueError("a free entry must not list prices")
+        if not self.free:
+            missing = [name for name in (*_RATES, "as_of") if getattr(self, name) is None]
+            if missing:
+                raise ValueError(f"missing {', '.join(missing)} (or set free: true)")
+        return self
+
+
+class Prices(BaseModel):
+    """The price table: ``models`` maps a model name (or ``*`` pattern) to its :class:`Price`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    models: dict[str, Price]
+
+    @field_validator("models")
+    @classmethod
+    def _unique_names(cls, models: dict[str, Price]) -> dict[str, Price]:
+        seen: dict[str, str] = {}
+        for key, price in models.items():
+            for name in (key, *price.aliases):
+                if name in seen and seen[name] != key:
+                    raise ValueError(f"name {name!r} is used by both {seen[name]!r} and {key!r}")
+                seen[name] = key
+        return models
+
+
+def load_prices(path: str | Path | None = None) -> Prices:
+    """Load and validate a price table (default ``data/prices.yaml``).
+
+    Raises :class:`evalnb.errors.InputError` naming file, line and field.
+
+    Example:
+        >>> sorted(load_prices().models)[:2]
+        ['claude-haiku-4-5', 'claude-opus-4-6']
+    """
+    return load_model(DEFAULT_PRICES if path is None else path, Prices)
+
+
+def price_for(model: str, provider: str | None, prices: Prices) -> Price | None:
+    """The price entry of ``model`` (run by ``provider``), or None when it has none.
+
+    Tried in order: the model name, ``provider/model``, the name without a
+    ``provider/`` prefix; exact names and aliases first, then ``*`` patterns in
+    file order.
+
+    Example:
+        >>> p = Prices(models={"m": Price(input=1, output=2, cached_input=0.5,
+        ...     as_of="2026-02", source="s", aliases=["acme/m"])})
+        >>> price_for("m", None, p).input, price_for("x/m", "x", p).input
+        (1.0, 1.0)
+        >>> price_for("other", "acme", p) is None
+        True
+    """
+    names = [model]
+    if provider:
+        names.append(f"{provider}/{model}")
+    if "/" in model:
+        names.append(model.split("/", 1)[1])
+    entries = [(key, price, [key, *price.aliases]) for key, price in prices.models.items()]
+    for name in names:
+        for _key, price, labels in entries:
+            if name in labels:
+                return price
+    for name in names:
+        for _key, price, labels in entries:
+            if any("*" in label and fnmatchcase(name, label) for label in labels):
+                return price
+    return None
+
+
+def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
+    """Cost in USD of every task attempt: keys, token counts and ``cost_usd``.
+
+    ``cost_usd`` is null for a model without a price entry (one warning lists such
+    models) and for a task whose token counts were not recorded.
+
+    Example:
+        >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+        >>> from evalnb.store.tables import tables_from_records
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...     trace=AgentTrace(total_input_tokens=2_000_000, total_output_tokens=100_000),
+        ...     score=TaskScore(task_id="t"))
+        >>> runs = Runs(**tables_from_records(
+        ...     RunMeta(run_id="r", provider="anthropic", model="claude-haiku-4-5"), [rec]))
+        >>> task_cost(runs).get_column("cost_usd").to_list()  # 2 x $1 + 0.1 x $5
+        [2.5]
+    """
+    prices = load_prices() if prices is None else prices
+    found = [
+        (run_id, model, price_for(model, provider, prices))
+        for run_id, model, provider in runs.runs.select("run_id", "model", "provider").iter_rows()
+    ]
+    unknown = sorted({model for _, model, price in found if price is None})
+    if unknown:
+        warnings.warn(
+            f"no price for model(s) {', '.join(unknown)}: cost_usd is null "
+            f"(add them to {DEFAULT_PRICES.name})",
+            stacklevel=2,
+        )
+    fields = ("free", *_RATES, "cache_write", "input_includes_cached")
+    table = pl.DataFrame(
+        {
+            "run_id": [run_id for run_id, _, _ in found],
+            **{f"_{f}": [getattr(p, f) if p else None for _, _, p in found] for f in fields},
+        },
+        schema_overrides={
+            "run_id": pl.Utf8,
+            **{f"_{f}": pl.Float64 for f in (*_RATES, "cache_write")},
+            "_free": pl.Boolean,
+            "_input_includes_cached": pl.Boolean,
+        },
+    )
+    cache = runs.llm_calls.group_by(KEYS).agg(
+        pl.col("cache_read_tokens").fill_null(0).sum().alias("cache_read_tokens"),
+        pl.col("cache_creation_tokens").fill_null(0).sum().alias("cache_creation_tokens"),
+    )
+    tokens = (
+        runs.tasks.select(*KEYS, "total_input_tokens", "total_output_tokens")
+        .join(cache, on=KEYS, how="left", nulls_equal=True)
+        .with_columns(pl.col("cache_read_tokens", "cache_creation_tokens").fill_null(0))
+        .join(table, on="run_id", how="left")
+    )
+    cached = pl.col("cache_read_tokens")
+    uncached = pl.col("total_input_tokens") - pl.when(pl.col("_input_includes_cached")).then(
+        cached
+    ).otherwise(0)
+    paid = (
+        uncached * pl.col("_input")
+        + cached * pl.col("_cached_input")
+        + pl.col("cache_creation_tokens") * pl.coalesce("_cache_write", "_input")
+        + pl.col("total_output_tokens") * pl.col("_output")
+    ) / 1e6
+    cost = pl.when(pl.col("_free")).then(pl.lit(0.0)).otherwise(paid).alias("cost_usd")
+    return tokens.with_columns(cost).select(
+        *KEYS,
+        "total_input_tokens",
+        "cache_read_tokens",
+        "cache_creation_tokens",
+        "total_output_tokens",
+        "cost_usd",
+    )

@@ -1,0 +1,365 @@
+"""Spec 002 layer 1: interaction metrics from the target-tool commands of each task attempt.
+
+The preferred source is the structured ``tool_calls`` table (one row per tool call, with
+its exit code). Each call's ``commands`` text is split into *target commands*:
+
+- ``pattern=None`` (bash tasks): every simple command with a literal name, found by
+  bashkit's static analyser (``bashkit.Bash().analyze``), including commands inside
+  pipelines, ``$(...)`` substitutions and function bodies; assignment-only commands and
+  commands whose name is not a literal word are skipped. The subcommand is the command
+  name (``jq``, ``grep``). The command text is rebuilt from the parsed words, joined by
+  single spaces, a word quoted when it holds whitespace, quotes, ``<`` or ``>``, and a
+  non-literal word (``"$x"``, ``$(date)``) written as ``<expr>``. A call that does not
+  parse counts as one command: its whole text, whitespace normalised, subcommand = its
+  first word.
+- a regex ``pattern`` (spec 002 ``target.command_pattern``, e.g. ``r"notes\\s+(\\S+)"``):
+  every match in the call's text is a target command. Its text runs from the match to
+  the end of that shell command (the first unquoted newline, ``;``, ``|`` or ``&``),
+  whitespace normalised; the subcommand is capture group 1, or null when the pattern
+  has no group (then, as spec 002 says, only aggregate counts are available).
+
+Each string is parsed once however often it recurs (the same script repeats across
+runs), so a million tool-call rows cost about as much as their distinct scripts.
+
+Exit codes: a tool call has one exit code, and every target command in it inherits
+it (the shell reports the status of the last command it ran, so a failure is charged
+to every target command of the call). Rows of calls that hold more than one target
+command are marked ``exit_code_approximate``; with a pattern, non-target commands in
+the same call (``cd x && notes add y``) can also set the status unmarked.
+
+Definitions (per task attempt; commands ordered by call, then position in the call):
+
+- ``total_commands``: target commands executed (spec 002 "Command count").
+- ``unique_commands``: distinct command texts.
+- ``error_count``: commands whose exit code is not 0; ``error_rate`` = error_count / total.
+- ``retry_count``: *retries*, executions of a command text that already ran earlier in
+  the attempt and failed at its previous execution. A command repeated after it
+  succeeded is not a retry.
+- ``retry_rate``: spec 002's formula, ``(total - unique) / total``: the share of
+  executions that repeat an earlier command, whether or not it had failed.
+- ``help_invocations``: commands with ``--help`` or ``-h`` among their arguments, whose
+  first argument is ``help``, or whose subcommand (or, in bash mode, name) is ``help``.
+- ``first_try_successes``: distinct commands whose first execution succeeded;
+  ``first_try_success_rate`` = first_try_successes / total_commands (spec 002: "commands
+  that succeeded on first attempt / total commands"), so repeating a command lowers it
+  even when every execution succeeded; first_try_successes / unique_commands is the
+  share of distinct commands that worked at once.
+- ``iteration_ratio``: unique_commands / total_commands (spec 002).
+- ``completed``: the attempt ended by the model's own stop (``natural_stop``, i.e. not
+  cut off at the turn limit, this harness's timeout) and without a provider or sandbox
+  error (spec 002 "Completion").
+
+A rate with zero commands is null.
+
+Example:
+    >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+    >>> from evalnb.records import ToolCallResult as Call
+    >>> from evalnb.analysis.runs import Runs
+    >>> from evalnb.store.tables import tables_from_records
+    >>> calls = [Call(commands="jq . a.json", exit_code=5, call_index=0),
+    ...          Call(commands="jq . a.json", exit_code=0, call_index=1)]
+    >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+    ...                  trace=AgentTrace(tool_calls=calls, natural_stop=True),
+    ...                  score=TaskScore(task_id="t"))
+    >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+    >>> interaction(runs).select("total_commands", "error_count", "retry_count",
+    ...                          "first_try_success_rate", "completed").row(0)
+    (2, 1, 1, 0.0, True)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import polars as pl
+
+from evalnb.analysis.runs import Runs
+from evalnb.scoring.commands import target_commands, transcript_calls
+from evalnb.store.tables import KEYS
+
+COUNTS = [
+    "total_commands",
+    "unique_commands",
+    "error_count",
+    "retry_count",
+    "help_invocations",
+    "first_try_successes",
+]
+"""Count columns of :func:`interaction`, summed when aggregating."""
+
+METRICS = [
+    "total_commands",
+    "unique_commands",
+    "error_count",
+    "error_rate",
+    "retry_count",
+    "retry_rate",
+    "help_invocations",
+    "first_try_successes",
+    "first_try_success_rate",
+    "iteration_ratio",
+]
+"""Metric columns of :func:`interaction`, in output order."""
+
+_PARSED = {"command": pl.Utf8, "subcommand": pl.Utf8, "is_help": pl.Boolean}
+
+
+def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl.DataFrame:
+    """One row per target command, in execution order, with its call's exit code.
+
+    Columns: keys (run_id, model, task_id, epoch), call_index, call_number,
+    command_index (0-based position in the call), command, subcommand, exit_code,
+    exit_code_approximate, is_help, failed, is_first (first execution of this
+    command text in the attempt) and is_retry (see the module docstring).
+
+    Example:
+        >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+        >>> from evalnb.records import ToolCallResult as Call
+        >>> from evalnb.store.tables import tables_from_records
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...     trace=AgentTrace(tool_calls=[Call(commands="cat  a | grep -c x", exit_code=1)]),
+        ...     score=TaskScore(task_id="t"))
+        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+        >>> command_rows(runs).select("command", "subcommand", "exit_code_approximate").rows()
+        [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
+    """
+    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    rows, table = _flagged_rows(runs, regex)
+    keys = runs.tool_calls.select(*KEYS, _attempt=_ATTEMPT).unique("_attempt")
+    texts = table.select("_script", "command_index", "command", "subcommand")
+    return (
+        rows.join(keys, on="_attempt", how="left", maintain_order="left")
+        .join(texts, on=["_script", "command_index"], how="left", maintain_order="left")
+        .select(
+            *KEYS,
+            "call_index",
+            "call_number",
+            "command_index",
+            "command",
+            "subcommand",
+            "exit_code",
+            "exit_code_approximate",
+            "is_help",
+            "failed",
+            "is_first",
+            "is_retry",
+        )
+    )
+
+
+_ATTEMPT = pl.struct(KEYS).hash().alias("_attempt")
+"""An integer id per task attempt: grouping, joining and sorting on it is much cheaper
+than on the four key strings."""
+
+
+def _parsed_table(runs: Runs, regex: re.Pattern[str] | None) -> pl.DataFrame:
+    """One row per (distinct script, target command in it); each script parsed once."""
+    unique = runs.tool_calls.get_column("commands").drop_nulls().unique()
+    scripts = unique.to_list()
+    parsed = {
+        s: [(c.command, c.subcommand, c.is_help) for c in target_commands(s, regex)]
+        for s in scripts
+    }
+    return pl.DataFrame(
+        {
+            "_script": pl.Series(
+                [h for s, h in zip(scripts, unique.hash(), strict=True) for _ in parsed[s]],
+                dtype=pl.UInt64,
+            ),
+            "command_index": [i for s in scripts for i in range(len(parsed[s]))],
+            "_n": [len(parsed[s]) for s in scripts for _ in parsed[s]],
+            **{
+                col: pl.Series([t[k] for s in scripts for t in parsed[s]], dtype=dtype)
+                for k, (col, dtype) in enumerate(_PARSED.items())
+            },
+        },
+        schema_overrides={"command_index": pl.Int64, "_n": pl.Int64},
+    ).with_columns(_command=pl.col("command").rank("dense"))
+
+
+def _flagged_rows(runs: Runs, regex: re.Pattern[str] | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The command rows with integer ids only (no key or command text), and the parse table.
+
+    Metrics need just these; :func:`command_rows` adds the keys and texts.
+    """
+    table = _parsed_table(runs, regex)
+    calls = runs.tool_calls.select(
+        "call_index",
+        "call_number",
+        "exit_code",
+        _ATTEMPT,
+        _script=pl.col("commands").hash(),
+    )
+    if not _in_execution_order(calls):
+        calls = calls.sort("_attempt", "call_index", maintain_order=True)
+    lean = table.select("_script", "command_index", "_n", "is_help", "_command")
+    rows = (
+        calls.join(lean, on="_script", how="inner", maintain_order="left_right")
+        .with_columns(exit_code_approximate=pl.col("_n") > 1)
+        .pipe(_with_flags, ["_attempt", "_command"])
+    )
+    return rows, table
+
+
+def interaction(
+    runs: Runs,
+    pattern: str | re.Pattern[str] | None = None,
+    by: Literal["task", "run", "subcommand"] = "task",
+) -> pl.DataFrame:
+    """Spec 002 interaction metrics per task attempt, per run or per subcommand.
+
+    ``by="task"``: one row per task attempt (tasks without target commands included,
+    with counts 0 and null rates) and ``completed``. ``by="run"``: per run, the
+    per-task counts summed and the rates recomputed from the sums, plus ``tasks``,
+    ``completed_tasks`` and ``completion_rate``. ``by="subcommand"``: per (run,
+    subcommand), the same counts and rates plus ``tasks`` (attempts that used it);
+    it needs a subcommand, so a regex pattern without a capture group raises
+    ValueError. See the module docstring for every definition.
+
+    Example:
+        >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+        >>> from evalnb.records import ToolCallResult as Call
+        >>> from evalnb.store.tables import tables_from_records
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...     trace=AgentTrace(tool_calls=[Call(commands="notes add x; notes --help")]),
+        ...     score=TaskScore(task_id="t"))
+        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+        >>> interaction(runs, r"notes\\s+(\\S+)", by="subcommand").select(
+        ...     "subcommand", "total_commands", "help_invocations").sort("subcommand").rows()
+        [('--help', 1, 1), ('add', 1, 0)]
+    """
+    if by not in ("task", "run", "subcommand"):
+        raise ValueError(f"by must be 'task', 'run' or 'subcommand', got {by!r}")
+    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    if by == "subcommand":
+        if regex is not None and regex.groups == 0:
+            raise ValueError(
+                f"pattern {regex.pattern!r} has no capture group, so there is no subcommand "
+                "(spec 002: only aggregate counts are available)"
+            )
+        rows = command_rows(runs, regex)
+        per_sub = rows.group_by("run_id", "model", "subcommand", maintain_order=True).agg(
+            pl.struct("task_id", "epoch").n_unique().cast(pl.Int64).alias("tasks"), *_count_exprs()
+        )
+        return (
+            _with_rates(per_sub)
+            .select("run_id", "model", "subcommand", "tasks", *METRICS)
+            .sort("run_id", "subcommand", nulls_last=True)
+        )
+    per_task = _per_task(runs, _flagged_rows(runs, regex)[0])
+    if by == "task":
+        return per_task
+    per_run = per_task.group_by("run_id", "model", maintain_order=True).agg(
+        pl.len().cast(pl.Int64).alias("tasks"),
+        pl.col("completed").sum().cast(pl.Int64).alias("completed_tasks"),
+        pl.col("completed").mean().alias("completion_rate"),
+        *[pl.col(c).sum().cast(pl.Int64) for c in COUNTS],
+    )
+    return _with_rates(per_run).select(
+        "run_id", "model", "tasks", "completed_tasks", "completion_rate", *METRICS
+    )
+
+
+def interaction_from_transcript(text: str, pattern: str | re.Pattern[str]) -> pl.DataFrame:
+    """Spec 002 transcript fallback: the interaction metrics of a raw-text transcript.
+
+    The transcript is split into command lines as
+    :func:`evalnb.scoring.commands.transcript_calls` reads it (the same reader that
+    imports transcripts); every target command on a line (found with ``pattern``) gets
+    that line's approximate exit code. ``completed`` is null: a transcript does not
+    say how the agent ended. Returns one row with the columns of :data:`METRICS`.
+
+    Example:
+        >>> log = "$ notes add a\\nError: no store\\n$ notes init\\n$ notes add a\\n"
+        >>> interaction_from_transcript(log, r"notes\\s+(\\S+)").select(
+        ...     "total_commands", "error_count", "retry_count").row(0)
+        (3, 1, 1)
+    """
+    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    _, calls = transcript_calls(text, regex)
+    rows = [
+        (c.command, c.subcommand, c.is_help, call.exit_code)
+        for call in calls
+        for c in target_commands(call.commands, regex)
+    ]
+    frame = pl.DataFrame(rows, schema={**_PARSED, "exit_code": pl.Int64}, orient="row")
+    counts = _with_flags(frame, ["command"]).select(_count_exprs())
+    return _with_rates(counts).select(*METRICS, completed=pl.lit(None, dtype=pl.Boolean))
+
+
+def _in_execution_order(calls: pl.DataFrame) -> bool:
+    """True when each attempt's calls are contiguous and in ``call_index`` order.
+
+    evalnb's tables list them so; checking costs one pass, sorting would cost more.
+    """
+    starts = pl.col("_attempt") != pl.col("_attempt").shift(1)
+    check = calls.select(
+        runs=starts.fill_null(True).sum(),
+        attempts=pl.col("_attempt").n_unique(),
+        ordered=(starts.fill_null(True) | (pl.col("call_index").diff() > 0)).all(),
+    ).row(0, named=True)
+    return check["ordered"] and check["runs"] == check["attempts"]
+
+
+def _with_flags(rows: pl.DataFrame, group: list[str]) -> pl.DataFrame:
+    """Add ``failed``, ``is_first`` and ``is_retry``; ``group`` = (attempt, command text) ids.
+
+    ``rows`` must be in execution order within each attempt. A stable sort by one
+    integer key made from ``group`` lines up the executions of each command so a shift
+    finds the previous one (much faster than a window over the group); the flags are
+    then put back in the original order by the inverse permutation.
+    """
+    key = pl.struct(group).hash()
+    order = rows.select(
+        pl.int_range(pl.len(), dtype=pl.UInt32).sort_by(key, maintain_order=True)
+    ).to_series()
+    ranked = rows.select(
+        _key=key.gather(order),
+        failed=(pl.col("exit_code") != 0).fill_null(False).gather(order),
+    )
+    same = (pl.col("_key") == pl.col("_key").shift(1)).fill_null(False)
+    flags = ranked.select(
+        "failed",
+        is_first=~same,
+        is_retry=same & pl.col("failed").shift(1).fill_null(False),
+    )
+    inverse = order.arg_sort()
+    return rows.with_columns(flags[inverse])
+
+
+def _count_exprs() -> list[pl.Expr]:
+    return [
+        pl.len().cast(pl.Int64).alias("total_commands"),
+        pl.col("is_first").sum().cast(pl.Int64).alias("unique_commands"),
+        pl.col("failed").sum().cast(pl.Int64).alias("error_count"),
+        pl.col("is_retry").sum().cast(pl.Int64).alias("retry_count"),
+        pl.col("is_help").sum().cast(pl.Int64).alias("help_invocations"),
+        (pl.col("is_first") & ~pl.col("failed")).sum().cast(pl.Int64).alias("first_try_successes"),
+    ]
+
+
+def _with_rates(counts: pl.DataFrame) -> pl.DataFrame:
+    """Add the rates computed from the counts (null with zero commands)."""
+    total = pl.col("total_commands")
+
+    def rate(numerator: pl.Expr) -> pl.Expr:
+        return pl.when(total > 0).then(numerator / total).otherwise(None)
+
+    return counts.with_columns(
+        error_rate=rate(pl.col("error_count")),
+        retry_rate=rate(total - pl.col("unique_commands")),
+        first_try_success_rate=rate(pl.col("first_try_successes")),
+        iteration_ratio=rate(pl.col("unique_commands")),
+    )
+
+
+def _per_task(runs: Runs, rows: pl.DataFrame) -> pl.DataFrame:
+    counts = rows.group_by("_attempt").agg(_count_exprs())
+    tasks = runs.tasks.select(
+        *KEYS,
+        _ATTEMPT,
+        completed=pl.col("natural_stop") & pl.col("error").is_null(),
+    )
+    joined = tasks.join(counts, on="_attempt", how="left").with_columns(pl.col(COUNTS).fill_null(0))
+    return _with_rates(joined).select(*KEYS, *METRICS, "completed")

@@ -1,0 +1,414 @@
+"""Import bashkit-eval result JSON (the pre-mira harness) as evalnb records and run folders.
+
+A result file holds ``provider``, ``model``, ``timestamp`` (the END of the run, UTC),
+``max_turns``, ``results`` (``{task, trace, score}`` per task) and ``summary``. What
+this importer makes of it:
+
+- ``tasks``: one record per entry of ``results``; the file's ``summary`` is never
+  used for figures. A file whose ``results`` hold fewer tasks than
+  ``summary.total_tasks`` (the harness dropped tasks whose provider call failed) is
+  read as a partial run: a warning names both counts and ``RunMeta.status`` is
+  ``"partial"``.
+- ``llm_calls``: one row per assistant message (``call_number`` in message order,
+  ``tool_calls_made`` = its ``tool_use`` blocks). The format has no per-call tokens,
+  latency or stop reason, so those are null, and ``RunMeta.settings`` says so
+  (``per_call_tokens``, ``per_call_latency`` and ``tool_call_duration`` are False).
+- ``tool_calls``: ``call_index`` in file order; ``call_number`` = the assistant
+  message whose ``tool_use`` block (matched in order) asked for it; no duration.
+- ``checks``: every ``score.results`` verdict, layer ``expectation``, ``kind`` = the
+  check text before ``:``.
+- Categories: ``rename_categories`` (default :data:`CATEGORY_RENAMES`, which maps
+  ``jq_mastery`` to ``json_processing``, its name in later bashkit runs) renames a
+  category; the file's own name stays in the ``source_category`` column of
+  ``tasks``. Pass ``rename_categories={}`` to keep the file's names.
+- ``run_id`` is the file name without ``.json`` (stable across imports);
+  ``finished_at`` is ``timestamp`` and ``started_at`` is ``timestamp`` minus the sum
+  of the tasks' ``duration_ms`` (the harness ran tasks one after another).
+
+Bad input (missing file, truncated JSON, a missing key, a wrong type, a trace whose
+``tool_use`` blocks do not match its ``tool_calls``) raises
+:class:`~evalnb.errors.InputError` naming the file, the line and the field.
+
+Example:
+    >>> import json, tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "eval-demo.json"
+    >>> _ = p.write_text(json.dumps({"provider": "p", "model": "m"}))
+    >>> read_bashkit_eval(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalnb.errors.InputError: ...eval-demo.json:1: results: Field required
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from evalnb.errors import InputError, from_validation_error, read_input
+from evalnb.records import (
+    AgentTrace,
+    LLMCall,
+    Message,
+    RunMeta,
+    ScoreResult,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
+)
+from evalnb.store import RunStore
+
+CATEGORY_RENAMES: dict[str, str] = {"jq_mastery": "json_processing"}
+"""Categories renamed on import: bashkit's ``jq_mastery`` became ``json_processing``."""
+
+SOURCE = "bashkit-eval"
+M = TypeVar("M", bound=BaseModel)
+UNAVAILABLE = {"per_call_tokens": False, "per_call_latency": False, "tool_call_duration": False}
+"""``RunMeta.settings`` entries: what the bashkit-eval formats do not record."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+
+class FileToolCall(_Strict):
+    """``trace.tool_calls[]``: spec 000 ``ToolCallResult``."""
+
+    commands: str
+    stdout: str
+    stderr: str
+    exit_code: int
+
+
+class FileTrace(_Strict):
+    """``trace``: spec 000 ``AgentTrace`` as the harness wrote it."""
+
+    messages: list[Message]
+    tool_calls: list[FileToolCall]
+    tool_call_count: int
+    turns: int
+    natural_stop: bool
+    total_input_tokens: int
+    total_output_tokens: int
+    duration_ms: float
+
+
+class FileCheck(_Strict):
+    """``score.results[]``: spec 000 ``ScoreResult``."""
+
+    check: str
+    passed: bool
+    detail: str
+    weight: float
+
+
+class FileScore(_Strict):
+    """``score``: spec 000 ``TaskScore``; ``results`` may be absent in mira reports."""
+
+    task_id: str
+    results: list[FileCheck] | None = None
+    score: float
+    max_score: float
+
+
+class FileResult(_Strict):
+    """One entry of ``results``."""
+
+    task: Task
+    trace: FileTrace
+    score: FileScore
+
+
+class FileSummary(_Strict):
+    """``summary``: only ``total_tasks`` is read, to detect a partial run."""
+
+    total_tasks: int
+
+
+class ResultsDoc(_Strict):
+    """The ``results`` + ``summary`` part shared by the pre-mira file and mira's report.json."""
+
+    results: list[FileResult]
+    summary: FileSummary
+
+
+class ResultFile(ResultsDoc):
+    """A whole pre-mira result file."""
+
+    provider: str
+    model: str
+    timestamp: str
+    max_turns: int
+
+
+def read_bashkit_eval(
+    path: str | Path, rename_categories: Mapping[str, str] = CATEGORY_RENAMES
+) -> tuple[RunMeta, list[TaskRecord]]:
+    """Read one pre-mira bashkit-eval result file as ``(RunMeta, task records)``.
+
+    Example:
+        >>> read_bashkit_eval("missing.json")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: missing.json: file not found
+    """
+    path = Path(path)
+    text, doc = read_json(path)
+    parsed = validate(path, text, doc, ResultFile)
+    records = records_from_results(path, text, parsed, rename_categories, checks_required=True)
+    started, finished = run_times(path, text, parsed.timestamp, records)
+    meta = RunMeta(
+        run_id=path.stem,
+        provider=parsed.provider,
+        model=parsed.model,
+        source=SOURCE,
+        max_turns=parsed.max_turns,
+        started_at=started,
+        finished_at=finished,
+        status=run_status(path, parsed, records),
+        task_count=len(records),
+        settings={"source_file": path.name, **UNAVAILABLE},
+    )
+    return meta, records
+
+
+def import_bashkit_eval(
+    paths: Sequence[str | Path],
+    out_dir: str | Path,
+    rename_categories: Mapping[str, str] = CATEGORY_RENAMES,
+) -> list[Path]:
+    """Write each result file as an evalnb run folder under ``out_dir``; return the folders.
+
+    Each folder has ``run.json``, an ``events.jsonl`` with one ``task_finished``
+    event per task (so it can be re-scored and replayed) and the parquet tables.
+    An existing folder of the same run is an error, never overwritten.
+
+    Example:
+        >>> import tempfile
+        >>> import_bashkit_eval([], tempfile.mkdtemp())
+        []
+    """
+    return [
+        RunStore.write_records(out_dir, *read_bashkit_eval(path, rename_categories))
+        for path in map(Path, paths)
+    ]
+
+
+def read_json(path: Path) -> tuple[str, Any]:
+    """The text and parsed JSON of ``path``; InputError (with the line) if unreadable.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+        >>> _ = p.write_text('{"a": [1,\\n')
+        >>> read_json(p)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: ...x.json:2: invalid JSON (truncated?): Expecting value
+    """
+    text = read_input(path)
+    try:
+        return text, json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, exc.lineno, None, f"invalid JSON (truncated?): {exc.msg}") from None
+
+
+def validate(path: Path, text: str, doc: Any, model: type[M]) -> M:
+    """Validate parsed JSON against ``model``; the InputError names the field and its line.
+
+    Example:
+        >>> validate(Path("f.json"), '{"summary": {}}', {"summary": {}}, ResultsDoc)
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: f.json:1: results: Field required
+    """
+    try:
+        return model.model_validate(doc)
+    except ValidationError as exc:
+        loc = tuple(exc.errors()[0]["loc"])
+        raise from_validation_error(path, line_of(text, loc), exc) from None
+
+
+def records_from_results(
+    path: Path,
+    text: str,
+    doc: ResultsDoc,
+    rename_categories: Mapping[str, str],
+    checks_required: bool,
+) -> list[TaskRecord]:
+    """Turn validated ``results`` into task records (see the module docstring).
+
+    With ``checks_required`` a result without ``score.results`` is an InputError;
+    otherwise such a task gets no check rows (and the caller says so).
+    """
+    records: list[TaskRecord] = []
+    seen: set[str] = set()
+    for i, result in enumerate(doc.results):
+        where = ("results", i)
+        task = result.task
+        if task.id in seen:
+            raise _error(path, text, (*where, "task", "id"), f"duplicate task id {task.id!r}")
+        seen.add(task.id)
+        if result.score.task_id != task.id:
+            msg = f"{result.score.task_id!r} differs from task id {task.id!r}"
+            raise _error(path, text, (*where, "score", "task_id"), msg)
+        if checks_required and result.score.results is None:
+            raise _error(path, text, (*where, "score", "results"), "Field required")
+        trace = _trace(path, text, where, result.trace)
+        original = task.category
+        task = task.model_copy(update={"category": rename_categories.get(original, original)})
+        checks = [
+            ScoreResult(**c.model_dump(), layer="expectation", kind=c.check.partition(":")[0])
+            for c in result.score.results or []
+        ]
+        score = TaskScore(
+            task_id=task.id,
+            results=checks,
+            score=result.score.score,
+            max_score=result.score.max_score,
+        )
+        extra = {"source_category": original}
+        records.append(TaskRecord(task=task, trace=trace, score=score, extra=extra))
+    return records
+
+
+def run_times(path: Path, text: str, timestamp: str, records: list[TaskRecord]) -> tuple[str, str]:
+    """``(started_at, finished_at)`` from the end-of-run ``timestamp`` and the task durations.
+
+    Example:
+        >>> run_times(Path("f.json"), "", "2026-02-07T07:20:23+02:00", [])
+        ('2026-02-07T05:20:23Z', '2026-02-07T05:20:23Z')
+    """
+    try:
+        end = datetime.fromisoformat(timestamp)
+    except ValueError:
+        raise _error(path, text, ("timestamp",), f"not an ISO 8601 time: {timestamp!r}") from None
+    end = end.astimezone(UTC) if end.tzinfo else end.replace(tzinfo=UTC)  # the format is UTC
+    start = end - timedelta(milliseconds=sum(r.trace.duration_ms for r in records))
+    fmt = "%Y-%m-%dT%H:%M:%SZ"
+    return start.strftime(fmt), end.strftime(fmt)
+
+
+def run_status(path: Path, doc: ResultsDoc, records: list[TaskRecord]) -> str:
+    """``"partial"`` (with a warning) when ``results`` hold fewer tasks than the summary says.
+
+    Example:
+        >>> doc = ResultsDoc(results=[], summary={"total_tasks": 0})
+        >>> run_status(Path("f.json"), doc, [])
+        'complete'
+    """
+    expected = doc.summary.total_tasks
+    if len(records) < expected:
+        warnings.warn(
+            f"{path}: partial run: {len(records)} tasks in results but the file's summary "
+            f"says total_tasks={expected}; every figure is computed from the "
+            f"{len(records)} tasks present",
+            stacklevel=3,
+        )
+        return "partial"
+    return "complete"
+
+
+def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
+    """The line of the JSON value at ``loc`` (or of its nearest existing parent).
+
+    Example:
+        >>> line_of('{"a": [\\n 1,\\n {"b": 2}]}', ("a", 1, "b"))
+        3
+        >>> line_of('{"a": 1}', ("missing",))
+        1
+    """
+    decoder = json.JSONDecoder()
+    blank = re.compile(r"\s*")
+    try:
+        pos = blank.match(text, 0).end()  # type: ignore[union-attr]
+        for key in loc:
+            inner = blank.match(text, pos + 1).end()  # type: ignore[union-attr]
+            if text[pos] == "{" and isinstance(key, str):
+                found = _find_key(decoder, blank, text, inner, key)
+            elif text[pos] == "[" and isinstance(key, int):
+                found = _find_index(decoder, blank, text, inner, key)
+            else:
+                break
+            if found is None:
+                break
+            pos = found
+    except (ValueError, IndexError):
+        return None
+    return text.count("\n", 0, pos) + 1
+
+
+def _find_key(
+    decoder: json.JSONDecoder, blank: re.Pattern, text: str, pos: int, key: str
+) -> int | None:
+    while text[pos] != "}":
+        name, pos = decoder.raw_decode(text, pos)
+        pos = blank.match(text, blank.match(text, pos).end() + 1).end()
+        if name == key:
+            return pos
+        pos = _skip_value(decoder, blank, text, pos)
+    return None
+
+
+def _find_index(
+    decoder: json.JSONDecoder, blank: re.Pattern, text: str, pos: int, index: int
+) -> int | None:
+    for _ in range(index):
+        if text[pos] == "]":
+            return None
+        pos = _skip_value(decoder, blank, text, pos)
+    return None if text[pos] == "]" else pos
+
+
+def _skip_value(decoder: json.JSONDecoder, blank: re.Pattern, text: str, pos: int) -> int:
+    _, pos = decoder.raw_decode(text, pos)
+    pos = blank.match(text, pos).end()
+    if text[pos] == ",":
+        pos = blank.match(text, pos + 1).end()
+    return pos
+
+
+def _error(path: Path, text: str, loc: tuple[Any, ...], message: str) -> InputError:
+    return InputError(path, line_of(text, loc), ".".join(map(str, loc)), message)
+
+
+def _trace(path: Path, text: str, where: tuple[Any, ...], trace: FileTrace) -> AgentTrace:
+    """Build the AgentTrace, matching each tool call to the tool_use block that asked for it."""
+    if trace.tool_call_count != len(trace.tool_calls):
+        msg = f"{trace.tool_call_count} but tool_calls has {len(trace.tool_calls)} entries"
+        raise _error(path, text, (*where, "trace", "tool_call_count"), msg)
+    llm_calls: list[LLMCall] = []
+    asked: list[tuple[int, Any]] = []  # (call_number, commands) per tool_use block, in order
+    for message in trace.messages:
+        if message.role != "assistant":
+            continue
+        uses = [b for b in message.content if b.type == "tool_use"]
+        llm_calls.append(LLMCall(call_number=len(llm_calls) + 1, tool_calls_made=len(uses)))
+        asked += [(len(llm_calls), (b.input or {}).get("commands")) for b in uses]
+    if trace.turns != len(llm_calls):
+        msg = f"{trace.turns} but messages hold {len(llm_calls)} assistant messages"
+        raise _error(path, text, (*where, "trace", "turns"), msg)
+    if [cmd for _, cmd in asked] != [c.commands for c in trace.tool_calls]:
+        msg = f"{len(asked)} tool_use blocks in messages do not match the {len(trace.tool_calls)}"
+        raise _error(path, text, (*where, "trace", "tool_calls"), f"{msg} tool calls")
+    tool_calls = [
+        ToolCallResult(**call.model_dump(), call_index=i, call_number=number)
+        for i, (call, (number, _)) in enumerate(zip(trace.tool_calls, asked, strict=True))
+    ]
+    return AgentTrace(
+        messages=trace.messages,
+        tool_calls=tool_calls,
+        llm_calls=llm_calls,
+        turns=trace.turns,
+        natural_stop=trace.natural_stop,
+        total_input_tokens=trace.total_input_tokens,
+        total_output_tokens=trace.total_output_tokens,
+        duration_ms=trace.duration_ms,
+    )

@@ -1,0 +1,126 @@
+"""Load and validate task datasets: JSONL tasks or a bashkit-eval result JSON.
+
+A JSONL dataset has one task per line in the bashkit-eval format (``id``,
+``category``, ``description``, optional ``system``, ``prompt``, ``files``,
+``expectations``) plus our optional ``solution`` and ``tags``. Blank lines and
+lines starting with ``#`` or ``//`` are skipped. A bashkit-eval result JSON (a
+top-level object with ``results[].task``, recognised by its ``.json`` suffix) is
+accepted wherever a dataset is.
+
+Every problem raises :class:`evalnb.errors.InputError` naming file, line and field,
+before any model is called.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
+    >>> _ = p.write_text('# a comment\\n{"id":"a","category":"c","prompt":"p"}\\n')
+    >>> [t.id for t in load_tasks(p)]
+    ['a']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from evalnb.errors import InputError, from_validation_error, read_input
+from evalnb.records import Task
+
+
+def load_tasks(path: str | Path) -> list[Task]:
+    """Load a JSONL task file or a bashkit-eval result JSON; raise InputError if invalid.
+
+    Example:
+        >>> load_tasks("does/not/exist.jsonl")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: does/not/exist.jsonl: file not found
+    """
+    path = Path(path)
+    text = read_input(path)
+    if not text.strip():
+        raise InputError(path, None, None, "empty dataset: no tasks")
+    if path.suffix == ".json":
+        return _load_result_json(path, text)
+    return _load_jsonl(path, text)
+
+
+def dataset_sha256(path: str | Path) -> str:
+    """The sha256 of a dataset (recorded in ``run.json``, checked by ``--resume``).
+
+    A file hashes its bytes; a folder (of scenarios) hashes every file under it,
+    with its relative path, in sorted order.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"; _ = p.write_text("")
+        >>> dataset_sha256(p)[:12]
+        'e3b0c44298fc'
+    """
+    path = Path(path)
+    if path.is_file():
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(str(file.relative_to(path)).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
+
+
+def _load_jsonl(path: Path, text: str) -> list[Task]:
+    tasks: list[Task] = []
+    seen: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "//")):
+            continue
+        try:
+            raw = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            msg = f"invalid JSON: {exc.msg} (column {exc.colno})"
+            raise InputError(path, lineno, None, msg) from None
+        if not isinstance(raw, dict):
+            raise InputError(path, lineno, None, "a task must be a JSON object")
+        task = _task(path, lineno, raw)
+        if task.id in seen:
+            raise InputError(
+                path, lineno, "id", f"duplicate id {task.id!r} (first on line {seen[task.id]})"
+            )
+        seen[task.id] = lineno
+        tasks.append(task)
+    if not tasks:
+        raise InputError(path, None, None, "empty dataset: no tasks")
+    return tasks
+
+
+def _load_result_json(path: Path, text: str) -> list[Task]:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, exc.lineno, None, f"invalid JSON: {exc.msg}") from None
+    results = doc.get("results") if isinstance(doc, dict) else None
+    if not isinstance(results, list):
+        raise InputError(path, 1, "results", "expected a bashkit-eval result file with a list")
+    tasks: list[Task] = []
+    seen: set[str] = set()
+    for i, result in enumerate(results):
+        raw = result.get("task") if isinstance(result, dict) else None
+        if not isinstance(raw, dict):
+            raise InputError(path, None, f"results.{i}.task", "missing task object")
+        task = _task(path, None, raw, prefix=f"results.{i}.task")
+        if task.id in seen:
+            raise InputError(path, None, f"results.{i}.task.id", f"duplicate id {task.id!r}")
+        seen.add(task.id)
+        tasks.append(task)
+    if not tasks:
+        raise InputError(path, None, "results", "no tasks in result file")
+    return tasks
+
+
+def _task(path: Path, line: int | None, raw: dict, prefix: str = "") -> Task:
+    try:
+        return Task.model_validate(raw)
+    except ValidationError as exc:
+        raise from_validation_error(path, line, exc, prefix) from None

@@ -1,0 +1,150 @@
+"""Import plain-text agent transcripts (spec 002's transcript fallback).
+
+When no structured events exist, a transcript is read with the target's command
+pattern:
+
+- When some lines start with a shell prompt (``$ `` or ``> ``), each such line is one
+  tool call (its ``commands`` is the line without the prompt), whether or not it runs
+  the target tool; lines without a prompt are output, so an output line that mentions
+  the tool (``usage: notes ...``) is not mistaken for a command.
+- Without any prompt, every line with a match of the pattern is one tool call.
+  (:func:`evalnb.scoring.commands.transcript_calls` reads it; the interaction
+  metrics' transcript fallback reads transcripts the same way.)
+- Several target commands on one line are one call; its output is the lines after it,
+  up to the next call (kept as ``stdout``).
+- Its exit code is **approximate**: N from the first ``Exit code: N`` or
+  ``exit status N`` in its output, else 1 when a line contains ``error:``, else 0.
+  Every record says so (``exit_codes`` task field ``"approximate"``, and
+  ``RunMeta.settings``).
+- Lines before the first command are the assistant's text.
+- A transcript does not say how the agent ended, so ``natural_stop`` is False; it
+  records no LLM calls or tokens, and no prompt (:data:`PROMPT_MISSING`).
+- Spec 002's ``no_transcript_errors`` gate is scored on the approximate exit codes.
+
+Each file is one task attempt (task id = file name without its suffix); all files
+of one call form one run.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t1.txt"
+    >>> _ = p.write_text("I'll add it.\\n$ notes add x\\nerror: no store\\n$ notes init\\n")
+    >>> meta, [rec] = read_transcripts([p], "notes")
+    >>> [(c.commands, c.exit_code) for c in rec.trace.tool_calls]
+    [('notes add x', 1), ('notes init', 0)]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from evalnb.errors import InputError, read_input
+from evalnb.records import (
+    AgentTrace,
+    ContentBlock,
+    Message,
+    RunMeta,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
+)
+from evalnb.records.scenario import NoTranscriptErrors, default_command_pattern
+from evalnb.scoring.commands import transcript_calls
+from evalnb.scoring.gates import gate_rows, no_transcript_errors
+from evalnb.store import RunStore
+
+SOURCE = "transcript"
+PROMPT_MISSING = "(prompt not recorded: imported from a plain transcript)"
+EXIT_RULE = "approximate: 'Exit code: N' / 'exit status N' after the command, else 1 on 'error:'"
+
+
+def read_transcripts(
+    paths: Sequence[str | Path], target: str, *, model: str = "unknown"
+) -> tuple[RunMeta, list[TaskRecord]]:
+    """Read transcript files as one run of ``model``; ``target`` is the tool's command name."""
+    pattern = default_command_pattern(target)
+    records = []
+    seen: set[str] = set()
+    for path in map(Path, paths):
+        if path.stem in seen:
+            raise InputError(path, None, None, f"task id {path.stem!r} appears twice")
+        seen.add(path.stem)
+        records.append(read_transcript(path, pattern))
+    digest = hashlib.sha256("\n".join(sorted(seen)).encode()).hexdigest()[:8]
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model)
+    meta = RunMeta(
+        run_id=f"transcript-{slug}-{digest}",
+        provider="unknown",
+        model=model,
+        source=SOURCE,
+        status="complete",
+        task_count=len(records),
+        settings={
+            "target": target,
+            "command_pattern": pattern,
+            "exit_codes": EXIT_RULE,
+            "files": [str(p) for p in paths],
+        },
+    )
+    return meta, records
+
+
+def read_transcript(path: str | Path, pattern: str) -> TaskRecord:
+    """One transcript file as a task record (see the module docstring).
+
+    Example:
+        >>> read_transcript("missing.txt", "x")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: missing.txt: file not found
+    """
+    path = Path(path)
+    preamble, found = transcript_calls(read_input(path), re.compile(pattern))
+    calls = [
+        ToolCallResult(
+            commands=call.commands,
+            stdout="\n".join(call.output) + ("\n" if call.output else ""),
+            exit_code=call.exit_code,
+            call_index=n,
+        )
+        for n, call in enumerate(found)
+    ]
+    messages = (
+        [Message(role="assistant", content=[ContentBlock(type="text", text=preamble)])]
+        if preamble
+        else []
+    )
+    trace = AgentTrace(messages=messages, tool_calls=calls)
+    rows = gate_rows(
+        [NoTranscriptErrors(type="no_transcript_errors")], [no_transcript_errors(trace, pattern)]
+    )
+    return TaskRecord(
+        task=Task(id=path.stem, category=SOURCE, prompt=PROMPT_MISSING),
+        trace=trace,
+        score=TaskScore(
+            task_id=path.stem,
+            results=rows,
+            score=sum(r.weight for r in rows if r.passed),
+            max_score=sum(r.weight for r in rows),
+        ),
+        extra={"exit_codes": "approximate", "command_pattern": pattern},
+    )
+
+
+def import_transcripts(
+    paths: Sequence[str | Path], out_dir: str | Path, target: str, *, model: str = "unknown"
+) -> Path:
+    """Write the transcripts as one run folder under ``out_dir``; return it.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.txt"
+        >>> _ = p.write_text("$ git status\\nfatal: not a git repository\\nexit status 128\\n")
+        >>> folder = import_transcripts([p], p.parent / "runs", "git")
+        >>> (folder / "tool_calls.parquet").exists()
+        True
+    """
+    return RunStore.write_records(out_dir, *read_transcripts(paths, target, model=model))

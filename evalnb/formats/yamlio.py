@@ -1,0 +1,98 @@
+"""Load YAML (or JSON) into a pydantic model with errors that name file, line and field.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from pydantic import BaseModel, ConfigDict
+    >>> class Cfg(BaseModel):
+    ...     model_config = ConfigDict(extra="forbid")
+    ...     name: str
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.yaml"
+    >>> _ = p.write_text("name: x\\ncolour: red\\n")
+    >>> try:
+    ...     load_model(p, Cfg)
+    ... except Exception as e:
+    ...     print(e)
+    c.yaml:2: colour: Extra inputs are not permitted
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from evalnb.errors import InputError, read_input
+
+M = TypeVar("M")
+
+
+def load_model(
+    path: str | Path,
+    model: type[M] | Any,
+    *,
+    display: str | None = None,
+    context: Any = None,
+) -> M:
+    """Parse ``path`` as YAML (JSON is YAML) and validate it as ``model``.
+
+    ``model`` may be a pydantic model class or any type a TypeAdapter accepts.
+    ``display`` is the file name used in messages (default: the path's name);
+    ``context`` is passed to pydantic validators (``ValidationInfo.context``).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "n.yaml"
+        >>> _ = p.write_text("[1, 2]\\n")
+        >>> load_model(p, list[int])
+        [1, 2]
+    """
+    path = Path(path)
+    shown = display or path.name
+    text = read_input(path, shown)
+    if not text.strip():
+        raise InputError(shown, None, None, "empty file")
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise InputError(shown, line, None, f"invalid YAML: {problem}") from None
+    adapter = model if isinstance(model, TypeAdapter) else None
+    try:
+        if adapter is not None:
+            return adapter.validate_python(data, context=context)
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            return model.model_validate(data, context=context)
+        return TypeAdapter(model).validate_python(data, context=context)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = [p for p in err["loc"]]
+        line = _line_of(node, loc)
+        field = ".".join(str(p) for p in loc) or "(document)"
+        raise InputError(shown, line, field, err["msg"].removeprefix("Value error, ")) from None
+
+
+def _line_of(node: yaml.Node | None, loc: list[Any]) -> int | None:
+    """The 1-based line of the deepest YAML node that ``loc`` reaches."""
+    if node is None:
+        return None
+    line = node.start_mark.line + 1
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next((kv for kv in node.value if kv[0].value == str(key)), None)
+            if match is None:
+                break
+            key_node, node = match
+            line = key_node.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int):
+            if key >= len(node.value):
+                break
+            node = node.value[key]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line

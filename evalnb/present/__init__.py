@@ -1,0 +1,1 @@
+"""What people see: reports, altair charts and Jupyter widgets, built on the analysis layer."""

@@ -1,0 +1,456 @@
+"""Reports: a terminal summary, and report.md / report.json / comparison.md on disk.
+
+Every figure comes from :func:`evalnb.analysis.metrics.summary` and
+:func:`evalnb.analysis.metrics.by_category` (computed from per-task rows, never from a source
+file's own summary). Reports show both rates, labelled: the *pass rate* (tasks whose
+every check passed / tasks) and the *overall rate* (weighted check score / maximum,
+spec 000), each with its 95% interval in brackets (Wilson for the pass rate and the
+tool-call success rate, task-clustered bootstrap for the overall rate). A category's
+rate is its overall rate, never called a pass rate. A model is named with
+" (simulated)" when its run is simulated, and with " · <guidance>" when the run
+used a guidance version.
+
+Files written by :func:`write_report` (each atomically: temp file + rename):
+
+- ``report.md``: per run, the header figures, a by-category table, friction signals
+  (:func:`evalnb.analysis.diagnostics.friction`) and every task with every check verdict.
+- ``report.json``: ``{"format": "evalnb-report", "version": 1, "summary": [...],
+  "by_category": [...], "tables": {"runs": [...], "tasks": [...], ...}}`` with the
+  six tidy tables as lists of row objects; :func:`evalnb.analysis.load.load` reads it back.
+- ``comparison.md``: spec 000's "Current Baseline" table (one column per model,
+  its latest run), its "Per-Category Rates" table, and a trend table for every
+  model run on several dates.
+
+Example:
+    >>> print(terminal_report(Runs.empty()))
+    No runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evalnb.analysis.cost import Prices
+from evalnb.analysis.diagnostics import friction
+from evalnb.analysis.metrics import by_category, summary
+from evalnb.analysis.report_file import REPORT_FORMAT, REPORT_VERSION
+from evalnb.analysis.runs import Runs
+from evalnb.store import utc_now
+from evalnb.store.tables import TABLES
+
+CI_NOTE = (
+    "Brackets: 95% interval (Wilson for pass rate and tool call success, "
+    "task-clustered bootstrap for overall rate)."
+)
+
+
+def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
+    """Per task PASS/FAIL with score/max (and error), then each run's summary.
+
+    Example:
+        >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore, ScoreResult
+        >>> from evalnb.store.tables import tables_from_records
+        >>> rec = TaskRecord(task=Task(id="t1", category="c", prompt="p"),
+        ...     score=TaskScore(task_id="t1", score=1, max_score=2, results=[
+        ...         ScoreResult(check="exit_code:0", passed=True, weight=1),
+        ...         ScoreResult(check="stderr_empty", passed=False, weight=1)]))
+        >>> meta = RunMeta(run_id="r", provider="sim", model="m", simulated=True)
+        >>> text = terminal_report(Runs(**tables_from_records(meta, [rec])))
+        >>> print(text.splitlines()[1])
+          FAIL  t1  1/2
+    """
+    if runs.runs.height == 0:
+        return "No runs."
+    summaries, categories = _figures(runs, prices)
+    blocks = []
+    for row in summaries.iter_rows(named=True):
+        lines = [f"== {_label(row)} · run {row['run_id']} =="]
+        tasks = runs.tasks.filter(pl.col("run_id") == row["run_id"])
+        several_epochs = tasks.get_column("epoch").n_unique() > 1
+        names = [
+            f"{t}#{e}" if several_epochs else t for t, e in tasks.select("task_id", "epoch").rows()
+        ]
+        width = max(map(len, names), default=0)
+        for name, task in zip(names, tasks.iter_rows(named=True), strict=True):
+            verdict = "PASS" if task["passed"] else "FAIL"
+            line = f"  {verdict}  {name:<{width}}  {_num(task['score'])}/{_num(task['max_score'])}"
+            if task["error"]:
+                line += f"  error: {_one_line(task['error'])}"
+            lines.append(line)
+        lines += ["", "  Summary", *(f"    {k}: {v}" for k, v in _header(row))]
+        cats = categories.filter(pl.col("run_id") == row["run_id"]).sort("category")
+        lines.append("    By category (overall rate, tasks passed):")
+        lines += [
+            f"      {c['category']}: {_pct(c['rate'])}  {c['passed']}/{c['tasks']} passed"
+            for c in cats.iter_rows(named=True)
+        ]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n\n" + CI_NOTE
+
+
+def write_report(runs: Runs, out_dir: str | Path, prices: Prices | None = None) -> dict[str, Path]:
+    """Write report.md, report.json and comparison.md into ``out_dir``; return their paths.
+
+    Example:
+        >>> import tempfile
+        >>> paths = write_report(Runs.empty(), tempfile.mkdtemp())
+        >>> sorted(paths)
+        ['comparison.md', 'report.json', 'report.md']
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summaries, categories = _figures(runs, prices)
+    texts = {
+        "report.md": report_markdown(runs, summaries, categories),
+        "report.json": json.dumps(
+            report_json(runs, summaries, categories), ensure_ascii=False, default=str
+        ),
+        "comparison.md": comparison_markdown(summaries, categories),
+    }
+    paths = {}
+    for name, text in texts.items():
+        paths[name] = out / name
+        _write_atomic(paths[name], text)
+    return paths
+
+
+def report_markdown(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFrame) -> str:
+    """The text of report.md (see the module docstring).
+
+    Example:
+        >>> report_markdown(Runs.empty(), summary(Runs.empty()), by_category(Runs.empty()))
+        '# evalnb report\\n\\nNo runs.\\n'
+    """
+    parts = ["# evalnb report", ""]
+    if summaries.height == 0:
+        return "\n".join([*parts, "No runs.", ""])
+    parts += [CI_NOTE, ""]
+    signals = friction(runs)
+    for row in summaries.iter_rows(named=True):
+        run_id = row["run_id"]
+        run = runs.runs.filter(pl.col("run_id") == run_id).row(0, named=True)
+        parts += [f"## {_label(row)}", "", _run_line(run), ""]
+        if run["status"] == "partial":
+            parts += ["**Partial run**: only the tasks present are counted.", ""]
+        parts += [*_table(["Metric", "Value"], [list(kv) for kv in _header(row)]), ""]
+        cats = categories.filter(pl.col("run_id") == run_id).sort("category")
+        parts += ["### By category", ""]
+        parts += _table(
+            ["Category", "Tasks", "Passed", "Pass rate", "Overall rate (score/max)"],
+            [
+                [
+                    c["category"],
+                    str(c["tasks"]),
+                    str(c["passed"]),
+                    _rate_ci(c["pass_rate"], c["pass_rate_lo"], c["pass_rate_hi"]),
+                    f"{_pct(c['rate'])} ({_num(c['score'])}/{_num(c['max_score'])})",
+                ]
+                for c in cats.iter_rows(named=True)
+            ],
+        )
+        parts += ["", "### Friction signals", ""]
+        parts += _table(
+            ["Kind", "Signal", "Value", "Threshold", "Status", "Message"],
+            [
+                [
+                    s["kind"],
+                    s["signal"],
+                    _num(s["value"]),
+                    _num(s["threshold"]),
+                    {True: "**flagged**", False: "ok", None: "unknown"}[s["flagged"]],
+                    s["message"] or "",
+                ]
+                for s in signals.filter(pl.col("run_id") == run_id).iter_rows(named=True)
+            ],
+        )
+        parts += ["", "### Tasks", "", *_task_details(runs, run_id)]
+    return "\n".join(parts)
+
+
+def comparison_markdown(summaries: pl.DataFrame, categories: pl.DataFrame) -> str:
+    """The text of comparison.md: spec 000's baseline and per-category tables, plus trends.
+
+    Example:
+        >>> comparison_markdown(summary(Runs.empty()), by_category(Runs.empty()))
+        '# Comparison\\n\\nNo runs.\\n'
+    """
+    parts = ["# Comparison", ""]
+    if summaries.height == 0:
+        return "\n".join([*parts, "No runs.", ""])
+    rows = summaries.with_columns(
+        pl.Series("label", [_label(r) for r in summaries.iter_rows(named=True)]),
+        pl.col("started_at").str.slice(0, 10).alias("date"),
+    )
+    by_time = rows.with_row_index("_order").sort(
+        "started_at", nulls_last=False, maintain_order=True
+    )
+    latest = by_time.unique("label", keep="last", maintain_order=True).sort("_order")
+    labels = latest.get_column("label").to_list()
+    parts += ["## Current Baseline", "", "Latest run of each model:", ""]
+    parts += [
+        f"- {r['label']}: run {r['run_id']} ({r['date'] or 'date unknown'}, "
+        f"{r['total_tasks']} tasks)"
+        for r in latest.iter_rows(named=True)
+    ]
+    if latest.get_column("total_tasks").n_unique() > 1:
+        parts += ["", "**The runs have different numbers of tasks: compare with care.**"]
+    metric_rows = [
+        [name, *(dict(_header(r))[name] for r in latest.iter_rows(named=True))]
+        for name in BASELINE_ROWS
+    ]
+    parts += ["", *_table(["Metric", *labels], metric_rows), "", CI_NOTE, ""]
+    parts += ["### Per-Category Rates", ""]
+    parts += [
+        "Cells: the category's overall rate (weighted check score / maximum, "
+        "not a pass rate), then tasks passed / tasks.",
+        "",
+    ]
+    cats = categories.join(latest.select("run_id", "label"), on="run_id")
+    cells = {(c["category"], c["label"]): c for c in cats.iter_rows(named=True)}
+    cat_rows = [
+        [
+            cat,
+            *(
+                f"{_pct(c['rate'])} ({c['passed']}/{c['tasks']})"
+                if (c := cells.get((cat, label)))
+                else "–"
+                for label in labels
+            ),
+        ]
+        for cat in sorted({c for c, _ in cells})
+    ]
+    parts += [*_table(["Category", *labels], cat_rows), ""]
+    parts += _trend(by_time)
+    return "\n".join(parts)
+
+
+BASELINE_ROWS = (
+    "Tasks passed",
+    "Pass rate",
+    "Overall rate",
+    "Tool calls (ok/err)",
+    "Tool call success",
+    "Avg turns/task",
+    "Tokens (in/out)",
+    "Duration",
+    "Cost",
+)
+"""Rows of the comparison table: spec 000's "Current Baseline" rows plus pass rate and cost."""
+
+
+def summary_records(runs: Runs, prices: Prices | None = None) -> list[dict[str, Any]]:
+    """One JSON-ready object per run: spec 000's EvalSummary fields, ``by_category`` nested.
+
+    ``by_category`` maps each category to spec 000's CategorySummary fields (tasks,
+    passed, score, max_score, rate) plus its pass rate and interval.
+
+    Example:
+        >>> summary_records(Runs.empty())
+        []
+    """
+    summaries, categories = _figures(runs, prices)
+    nested = {
+        run_id: {c.pop("category"): c for c in group.drop("run_id", "model").to_dicts()}
+        for (run_id,), group in categories.group_by("run_id")
+    }
+    return [row | {"by_category": nested.get(row["run_id"], {})} for row in summaries.to_dicts()]
+
+
+def report_json(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFrame) -> dict[str, Any]:
+    """The report.json document: summaries plus the six tidy tables as row lists.
+
+    Example:
+        >>> doc = report_json(Runs.empty(), summary(Runs.empty()), by_category(Runs.empty()))
+        >>> doc["format"], sorted(doc["tables"])[:2]
+        ('evalnb-report', ['checks', 'llm_calls'])
+    """
+    return {
+        "format": REPORT_FORMAT,
+        "version": REPORT_VERSION,
+        "generated_at": utc_now(),
+        "summary": summaries.to_dicts(),
+        "by_category": categories.to_dicts(),
+        "tables": {name: getattr(runs, name).to_dicts() for name in TABLES},
+    }
+
+
+def _figures(runs: Runs, prices: Prices | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``summary`` and ``by_category``, the summary rows in the runs' order."""
+    order = runs.runs.select("run_id").with_row_index("_order")
+    summaries = summary(runs, prices=prices).join(order, on="run_id", how="left")
+    summaries = summaries.sort("_order").drop("_order")
+    return summaries, by_category(runs)
+
+
+def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
+    """The headline figures of one summary row, labelled as in spec 000's baseline table."""
+    ok, err, total = row["tool_calls_ok"], row["tool_calls_error"], row["total_tool_calls"]
+    return [
+        ("Tasks passed", f"{row['total_passed']}/{row['total_tasks']}"),
+        ("Pass rate", _rate_ci(row["pass_rate"], row["pass_rate_lo"], row["pass_rate_hi"])),
+        (
+            "Overall rate",
+            _rate_ci(row["overall_rate"], row["overall_rate_lo"], row["overall_rate_hi"]),
+        ),
+        ("Weighted check score", f"{_num(row['total_score'])}/{_num(row['total_max_score'])}"),
+        ("Tool calls (ok/err)", f"{total} ({ok}/{err})"),
+        (
+            "Tool call success",
+            _rate_ci(
+                row["tool_call_success_rate"],
+                row["tool_call_success_rate_lo"],
+                row["tool_call_success_rate_hi"],
+            ),
+        ),
+        ("Avg turns/task", _num(row["avg_turns_per_task"], 1)),
+        ("Natural stop", _pct(row["natural_stop_rate"])),
+        ("Errored tasks", str(row["errored_tasks"])),
+        (
+            "Tokens (in/out)",
+            f"{_tokens(row['total_input_tokens'])}/{_tokens(row['total_output_tokens'])}",
+        ),
+        ("Duration", _duration(row["total_duration_ms"])),
+        ("Cost", "unknown" if row["cost_usd"] is None else _usd(row["cost_usd"])),
+    ]
+
+
+def _label(row: dict[str, Any]) -> str:
+    label = row["model"]
+    if row.get("guidance"):
+        label += f" · {row['guidance']}"
+    return label + (" (simulated)" if row.get("simulated") else "")
+
+
+def _run_line(r: dict[str, Any]) -> str:
+    return (
+        f"Run `{r['run_id']}` · provider {r['provider']} · source {r['source']} · "
+        f"started {r['started_at'] or 'unknown'} · status {r['status']} · "
+        f"max turns {r['max_turns'] if r['max_turns'] is not None else 'unknown'}"
+    )
+
+
+def _task_details(runs: Runs, run_id: str) -> list[str]:
+    tasks = runs.tasks.filter(pl.col("run_id") == run_id)
+    checks = runs.checks.filter(pl.col("run_id") == run_id)
+    lines: list[str] = []
+    for t in tasks.iter_rows(named=True):
+        verdict = "PASS" if t["passed"] else "FAIL"
+        lines += [
+            f"#### {verdict} {t['task_id']} (epoch {t['epoch']}, {t['category']}): "
+            f"{_num(t['score'])}/{_num(t['max_score'])}",
+            "",
+            f"Turns {t['turns']} · tool calls {t['tool_call_count']} "
+            f"({t['tool_calls_ok']} ok) · natural stop {'yes' if t['natural_stop'] else 'no'} · "
+            f"{_duration(t['duration_ms'])}",
+            "",
+        ]
+        if t["error"]:
+            lines += [f"Error: {_code(_one_line(t['error']))}", ""]
+        mine = checks.filter((pl.col("task_id") == t["task_id"]) & (pl.col("epoch") == t["epoch"]))
+        lines += [
+            f"- {'pass' if c['passed'] else 'FAIL'} [{c['layer']}] {_code(c['check'])} "
+            f"(weight {_num(c['weight'])}): {_one_line(c['detail'] or '')}"
+            for c in mine.iter_rows(named=True)
+        ] or ["- no check verdicts recorded"]
+        lines.append("")
+    return lines
+
+
+def _trend(rows: pl.DataFrame) -> list[str]:
+    """A trend table for every model label with runs on several dates (latest run per date)."""
+    dated = rows.filter(pl.col("date").is_not_null())
+    per_day = dated.unique(["label", "date"], keep="last", maintain_order=True)
+    repeated = per_day.group_by("label").len().filter(pl.col("len") > 1).get_column("label")
+    trend = per_day.filter(pl.col("label").is_in(repeated.to_list()))
+    if trend.height == 0:
+        return []
+    dates = sorted(trend.get_column("date").unique().to_list())
+    cells = {(r["label"], r["date"]): r for r in trend.iter_rows(named=True)}
+    metrics = (
+        ("pass rate", "pass_rate"),
+        ("overall rate", "overall_rate"),
+        ("tool call success", "tool_call_success_rate"),
+    )
+    body = [
+        [
+            f"{label} {name}",
+            *(_pct(r[col]) if (r := cells.get((label, d))) else "–" for d in dates),
+        ]
+        for label in dict.fromkeys(trend.get_column("label").to_list())
+        for name, col in metrics
+    ]
+    return ["### Trend", "", *_table(["Metric", *dates], body), ""]
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    if not rows:
+        return ["(none)"]
+    lines = ["| " + " | ".join(map(_cell, header)) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(map(_cell, r)) + " |" for r in rows]
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x * 100:.0f}%"
+
+
+def _rate_ci(x: float | None, lo: float | None, hi: float | None) -> str:
+    if x is None:
+        return "–"
+    if lo is None or hi is None:
+        return _pct(x)
+    return f"{_pct(x)} [{lo * 100:.0f}–{hi * 100:.0f}%]"
+
+
+def _num(x: float | int | None, digits: int = 2) -> str:
+    if x is None:
+        return "–"
+    if float(x).is_integer():
+        return str(int(x))
+    return f"{x:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def _tokens(n: int | None) -> str:
+    if n is None:
+        return "–"
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f}M"
+    return f"{n / 1000:.0f}K" if n >= 1000 else str(n)
+
+
+def _duration(ms: float | None) -> str:
+    if ms is None:
+        return "–"
+    return f"{ms / 60_000:.1f} min" if ms >= 60_000 else f"{ms / 1000:.1f} s"
+
+
+def _usd(x: float) -> str:
+    return f"${x:.2f}" if x >= 0.01 or x == 0 else f"${x:.4f}"
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span, fenced with more backticks than it contains."""
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -1,0 +1,476 @@
+"""ipywidgets helpers for exploring runs in Jupyter, each with a static HTML fallback.
+
+- :func:`picker`: run, model, category and chart dropdowns refreshing a chart and a task table.
+- :func:`task_browser`: pick a run and a task to read its transcript and check verdicts.
+- :func:`comparer`: pick two runs to see their paired per-task differences.
+- :func:`task_html`: one task attempt as HTML (used by the browser and by reports).
+
+With ``static=None`` (the default) the live widgets are built only when a widget
+frontend can show them: inside a Jupyter kernel that was not started by nbclient
+(nbclient, and so nbmake and papermill, give their kernels an in-memory history
+file, which a Jupyter server does not). Otherwise, or with ``static=True``, each
+helper returns :class:`IPython.display.HTML` showing its initial selection.
+
+Example:
+    >>> from evalnb.analysis.runs import Runs
+    >>> type(task_browser(Runs.empty())).__name__
+    'HTML'
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import altair as alt
+import ipywidgets as w
+import polars as pl
+import vl_convert as vlc
+from IPython.display import HTML, clear_output, display
+
+from evalnb.analysis.metrics import PASSED, compare
+from evalnb.analysis.runs import Runs
+from evalnb.present import charts
+from evalnb.store.tables import KEYS, TABLES
+
+FOLD_CHARS = 800
+"""Tool output longer than this (or than :data:`FOLD_LINES` lines) is folded in <details>."""
+FOLD_LINES = 12
+MAX_TABLE_ROWS = 200
+"""Tables in the widgets show at most this many rows."""
+
+_STYLE = """<style>
+.evalnb-task {font-family: sans-serif; font-size: 13px; line-height: 1.4; max-width: 1000px}
+.evalnb-task pre {background: #f6f6f6; padding: 6px 8px; margin: 4px 0; white-space: pre-wrap;
+  word-break: break-word; font-size: 12px}
+.evalnb-task .call {border-left: 3px solid #4C78A8; padding-left: 8px; margin: 8px 0}
+.evalnb-task .call.failed {border-left-color: #E45756}
+.evalnb-task .meta {color: #666; font-size: 12px}
+.evalnb-task .pass {color: #2e7d32; font-weight: bold}
+.evalnb-task .fail {color: #c62828; font-weight: bold}
+.evalnb-task table {border-collapse: collapse; margin: 6px 0}
+.evalnb-task td, .evalnb-task th {border: 1px solid #ddd; padding: 3px 6px; text-align: left;
+  vertical-align: top; font-size: 12px}
+</style>"""
+
+
+def widget_frontend() -> bool:
+    """True when running in a Jupyter kernel that a widget-capable frontend can talk to.
+
+    Example:
+        >>> widget_frontend()  # plain Python, as under doctest
+        False
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        return False
+    shell = get_ipython()
+    if shell is None or type(shell).__name__ != "ZMQInteractiveShell":
+        return False
+    return str(shell.history_manager.hist_file) != ":memory:"
+
+
+def task_html(runs: Runs, run_id: str, task_id: str, epoch: int | None = None) -> str:
+    """One task attempt as HTML: outcome, transcript with tool calls, per-call figures, checks.
+
+    The transcript comes from the ``messages`` table: user and assistant text, each
+    tool call with its commands, stdout, stderr and exit code (from ``tool_calls``,
+    long output folded in ``<details>``), the tokens and latency of every LLM call
+    (from ``llm_calls``), then every check with its verdict and detail. ``epoch``
+    defaults to the first one. Everything from the run is HTML-escaped.
+
+    Example:
+        >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
+        >>> from evalnb.store.tables import tables_from_records
+        >>> rec = TaskRecord(task=Task(id="t1", category="c", prompt="p"), score=TaskScore(
+        ...     task_id="t1", results=[ScoreResult(check="exit_code:0", passed=True)]))
+        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+        >>> "exit_code:0" in task_html(runs, "r", "t1")
+        True
+    """
+    rows = runs.tasks.filter(run_id=run_id, task_id=task_id)
+    if rows.height == 0:
+        raise ValueError(f"no task {task_id!r} in run {run_id!r}")
+    epoch = rows.get_column("epoch").min() if epoch is None else epoch
+    key = {"run_id": run_id, "task_id": task_id, "epoch": epoch}
+    task = rows.filter(epoch=epoch).with_columns(PASSED.alias("ok")).row(0, named=True)
+    parts = [_STYLE, '<div class="evalnb-task">', _header(task)]
+    parts += _transcript(
+        runs.messages.filter(**key).sort("message_index", "block_index"),
+        runs.tool_calls.filter(**key).sort("call_index"),
+        runs.llm_calls.filter(**key).sort("call_number"),
+    )
+    parts.append(_checks(runs.checks.filter(**key)))
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def picker(runs: Runs, *, static: bool | None = None) -> Any:
+    """Run, model, category and chart dropdowns that refresh a chart and a task table.
+
+    Static: the default chart (the category heatmap) as SVG and the task table, for all
+    runs.
+
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> "<table" in picker(Runs.empty(), static=True).data
+        True
+    """
+    if not _live(static):
+        chart = charts.category_heatmap(runs)
+        return HTML(_svg(chart) + _task_table(runs))
+    run_dd = w.Dropdown(description="run", options=_choices(charts.labels(runs), "run_label"))
+    model_dd = w.Dropdown(
+        description="model",
+        options=[("all", None), *((m, m) for m in _unique(runs.runs, "model"))],
+    )
+    category_dd = w.Dropdown(
+        description="category",
+        options=[("all", None), *((c, c) for c in _unique(runs.tasks, "category"))],
+    )
+    chart_dd = w.Dropdown(
+        description="chart", options=list(charts.CHARTS), value="category_heatmap"
+    )
+    chart_out, table = w.Output(), w.HTML()
+
+    def refresh(_: object = None) -> None:
+        part = subset(runs, run_dd.value, model_dd.value, category_dd.value)
+        table.value = _task_table(part)
+        with chart_out:
+            clear_output(wait=True)
+            display(charts.CHARTS[chart_dd.value](part))
+
+    for dd in (run_dd, model_dd, category_dd, chart_dd):
+        dd.observe(refresh, names="value")
+    refresh()
+    return w.VBox([w.HBox([run_dd, model_dd]), w.HBox([category_dd, chart_dd]), chart_out, table])
+
+
+def task_browser(
+    runs: Runs,
+    run_id: str | None = None,
+    task_id: str | None = None,
+    *,
+    static: bool | None = None,
+) -> Any:
+    """Pick a run and a task to read its transcript, per-call figures and checks.
+
+    Starts at ``run_id`` / ``task_id``, else at the first failed task (or the first
+    task). Static: that task's :func:`task_html`.
+
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> task_browser(Runs.empty(), static=True).data
+        '<p>No tasks in these runs.</p>'
+    """
+    start = _first_task(runs, run_id, task_id)
+    if start is None:
+        return HTML("<p>No tasks in these runs.</p>")
+    if not _live(static):
+        return HTML(task_html(runs, *start))
+    run_dd = w.Dropdown(
+        description="run", options=_choices(charts.labels(runs), "run_label", everything=False)
+    )
+    run_dd.value = start[0]
+    task_dd = w.Dropdown(description="task")
+    view = w.HTML()
+
+    def tasks_of(run: str) -> list[tuple[str, str]]:
+        frame = runs.tasks.filter(run_id=run).with_columns(PASSED.alias("ok"))
+        pairs = frame.select("task_id", "ok").unique("task_id").sort("task_id").rows()
+        return [(f"{t} ({'pass' if ok else 'fail'})", t) for t, ok in pairs]
+
+    def show(_: object = None) -> None:
+        if task_dd.value is not None:
+            view.value = task_html(runs, run_dd.value, task_dd.value)
+
+    def change_run(_: object = None) -> None:
+        current = task_dd.value
+        task_dd.options = tasks_of(run_dd.value)
+        known = [t for _, t in task_dd.options]
+        task_dd.value = current if current in known else (known[0] if known else None)
+        show()
+
+    task_dd.options = tasks_of(start[0])
+    task_dd.value = start[1]
+    run_dd.observe(change_run, names="value")
+    task_dd.observe(show, names="value")
+    show()
+    return w.VBox([w.HBox([run_dd, task_dd]), view])
+
+
+def comparer(
+    runs: Runs, a: str | None = None, b: str | None = None, *, static: bool | None = None
+) -> Any:
+    """Pick two runs to see their paired comparison (:func:`evalnb.analysis.metrics.compare`).
+
+    Shows the pass-rate difference with its interval and exact McNemar p-value, the
+    weighted-rate difference, and the tasks where the two runs disagree. Starts at
+    ``a`` and ``b`` (run ids or model names), else the first two runs. Static: that pair.
+
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> comparer(Runs.empty(), static=True).data
+        '<p>Comparing needs at least two runs.</p>'
+    """
+    ids = charts.labels(runs).get_column("run_id").to_list()
+    if len(ids) < 2:
+        return HTML("<p>Comparing needs at least two runs.</p>")
+    a, b = a or ids[0], b or ids[1]
+    if not _live(static):
+        return HTML(comparison_html(runs, a, b))
+    options = _choices(charts.labels(runs), "run_label", everything=False)
+    a_dd = w.Dropdown(description="A", options=options, value=a if a in ids else ids[0])
+    b_dd = w.Dropdown(description="B", options=options, value=b if b in ids else ids[1])
+    view = w.HTML()
+
+    def show(_: object = None) -> None:
+        view.value = comparison_html(runs, a_dd.value, b_dd.value)
+
+    a_dd.observe(show, names="value")
+    b_dd.observe(show, names="value")
+    show()
+    return w.VBox([w.HBox([a_dd, b_dd]), view])
+
+
+def comparison_html(runs: Runs, a: str, b: str) -> str:
+    """The paired comparison of runs ``a`` and ``b`` as HTML, with the tasks they disagree on.
+
+    A pair that cannot be compared (same run, no shared tasks) gives a message, not an
+    error, so a widget can show it.
+
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> comparison_html(Runs.empty(), "x", "y")
+        "<p>Cannot compare: no run 'x'; runs: (none)</p>"
+    """
+    try:
+        result = compare(runs, a, b)
+    except ValueError as exc:
+        return f"<p>Cannot compare: {html.escape(str(exc), quote=False)}</p>"
+    differing = result.per_task.filter(pl.col("outcome").is_in(["only_a", "only_b"]))
+    return "\n".join(
+        [
+            _STYLE,
+            '<div class="evalnb-task">',
+            f"<pre>{html.escape(str(result))}</pre>",
+            f"<h4>Tasks the two runs disagree on ({differing.height})</h4>",
+            _table(differing.select("task_id", "epoch", "category", "outcome", "rate_diff")),
+            "</div>",
+        ]
+    )
+
+
+def subset(
+    runs: Runs, run_id: str | None = None, model: str | None = None, category: str | None = None
+) -> Runs:
+    """The part of ``runs`` with the given run, model and task category (None = all).
+
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> subset(Runs.empty(), category="x").tasks.height
+        0
+    """
+    part = runs
+    if run_id is not None:
+        part = part.filter(pl.col("run_id") == run_id)
+    if model is not None:
+        part = part.filter(pl.col("model") == model)
+    if category is None:
+        return part
+    keys = part.tasks.filter(pl.col("category") == category).select(KEYS)
+    tables = {
+        name: getattr(part, name).join(keys, on=KEYS, how="semi", nulls_equal=True)
+        for name in TABLES
+        if name != "runs"
+    }
+    runs_ = part.runs.filter(pl.col("run_id").is_in(keys.get_column("run_id").unique().implode()))
+    return Runs(runs=runs_, **tables)
+
+
+def _live(static: bool | None) -> bool:
+    return widget_frontend() if static is None else not static
+
+
+def _svg(chart: Any) -> str:
+    with alt.theme.enable(charts.THEME):
+        spec = chart.to_dict()
+    return f"<div>{vlc.vegalite_to_svg(spec)}</div>"
+
+
+def _unique(frame: pl.DataFrame, column: str) -> list[str]:
+    return sorted(frame.get_column(column).drop_nulls().unique().to_list())
+
+
+def _choices(
+    labels: pl.DataFrame, column: str, everything: bool = True
+) -> list[tuple[str, str | None]]:
+    pairs = [(label, run_id) for run_id, label in labels.select("run_id", column).iter_rows()]
+    return [("all", None), *pairs] if everything else pairs
+
+
+def _first_task(runs: Runs, run_id: str | None, task_id: str | None) -> tuple[str, str] | None:
+    tasks = runs.tasks.with_columns(PASSED.alias("ok"))
+    if run_id is not None:
+        tasks = tasks.filter(run_id=run_id)
+    if task_id is not None:
+        tasks = tasks.filter(task_id=task_id)
+    if tasks.height == 0:
+        if run_id is not None or task_id is not None:
+            raise ValueError(f"no task {task_id!r} in run {run_id!r}")
+        return None
+    first = tasks.sort("ok", "run_id", "task_id").row(0, named=True)
+    return first["run_id"], first["task_id"]
+
+
+def _task_table(runs: Runs) -> str:
+    """Task rows (most recent tables first, failures first) as an HTML table."""
+    frame = (
+        runs.tasks.with_columns(PASSED.alias("passed"))
+        .select(
+            "run_id",
+            "model",
+            "task_id",
+            "epoch",
+            "category",
+            "passed",
+            "score",
+            "max_score",
+            "turns",
+            "tool_call_count",
+            "error",
+        )
+        .sort("passed", "run_id", "task_id")
+    )
+    return _table(frame)
+
+
+def _table(frame: pl.DataFrame) -> str:
+    shown = frame.head(MAX_TABLE_ROWS)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in shown.rows()
+    )
+    more = (
+        f"<p class='meta'>showing {MAX_TABLE_ROWS} of {frame.height} rows</p>"
+        if frame.height > MAX_TABLE_ROWS
+        else ""
+    )
+    return f'<table class="evalnb-table"><tr>{head}</tr>{body}</table>{more}'
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return html.escape(str(value))
+
+
+def _header(task: dict[str, Any]) -> str:
+    verdict = (
+        '<span class="pass">PASSED</span>' if task["ok"] else '<span class="fail">FAILED</span>'
+    )
+    facts = [
+        f"model <b>{html.escape(str(task['model']))}</b>",
+        f"run {html.escape(str(task['run_id']))}",
+        f"epoch {task['epoch']}",
+        f"category {html.escape(str(task['category']))}",
+        f"score {_cell(task['score'])}/{_cell(task['max_score'])}",
+        f"turns {task['turns']}",
+        f"tool calls {task['tool_call_count']}",
+        f"natural stop {task['natural_stop']}",
+        f"input/output tokens {task['total_input_tokens']}/{task['total_output_tokens']}",
+    ]
+    error = f"<p class='fail'>error: {html.escape(task['error'])}</p>" if task.get("error") else ""
+    return (
+        f"<h3>{html.escape(str(task['task_id']))} {verdict}</h3>"
+        f"<p class='meta'>{' · '.join(facts)}</p>{error}"
+    )
+
+
+def _transcript(messages: pl.DataFrame, calls: pl.DataFrame, llm: pl.DataFrame) -> list[str]:
+    """Messages in order; the n-th assistant message is LLM call n, the k-th tool use call k.
+
+    A tool result is shown only for a tool use without a ``tool_calls`` row (the row
+    already shows its stdout, stderr and exit code). Without messages, the tool calls
+    are shown alone.
+    """
+    per_call = {r["call_number"]: r for r in llm.iter_rows(named=True)}
+    tool_calls = calls.rows(named=True)
+    if messages.height == 0:
+        note = "No messages were recorded" + (": the tool calls alone." if tool_calls else ".")
+        calls_html = [_tool_call(c["commands"], c) for c in tool_calls]
+        return ["<h4>Transcript</h4>", f"<p class='meta'>{note}</p>", *calls_html]
+    parts = ["<h4>Transcript</h4>"]
+    turn, use_index, last_message = 0, {}, None
+    for block in messages.iter_rows(named=True):
+        if block["message_index"] != last_message and block["role"] == "assistant":
+            turn += 1
+            parts.append(_llm_call_line(turn, per_call.get(turn)))
+        last_message = block["message_index"]
+        if block["type"] == "text":
+            who = "user" if block["role"] == "user" else "assistant"
+            parts.append(f"<p><b>{who}:</b></p><pre>{html.escape(block['text'] or '')}</pre>")
+        elif block["type"] == "tool_use":
+            k = use_index.setdefault(block["tool_use_id"], len(use_index))
+            parts.append(
+                _tool_call(block["commands"], tool_calls[k] if k < len(tool_calls) else None)
+            )
+        elif use_index.get(block["tool_use_id"], len(tool_calls)) >= len(tool_calls):
+            parts.append(f"<p class='meta'>tool result:</p>{_fold(block['text'] or '')}")
+    return parts
+
+
+def _llm_call_line(number: int, call: dict[str, Any] | None) -> str:
+    if call is None:
+        return f"<p class='meta'>LLM call {number}</p>"
+    facts = [
+        f"input {_cell(call['input_tokens']) or '?'} tokens",
+        f"output {_cell(call['output_tokens']) or '?'} tokens",
+        f"latency {_cell(call['latency_ms']) or '?'} ms",
+        f"{call['tool_calls_made']} tool call(s)",
+    ]
+    return f"<p class='meta'>LLM call {number}: {' · '.join(facts)}</p>"
+
+
+def _tool_call(commands: str | None, call: dict[str, Any] | None) -> str:
+    parts = [f"<pre>$ {html.escape(commands or '')}</pre>"]
+    failed = False
+    if call is not None:
+        failed = call["exit_code"] != 0
+        duration = f" · {_cell(call['duration_ms'])} ms" if call["duration_ms"] is not None else ""
+        parts.append(f"<p class='meta'>exit code {call['exit_code']}{duration}</p>")
+        for stream in ("stdout", "stderr"):
+            text = call[stream] or ""
+            if text:
+                cut = " (truncated)" if call[f"{stream}_truncated"] else ""
+                parts.append(f"<p class='meta'>{stream}{cut}:</p>{_fold(text)}")
+    css = "call failed" if failed else "call"
+    return f'<div class="{css}">{"".join(parts)}</div>'
+
+
+def _fold(text: str) -> str:
+    body = f"<pre>{html.escape(text)}</pre>"
+    lines = text.count("\n") + 1
+    if len(text) <= FOLD_CHARS and lines <= FOLD_LINES:
+        return body
+    return f"<details><summary>{lines} lines, {len(text)} characters</summary>{body}</details>"
+
+
+def _checks(checks: pl.DataFrame) -> str:
+    if checks.height == 0:
+        return "<h4>Checks</h4><p class='meta'>No checks.</p>"
+    rows = []
+    for c in checks.iter_rows(named=True):
+        verdict = (
+            '<span class="pass">pass</span>' if c["passed"] else '<span class="fail">fail</span>'
+        )
+        rows.append(
+            f"<tr><td>{verdict}</td><td>{html.escape(str(c['layer']))}</td>"
+            f"<td><code>{html.escape(c['check'])}</code></td><td>{_cell(c['weight'])}</td>"
+            f"<td>{html.escape(c['detail'] or '')}</td></tr>"
+        )
+    head = "<tr><th>verdict</th><th>layer</th><th>check</th><th>weight</th><th>detail</th></tr>"
+    return f"<h4>Checks</h4><table>{head}{''.join(rows)}</table>"

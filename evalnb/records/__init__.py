@@ -1,0 +1,33 @@
+"""The records evalnb reads and writes: tasks, traces, scores, runs and scenarios.
+
+Pydantic models only; every other layer builds on them. Field names follow the specs
+(spec 000's ``ToolCallResult``, ``AgentTrace``, ``TaskScore``; spec 003's per-call
+metrics; spec 002's scenario, gates and judge) wherever a spec names a field.
+
+Example:
+    >>> from evalnb.records import Task
+    >>> Task(id="t", category="c", prompt="p").id
+    't'
+"""
+
+from evalnb.records.run import RunMeta
+from evalnb.records.score import Layer, ScoreResult, TaskRecord, TaskScore
+from evalnb.records.task import CHECK_KINDS, Expectation, Task, parse_check
+from evalnb.records.trace import AgentTrace, ContentBlock, LLMCall, Message, ToolCallResult
+
+__all__ = [
+    "CHECK_KINDS",
+    "AgentTrace",
+    "ContentBlock",
+    "Expectation",
+    "LLMCall",
+    "Layer",
+    "Message",
+    "RunMeta",
+    "ScoreResult",
+    "Task",
+    "TaskRecord",
+    "TaskScore",
+    "ToolCallResult",
+    "parse_check",
+]

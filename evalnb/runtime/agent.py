@@ -1,0 +1,220 @@
+"""The agent loop: provider turns, tool calls in the sandbox, and the recorded trace.
+
+Semantics follow spec 000: a turn is one ``provider.chat()`` call; every tool_use
+block of a turn runs in order and all of that turn's results go back in one
+message; ``natural_stop`` is true when the model stops asking for tools; at the
+turn limit the last turn's tools still run and the loop ends with
+``natural_stop == False``. Per-call records follow spec 003.
+
+Example:
+    >>> import asyncio
+    >>> from evalnb.runtime.providers.offline import ReferenceProvider
+    >>> from evalnb.runtime.sandbox import BashkitSandbox
+    >>> from evalnb.records import Task
+    >>> task = Task(id="t", category="c", prompt="say hi", solution="echo hi")
+    >>> out = asyncio.run(run_agent(task, ReferenceProvider(), BashkitSandbox()))
+    >>> out.trace.turns, out.trace.tool_calls[0].stdout, out.trace.natural_stop
+    (2, 'hi\\n', True)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import bashkit
+
+from evalnb.errors import ProviderError
+from evalnb.records import AgentTrace, ContentBlock, LLMCall, Message, Task, ToolCallResult
+from evalnb.records.interfaces import ChatRequest, Provider, Sandbox, ToolSpec, ToolUse
+from evalnb.runtime.sandbox.bashkit import HOSTNAME, USERNAME
+
+DEFAULT_MAX_TURNS = 10
+TOOL_NAME = "bash"
+
+EventSink = Callable[[str, dict[str, Any]], None]
+"""Receives ``(event_type, payload)`` for each ``llm_call`` and ``tool_call`` as it happens."""
+
+
+@cache
+def bash_tool_spec() -> ToolSpec:
+    """The ``bash`` tool offered to models: bashkit BashTool's description and schema.
+
+    Example:
+        >>> bash_tool_spec().input_schema["required"]
+        ['commands']
+    """
+    tool = bashkit.BashTool(username=USERNAME, hostname=HOSTNAME)
+    return ToolSpec(TOOL_NAME, tool.description(), json.loads(tool.input_schema()))
+
+
+@cache
+def default_system_prompt() -> str:
+    """BashTool's own system prompt (for user ``eval``), as bashkit-eval uses.
+
+    Example:
+        >>> "/home/eval" in default_system_prompt()
+        True
+    """
+    return bashkit.BashTool(username=USERNAME, hostname=HOSTNAME).system_prompt()
+
+
+def tool_result_text(result: ToolCallResult) -> str:
+    """The text sent back to the model for one tool call (bashkit-eval's format).
+
+    stdout, then ``STDERR: <stderr>`` when stderr is non-empty, then
+    ``Exit code: N`` when non-zero, each on a new line when something precedes it;
+    ``(no output)`` when all are empty.
+
+    Example:
+        >>> tool_result_text(ToolCallResult(commands="x", stdout="a\\n", stderr="bad", exit_code=2))
+        'a\\n\\nSTDERR: bad\\nExit code: 2'
+        >>> tool_result_text(ToolCallResult(commands="true"))
+        '(no output)'
+    """
+    text = result.stdout
+    if result.stderr:
+        text += ("\n" if text else "") + f"STDERR: {result.stderr}"
+    if result.exit_code != 0:
+        text += ("\n" if text else "") + f"Exit code: {result.exit_code}"
+    return text or "(no output)"
+
+
+@dataclass
+class AgentOutcome:
+    """The trace of one attempt, and the error that ended it early (if any)."""
+
+    trace: AgentTrace
+    error: str | None = None
+
+
+async def run_agent(
+    task: Task,
+    provider: Provider,
+    sandbox: Sandbox,
+    *,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    epoch: int = 1,
+    system: str | None = None,
+    on_event: EventSink | None = None,
+) -> AgentOutcome:
+    """Run one task attempt to its natural stop or the turn limit.
+
+    A provider failure ends the attempt: the trace so far is kept and the error is
+    returned, so the runner can record the task as errored rather than drop it.
+
+    Example:
+        >>> import asyncio
+        >>> from evalnb.runtime.providers.offline import ReferenceProvider
+        >>> from evalnb.runtime.sandbox import BashkitSandbox
+        >>> task = Task(id="t", category="c", prompt="p", solution="echo hi; exit 3")
+        >>> out = asyncio.run(run_agent(task, ReferenceProvider(), BashkitSandbox()))
+        >>> [m.role for m in out.trace.messages], out.trace.tool_calls[0].exit_code
+        (['user', 'assistant', 'tool_result', 'assistant'], 3)
+    """
+    emit = on_event or (lambda _type, _payload: None)
+    tool = bash_tool_spec()
+    trace = AgentTrace(
+        messages=[Message(role="user", content=[ContentBlock(type="text", text=task.prompt)])]
+    )
+    messages = trace.messages
+    synthetic_clock = provider.simulated or provider.recorded
+    started = time.perf_counter()
+    cumulative = 0
+    error: str | None = None
+    for turn in range(1, max_turns + 1):
+        request = ChatRequest(
+            system=system or task.system or default_system_prompt(),
+            messages=list(messages),
+            tools=[tool],
+            task=task,
+            epoch=epoch,
+            turn=turn,
+        )
+        call_started = time.perf_counter()
+        try:
+            response = await provider.chat(request)
+        except ProviderError as exc:
+            error = f"provider error on turn {turn}: {exc}"
+            break
+        latency = response.latency_ms
+        if latency is None and not provider.recorded:
+            latency = (time.perf_counter() - call_started) * 1000
+        if response.input_tokens is not None:
+            cumulative += response.input_tokens
+        call = LLMCall(
+            call_number=turn,
+            input_tokens=response.input_tokens,
+            output_tokens=response.output_tokens,
+            cache_read_tokens=response.cache_read_tokens,
+            cache_creation_tokens=response.cache_creation_tokens,
+            cumulative_input=cumulative if response.input_tokens is not None else None,
+            latency_ms=latency,
+            tool_calls_made=len(response.tool_uses),
+            stop_reason=response.stop_reason,
+        )
+        trace.llm_calls.append(call)
+        trace.turns = turn
+        trace.total_input_tokens += response.input_tokens or 0
+        trace.total_output_tokens += response.output_tokens or 0
+        emit("llm_call", call.model_dump())
+
+        blocks: list[ContentBlock] = []
+        if response.text:
+            blocks.append(ContentBlock(type="text", text=response.text))
+        blocks += [
+            ContentBlock(type="tool_use", id=use.id, name=use.name, input=use.input)
+            for use in response.tool_uses
+        ]
+        messages.append(Message(role="assistant", content=blocks))
+        if not response.wants_tools:
+            trace.natural_stop = True
+            break
+
+        results: list[ContentBlock] = []
+        for use in response.tool_uses:
+            result = await _run_tool(use, sandbox)
+            result.call_index = len(trace.tool_calls)
+            result.call_number = turn
+            trace.tool_calls.append(result)
+            emit("tool_call", result.model_dump())
+            results.append(
+                ContentBlock(
+                    type="tool_result",
+                    tool_use_id=use.id,
+                    content=tool_result_text(result),
+                    is_error=result.exit_code != 0,
+                )
+            )
+        messages.append(Message(role="tool_result", content=results))
+
+    trace.tool_call_count = len(trace.tool_calls)
+    if synthetic_clock:
+        trace.duration_ms = sum(c.latency_ms or 0 for c in trace.llm_calls) + sum(
+            t.duration_ms or 0 for t in trace.tool_calls
+        )
+    else:
+        trace.duration_ms = (time.perf_counter() - started) * 1000
+    return AgentOutcome(trace=trace, error=error)
+
+
+async def _run_tool(use: ToolUse, sandbox: Sandbox) -> ToolCallResult:
+    """Run one tool_use block; a wrong tool name or bad input is answered as an error."""
+    commands = use.input.get("commands") if isinstance(use.input, dict) else None
+    if use.name != TOOL_NAME:
+        return ToolCallResult(
+            commands=str(commands or ""),
+            stderr=f"unknown tool {use.name!r}: the only tool is {TOOL_NAME!r}",
+            exit_code=127,
+        )
+    if not isinstance(commands, str):
+        return ToolCallResult(
+            commands=json.dumps(use.input)[:2000],
+            stderr="invalid input: 'commands' (a string) is required",
+            exit_code=2,
+        )
+    return await sandbox.exec(commands)

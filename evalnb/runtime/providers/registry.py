@@ -1,0 +1,58 @@
+"""The provider registry: turns a ``--model`` string into a provider.
+
+Example:
+    >>> resolve_provider("reference").model
+    'reference'
+"""
+
+from __future__ import annotations
+
+from evalnb.records.interfaces import Provider
+
+
+def resolve_provider(
+    spec: str, *, base_url: str | None = None, seed: int = 7, sim_sleep: bool = False
+) -> Provider:
+    """Turn a ``--model`` value into a provider.
+
+    ``anthropic/<model>``, ``openai/<model>`` (with ``base_url`` for any
+    OpenAI-compatible server), ``reference``, ``scripted:<file>``,
+    ``replay:<run folder or bashkit-eval JSON>``, ``sim/<persona>``.
+
+    Example:
+        >>> resolve_provider("reference").model
+        'reference'
+        >>> resolve_provider("gpt-5")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown model 'gpt-5': use anthropic/<model>, openai/<model>, reference, \
+scripted:<file>, replay:<source> or sim/<persona>
+    """
+    if spec == "reference":
+        from evalnb.runtime.providers.offline import ReferenceProvider
+
+        return ReferenceProvider()
+    if spec.startswith("scripted:"):
+        from evalnb.runtime.providers.offline import ScriptedProvider
+
+        return ScriptedProvider(spec.removeprefix("scripted:"))
+    if spec.startswith("replay:"):
+        from evalnb.runtime.providers.replay import ReplayProvider
+
+        return ReplayProvider(spec.removeprefix("replay:"))
+    if spec.startswith("sim/"):
+        from evalnb.runtime.providers.sim import SimProvider
+
+        return SimProvider(spec.removeprefix("sim/"), seed=seed, sleep=sim_sleep)
+    if spec.startswith("anthropic/"):
+        from evalnb.runtime.providers import anthropic
+
+        return anthropic.from_spec(spec.removeprefix("anthropic/"), base_url)
+    if spec.startswith("openai/"):
+        from evalnb.runtime.providers import openai
+
+        return openai.from_spec(spec.removeprefix("openai/"), base_url)
+    raise ValueError(
+        f"unknown model {spec!r}: use anthropic/<model>, openai/<model>, reference, "
+        "scripted:<file>, replay:<source> or sim/<persona>"
+    )

@@ -1,0 +1,305 @@
+"""Run cases against models: scheduling, concurrency, recording, resume, progress.
+
+One run folder per model (and guidance version). All runs share one concurrency
+limit, so ``--concurrency 8`` means at most 8 task attempts in flight in total.
+Every attempt ends in a ``task_finished`` event: a provider that fails for good
+(after its SDK's retries) or a sandbox that crashes gives a task recorded with its
+``error`` and counted as failed, never a dropped task. An interrupted run is
+resumed with :func:`resume`, which re-runs only the attempts without a
+``task_finished`` event.
+
+Example:
+    >>> import asyncio, tempfile
+    >>> from evalnb.runtime.cases import BashCase
+    >>> from evalnb.records import Task
+    >>> case = BashCase(Task(id="t", category="c", prompt="p", solution="echo hi",
+    ...                      expectations=[{"check": "stdout_contains:hi"}]))
+    >>> [path] = asyncio.run(run_cases([case], ["reference"], tempfile.mkdtemp(), progress=False))
+    >>> (path / "tasks.parquet").exists()
+    True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from evalnb.records import AgentTrace, RunMeta, TaskRecord, TaskScore
+from evalnb.records.interfaces import Provider
+from evalnb.runtime.agent import DEFAULT_MAX_TURNS, run_agent
+from evalnb.runtime.cases import Case
+from evalnb.runtime.providers.registry import resolve_provider
+from evalnb.runtime.sandbox.local import bash_version
+from evalnb.store import RunStore, utc_now
+from evalnb.version import __version__
+
+
+@dataclass
+class RunPlan:
+    """One run: a provider over the cases, written to one store."""
+
+    provider: Provider
+    store: RunStore
+    cases: list[Case]
+    epochs: int
+    max_turns: int
+    pending: list[tuple[Case, int]] = field(default_factory=list)
+
+
+async def run_cases(
+    cases: Sequence[Case],
+    models: Sequence[str | Provider],
+    out_dir: str | Path,
+    *,
+    concurrency: int = 8,
+    epochs: int = 1,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    dataset: str | Path | None = None,
+    dataset_sha256: str | None = None,
+    guidance: str | None = None,
+    base_url: str | None = None,
+    seed: int = 7,
+    sim_sleep: bool = False,
+    run_ids: Sequence[str] | None = None,
+    filters: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    progress: bool = True,
+) -> list[Path]:
+    """Run every case against every model; return the run folders written.
+
+    A model is a ``--model`` string (see
+    :func:`~evalnb.runtime.providers.registry.resolve_provider`) or a provider
+    object. ``run_ids`` names the run folders (default: ``<UTC time>-<model>``);
+    ``filters`` (the ``--tag`` and ``--task`` values) is recorded for ``--resume``.
+
+    Example:
+        >>> import tempfile
+        >>> from evalnb.runtime.cases import load_cases
+        >>> [path] = asyncio.run(run_cases(load_cases("data/tasks/smoke.jsonl"), ["reference"],
+        ...                                tempfile.mkdtemp(), run_ids=["ref"], progress=False))
+        >>> path.name, (path / "run.json").exists()
+        ('ref', True)
+    """
+    if not cases:
+        raise ValueError("no cases to run")
+    # every provider is built before any run folder is written: a bad --model writes nothing
+    providers = [
+        resolve_provider(m, base_url=base_url, seed=seed, sim_sleep=sim_sleep)
+        if isinstance(m, str)
+        else m
+        for m in models
+    ]
+    sandbox, sandbox_version = _sandboxes(cases)
+    plans = []
+    for i, provider in enumerate(providers):
+        spec = models[i] if isinstance(models[i], str) else f"{provider.provider}/{provider.model}"
+        run_id = run_ids[i] if run_ids else _new_run_id(out_dir, spec, guidance)
+        meta = RunMeta(
+            run_id=run_id,
+            provider=provider.provider,
+            model=provider.model,
+            dataset=str(dataset) if dataset else None,
+            dataset_sha256=dataset_sha256,
+            max_turns=max_turns,
+            epochs=epochs,
+            sandbox=sandbox,
+            sandbox_version=sandbox_version,
+            evalnb_version=__version__,
+            guidance=guidance,
+            simulated=provider.simulated,
+            recorded_from=getattr(provider, "source", None),
+            started_at=utc_now(),
+            task_count=len(cases) * epochs,
+            settings={
+                "spec": spec,
+                "concurrency": concurrency,
+                "seed": seed,
+                "base_url": base_url,
+                "filters": [list(filters[0]), list(filters[1])],
+                "provider": provider.settings(),
+            },
+        )
+        store = RunStore.create(out_dir, meta)
+        plan = RunPlan(provider, store, list(cases), epochs, max_turns)
+        plan.pending = [(c, e) for c in cases for e in range(1, epochs + 1)]
+        plans.append(plan)
+    await _execute(plans, concurrency, progress)
+    return [p.store.path for p in plans]
+
+
+async def resume(
+    run_dir: str | Path,
+    cases: Sequence[Case],
+    *,
+    concurrency: int | None = None,
+    progress: bool = True,
+) -> Path:
+    """Finish an interrupted run: run only the attempts with no ``task_finished`` event.
+
+    The provider is rebuilt from the spec recorded in ``run.json``.
+
+    Example:
+        >>> import tempfile
+        >>> from evalnb.runtime.cases import load_cases
+        >>> cases = load_cases("data/tasks/smoke.jsonl")
+        >>> [path] = asyncio.run(run_cases(cases, ["reference"], tempfile.mkdtemp(),
+        ...                                progress=False))
+        >>> asyncio.run(resume(path, cases, progress=False)) == path  # nothing left to run
+        True
+    """
+    store = RunStore.open(run_dir)
+    store.repair_torn_tail()
+    meta = store.meta
+    settings = meta.settings
+    provider = resolve_provider(
+        settings["spec"], base_url=settings.get("base_url"), seed=settings.get("seed", 7)
+    )
+    done = store.finished_keys()
+    plan = RunPlan(provider, store, list(cases), meta.epochs, meta.max_turns or DEFAULT_MAX_TURNS)
+    plan.pending = [
+        (c, e) for c in cases for e in range(1, meta.epochs + 1) if (c.task.id, e) not in done
+    ]
+    store.meta.status = "running"
+    store.write_meta()
+    await _execute([plan], concurrency or settings.get("concurrency", 8), progress)
+    return store.path
+
+
+async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> None:
+    """Run every pending attempt of every plan under one shared concurrency limit."""
+    limit = asyncio.Semaphore(max(1, concurrency))
+    bars = [
+        tqdm(
+            total=len(p.cases) * p.epochs,
+            initial=len(p.cases) * p.epochs - len(p.pending),
+            desc=_label(p),
+            position=i,
+            leave=True,
+            disable=not progress or None,
+        )
+        for i, p in enumerate(plans)
+    ]
+
+    async def one(plan: RunPlan, bar: tqdm, case: Case, epoch: int) -> None:
+        async with limit:
+            await run_attempt(plan.provider, plan.store, case, epoch, plan.max_turns)
+        bar.update(1)
+
+    jobs = [
+        one(plan, bar, case, epoch)
+        for plan, bar in zip(plans, bars, strict=True)
+        for case, epoch in plan.pending
+    ]
+    try:
+        await asyncio.gather(*jobs)
+    except BaseException:
+        for plan in plans:
+            plan.store.meta.status = "partial"
+            plan.store.write_meta()
+        raise
+    finally:
+        for bar in bars:
+            bar.close()
+    for plan in plans:
+        if getattr(plan.provider, "recorded", False):
+            plan.store.meta.settings["replay_agreement"] = _agreement(plan.store)
+        plan.store.finalize("complete")
+
+
+async def run_attempt(
+    provider: Provider, store: RunStore, case: Case, epoch: int, max_turns: int
+) -> TaskRecord:
+    """Run and score one attempt, streaming its events; never raises for task failures.
+
+    Example:
+        >>> import tempfile
+        >>> from evalnb.runtime.cases import BashCase
+        >>> from evalnb.runtime.providers.offline import ReferenceProvider
+        >>> from evalnb.records import Task
+        >>> store = RunStore.create(tempfile.mkdtemp(), RunMeta(run_id="r", provider="p",
+        ...                                                     model="m"))
+        >>> case = BashCase(Task(id="t", category="c", prompt="p"))  # no solution to run
+        >>> asyncio.run(run_attempt(ReferenceProvider(), store, case, 1, 10)).error
+        "provider error on turn 1: task 't' has no 'solution' to run"
+    """
+    task = case.task
+    attempt = uuid.uuid4().hex[:12]
+    key = {"task_id": task.id, "epoch": epoch, "attempt": attempt}
+    store.append({"event": "task_started", **key, "ts": utc_now()})
+
+    def on_event(kind: str, payload: dict[str, Any]) -> None:
+        store.append({"event": kind, **key, **payload})
+
+    trace, error, sandbox = AgentTrace(), None, None
+    try:
+        sandbox = case.sandbox()
+        outcome = await run_agent(
+            task,
+            provider,
+            sandbox,
+            max_turns=case.max_turns or max_turns,
+            epoch=epoch,
+            system=case.system,
+            on_event=on_event,
+        )
+        trace, error = outcome.trace, outcome.error
+        if getattr(provider, "recorded", False):
+            provider.apply_recording(trace, task.id, epoch)  # type: ignore[attr-defined]
+        score, extra = await case.score(trace, sandbox)
+    except Exception as exc:  # a crash in a sandbox, scorer or provider bug: record it
+        error = error or f"{type(exc).__name__}: {exc}"
+        score, extra = TaskScore(task_id=task.id), {}
+        if sandbox is not None:
+            with contextlib.suppress(Exception):  # scoring failed too: keep the empty score
+                score, extra = await case.score(trace, sandbox)
+    finally:
+        if sandbox is not None:
+            sandbox.close()
+    if getattr(provider, "recorded", False):
+        extra |= provider.agreement(task.id, epoch, score)  # type: ignore[attr-defined]
+    record = TaskRecord(task=task, epoch=epoch, trace=trace, score=score, error=error, extra=extra)
+    store.append({"event": "task_finished", **key, "ts": utc_now(), "record": record.model_dump()})
+    return record
+
+
+def _agreement(store: RunStore) -> dict[str, int]:
+    """Sum the per-task replay agreement counts into the run's figure."""
+    records = store.records()
+    return {
+        "checks_agree": sum(r.extra.get("replay_checks_agree", 0) for r in records),
+        "checks_compared": sum(r.extra.get("replay_checks_compared", 0) for r in records),
+    }
+
+
+def _label(plan: RunPlan) -> str:
+    meta = plan.store.meta
+    label = meta.model + (" (simulated)" if meta.simulated else "")
+    return f"{label} [{meta.guidance}]" if meta.guidance else label
+
+
+def _sandboxes(cases: Sequence[Case]) -> tuple[str, str]:
+    """The sandbox kinds the cases use and their versions, e.g. ``("bashkit", "0.20.1")``."""
+    names = sorted({getattr(c, "sandbox_name", "bashkit") for c in cases})
+    versions = [bash_version() if n == "local" else version("bashkit") for n in names]
+    return "+".join(names), "; ".join(versions)
+
+
+def _new_run_id(out_dir: str | Path, spec: str, guidance: str | None) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    kind, _, source = spec.partition(":")
+    name = f"{kind}-{Path(source).stem}" if source else spec
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
+    base = f"{stamp}-{slug}" + (f"-{guidance}" if guidance else "")
+    run_id, n = base, 2
+    while (Path(out_dir) / run_id).exists():
+        run_id, n = f"{base}-{n}", n + 1
+    return run_id

@@ -1,0 +1,318 @@
+"""Scenarios as runner cases: workspace, setup, system prompt, and spec-002 scoring.
+
+A :class:`ScenarioCase` is what :func:`evalnb.runtime.runner.run_cases` runs for one scenario
+(and one guidance version):
+
+- ``task``: ``Task(id=name, category, description, prompt=task, tags)``.
+- ``sandbox()``: a fresh workspace. Builtin mode: a bashkit sandbox whose working
+  directory is :data:`WORKDIR`, with the tool registered as a builtin and the
+  scenario's env. Local mode: a :class:`~evalnb.runtime.sandbox.local.LocalSandbox` (real bash
+  in a temporary folder, ``target.path`` first on ``PATH``). Written into it, later
+  entries winning: the fixture folder, ``files``, then the guidance as ``AGENTS.md``
+  (placement ``workspace`` or ``both``). Then the health check, then the setup
+  commands, each in the workspace; a non-zero exit raises :class:`SetupError`, which
+  the runner records as the task's error. (``sandbox()`` is synchronous, so these
+  commands run to completion on a helper thread before it returns.)
+- ``system``: the sandbox's system prompt (bashkit's own in builtin mode,
+  :data:`LOCAL_SYSTEM_PROMPT` in local mode), followed by the guidance text when its
+  placement is ``system_prompt`` or ``both``.
+- ``score()``: the gates, the judge (when enabled), the outcome, the interaction
+  metrics and the composite. The ``checks`` rows are the gates' and the judge's; the
+  extra task fields are ``outcome`` (``"pass"``/``"fail"``), ``outcome_reason``,
+  ``gates_passed``, ``gates_total``, ``judge_score``, ``judge_model``,
+  ``composite_score``, ``interaction_score``, ``guidance``, ``guidance_file``,
+  ``command_pattern`` and ``tier``.
+
+Note that a task's ``passed`` (every check row passed) is stricter than its spec-002
+``outcome`` when a judge is enabled: a criterion scored below the pass threshold fails
+its row even when the weighted score passes.
+
+Example:
+    >>> import asyncio, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "s.yaml").write_text(
+    ...     "name: hello\\ntarget: {binary: wc, mode: local}\\ntask: Count the words.\\n"
+    ...     "files: {in.txt: 'a b c'}\\ngates:\\n- {type: command_succeeds, command: wc in.txt}\\n")
+    >>> [case] = load_scenario_cases(folder / "s.yaml")
+    >>> box = case.sandbox()
+    >>> score, extra = asyncio.run(case.score(AgentTrace(), box))
+    >>> box.close()
+    >>> extra["outcome"], extra["gates_passed"], score.results[0].check
+    ('pass', 1, '`wc in.txt` exits 0')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from collections.abc import Coroutine, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from evalnb.errors import InputError, SetupError
+from evalnb.formats.scenario import load_callable, load_scenario
+from evalnb.records import AgentTrace, Task, TaskScore
+from evalnb.records.interfaces import Provider, Sandbox
+from evalnb.records.scenario import Scenario
+from evalnb.runtime.agent import default_system_prompt
+from evalnb.runtime.sandbox.bashkit import BashkitSandbox
+from evalnb.runtime.sandbox.local import LocalSandbox
+from evalnb.scoring.gates import gate_rows, run_gates
+from evalnb.scoring.judge import Judgement, judge_spec, refuse_self_judging, run_judge
+from evalnb.scoring.outcome import composite_score, decide_outcome, interaction_score
+
+WORKDIR = "/home/eval/work"
+"""The workspace (and working directory) inside bashkit."""
+LOCAL_SYSTEM_PROMPT = (
+    "bash: run commands with real bash on a Linux machine, in a fresh working directory "
+    "(also $HOME). Returns stdout, stderr and the exit code. Each call starts a new bash "
+    "in that directory: `cd`, variables and functions do not carry over between calls; "
+    "files do. Commands run non-interactively with stdin closed."
+)
+"""The system prompt for local mode (bashkit's own describes its virtual machine)."""
+
+
+class ScenarioCase:
+    """One scenario with one guidance version, as a runner case (see the module docstring).
+
+    ``guidance`` is ``(name, file)`` to replace the scenario's own guidance file;
+    ``judge`` is the judge provider, required when the scenario enables the judge.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        guidance: tuple[str, Path] | None = None,
+        judge: Provider | None = None,
+    ) -> None:
+        if scenario.evaluation.judge_enabled and judge is None:
+            raise ValueError(f"scenario {scenario.name!r} enables the judge but has no judge")
+        self.scenario = scenario
+        self.judge = judge if scenario.evaluation.judge_enabled else None
+        self.command_pattern = scenario.target.pattern
+        self.local = scenario.target.mode == "local"
+        self.sandbox_name = "local" if self.local else "bashkit"
+        placement = scenario.guidance.placement if scenario.guidance else "workspace"
+        own = scenario.guidance.file if scenario.guidance else None
+        self.guidance: str | None = guidance[0] if guidance else None
+        self.guidance_file: Path | None = guidance[1] if guidance else own
+        text = _read_guidance(self.guidance_file) if self.guidance_file else None
+        self.files = _workspace_files(
+            scenario, text if placement != "system_prompt" else None, text_only=not self.local
+        )
+        base = LOCAL_SYSTEM_PROMPT if self.local else default_system_prompt()
+        if text is not None and placement != "workspace":
+            base += f"\n\n# Guidance for `{scenario.target.binary}`\n\n{text.strip()}\n"
+        self.system: str | None = base
+        self.max_turns: int | None = scenario.run.max_turns
+        self.task = Task(
+            id=scenario.name,
+            category=scenario.category,
+            description=scenario.description,
+            system=self.system,
+            prompt=scenario.task,
+            tags=scenario.tags,
+        )
+
+    def sandbox(self) -> Sandbox:
+        """A fresh, prepared workspace; raises :class:`SetupError` if preparing it fails."""
+        target, timeout = self.scenario.target, self.scenario.run.timeout
+        box: Sandbox
+        if self.local:
+            box = LocalSandbox(
+                self.files,
+                path_dirs=[target.path] if target.path else [],
+                env=target.env,
+                timeout_s=timeout,
+            )
+        else:
+            box = BashkitSandbox(
+                # text only: builtin-mode fixture files were decoded when loaded
+                files={f"{WORKDIR}/{rel}": str(data) for rel, data in self.files.items()},
+                timeout_s=timeout,
+                builtins={target.binary: load_callable(target.builtin)} if target.builtin else {},
+                env=target.env,
+                cwd=WORKDIR,
+            )
+        try:
+            _blocking(self._prepare(box))
+        except BaseException:
+            box.close()
+            raise
+        return box
+
+    def workdir(self, sandbox: Sandbox) -> str:
+        """The workspace path inside ``sandbox``."""
+        return sandbox.workdir if isinstance(sandbox, LocalSandbox) else WORKDIR
+
+    async def score(self, trace: AgentTrace, sandbox: Sandbox) -> tuple[TaskScore, dict[str, Any]]:
+        """Gates, judge, outcome, interaction score and composite of a finished attempt."""
+        scenario = self.scenario
+        gates = scenario.gates
+        results = await run_gates(
+            gates,
+            sandbox,
+            trace,
+            workdir=self.workdir(sandbox),
+            command_pattern=self.command_pattern,
+        )
+        judgement: Judgement | None = None
+        if self.judge is not None:
+            config = scenario.evaluation.judge
+            assert config is not None and config.loaded_rubric is not None
+            assert config.pass_threshold is not None
+            judgement = await run_judge(
+                self.judge, config.loaded_rubric, self.task, trace, config.pass_threshold
+            )
+        outcome = decide_outcome(results, judgement)
+        judge_score = judgement.score if judgement else None
+        weights = scenario.evaluation.composite
+        inter, composite = None, None
+        if weights is not None:
+            inter = interaction_score(trace, self.command_pattern)
+            composite = composite_score(weights, results, judge_score, inter)
+        rows = gate_rows(gates, results) + (judgement.rows() if judgement else [])
+        score = TaskScore(
+            task_id=self.task.id,
+            results=rows,
+            score=sum(r.weight for r in rows if r.passed),
+            max_score=sum(r.weight for r in rows),
+        )
+        extra = {
+            "outcome": outcome.label,
+            "outcome_reason": outcome.reason,
+            "gates_passed": sum(r.passed for r in results),
+            "gates_total": len(results),
+            "judge_score": judge_score,
+            "judge_model": f"{self.judge.provider}/{self.judge.model}" if self.judge else None,
+            "composite_score": composite,
+            "interaction_score": inter,
+            "guidance": self.guidance or (self.guidance_file.name if self.guidance_file else None),
+            "guidance_file": str(self.guidance_file) if self.guidance_file else None,
+            "command_pattern": self.command_pattern,
+            "tier": scenario.tier,
+        }
+        return score, extra
+
+    async def _prepare(self, box: Sandbox) -> None:
+        workdir = shlex.quote(self.workdir(box))
+        steps = [("workspace creation", f"mkdir -p {workdir}")]
+        if self.scenario.target.health_check:
+            steps.append(("health check", self.scenario.target.health_check))
+        steps += [("setup command", c) for c in self.scenario.setup.commands]
+        for what, command in steps:
+            result = await box.exec(f"mkdir -p {workdir} && cd {workdir} || exit 1\n{command}")
+            if result.exit_code != 0:
+                output = " ".join((result.stderr or result.stdout).split())[:300]
+                raise SetupError(
+                    f"scenario {self.scenario.name!r}: {what} `{command}` exited "
+                    f"{result.exit_code}: {output or '(no output)'}"
+                )
+
+
+def load_scenario_cases(
+    path: str | Path,
+    guidance: Mapping[str, Path] | None = None,
+    judge: str | None = None,
+    *,
+    models: Sequence[str] = (),
+) -> list[ScenarioCase]:
+    """Load a scenario YAML, or every ``*.yaml``/``*.yml`` in a folder, as runner cases.
+
+    With ``guidance`` (``{name: file}``, from ``--guidance NAME=FILE``) each scenario
+    gives one case per version, ordered version by version; ``case.guidance`` is the
+    name (None without ``guidance``: each scenario then uses its own guidance file).
+    ``judge`` (``--judge``) is resolved per scenario with :func:`judge_spec` and
+    :func:`evalnb.runtime.runner.resolve_provider`, once per model spec; a judge that is one of
+    ``models`` (the models under test) raises ValueError. Bad input raises
+    :class:`~evalnb.errors.InputError`.
+    """
+    from evalnb.runtime.providers.registry import resolve_provider
+
+    root = Path(path)
+    files = sorted([*root.glob("*.yaml"), *root.glob("*.yml")]) if root.is_dir() else [root]
+    if root.is_dir() and not files:
+        raise InputError(root, None, None, "no *.yaml scenarios in this folder")
+    versions: list[tuple[str, Path] | None] = [None]
+    if guidance:
+        for name, file in guidance.items():
+            if not Path(file).is_file():
+                raise InputError(file, None, None, f"guidance {name!r}: file not found")
+        versions = [(name, Path(file).resolve()) for name, file in guidance.items()]
+    seen: dict[str, Path] = {}
+    judges: dict[str, Provider] = {}
+    loaded: list[tuple[Scenario, Provider | None]] = []
+    for file in files:
+        scenario = load_scenario(file)
+        if scenario.name in seen:
+            raise InputError(
+                file,
+                None,
+                "name",
+                f"duplicate scenario name {scenario.name!r} (also {seen[scenario.name]})",
+            )
+        seen[scenario.name] = file
+        provider = None
+        if scenario.evaluation.judge_enabled:
+            config = scenario.evaluation.judge
+            spec = judge_spec(judge, config.model if config else None)
+            if spec is None:
+                raise InputError(
+                    file,
+                    None,
+                    "evaluation.judge",
+                    "the judge is enabled but no judge model is set: "
+                    "pass --judge, set evaluation.judge.model or EVALNB_JUDGE",
+                )
+            refuse_self_judging(spec, models)
+            if spec not in judges:
+                judges[spec] = resolve_provider(spec)
+            provider = judges[spec]
+        loaded.append((scenario, provider))
+    return [
+        ScenarioCase(scenario, guidance=version, judge=provider)
+        for version in versions
+        for scenario, provider in loaded
+    ]
+
+
+def _read_guidance(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(file, None, None, f"cannot read guidance: {exc}") from None
+
+
+def _workspace_files(
+    scenario: Scenario, agents_md: str | None, *, text_only: bool
+) -> dict[str, str | bytes]:
+    """Fixture files, then ``files``, then ``AGENTS.md`` (later entries win).
+
+    ``text_only`` (bashkit takes text files only) decodes fixture files as UTF-8.
+    """
+    out: dict[str, str | bytes] = {}
+    if scenario.fixture is not None:
+        for item in sorted(scenario.fixture.rglob("*")):
+            if not item.is_file():
+                continue
+            data = item.read_bytes()
+            if text_only:
+                try:
+                    data = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise InputError(
+                        item, None, None, "not UTF-8 text: builtin mode takes text files only"
+                    ) from None
+            out[item.relative_to(scenario.fixture).as_posix()] = data
+    out.update(scenario.files)
+    if agents_md is not None:
+        out["AGENTS.md"] = agents_md
+    return out
+
+
+def _blocking(job: Coroutine[Any, Any, None]) -> None:
+    """Run a coroutine to completion on a helper thread (callable inside a running loop)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, job).result()

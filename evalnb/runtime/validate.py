@@ -1,0 +1,198 @@
+"""``evalnb validate``: prove a dataset's checks are honest.
+
+For every task, three rules must hold:
+
+1. **reference passes**: the task's ``solution``, run through the agent loop,
+   passes every check;
+2. **empty fails**: an agent that does nothing (one turn, no tool calls) fails at
+   least one check;
+3. **files matter**: where the task writes files (its file checks name paths that
+   are not among its input files), running the solution and then deleting those
+   outputs fails at least one file check.
+
+Weak checks are linted as warnings: a ``stdout_contains`` value shorter than 3
+characters, a task with no check on disk or no check on output, a task with
+fewer than 3 or more than 8 checks.
+
+Example:
+    >>> import asyncio
+    >>> from evalnb.records import Task
+    >>> t = Task(id="t", category="c", prompt="p", solution="echo hello > /out.txt; cat /out.txt",
+    ...          expectations=[{"check": "file_contains:/out.txt:hello"},
+    ...                        {"check": "stdout_contains:hello"}])
+    >>> [v] = asyncio.run(validate_tasks([t]))
+    >>> v.reference_passes, v.empty_fails, v.files_matter, v.ok
+    (True, True, True, True)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from dataclasses import dataclass, field
+
+from evalnb.records import AgentTrace, Task
+from evalnb.runtime.agent import run_agent
+from evalnb.runtime.providers.offline import ReferenceProvider
+from evalnb.runtime.sandbox import BashkitSandbox
+from evalnb.scoring.expectations import score_task
+
+FILE_KINDS = {"file_exists", "dir_exists", "file_contains", "file_line_regex"}
+OUTPUT_KINDS = {"exit_code", "stdout_contains", "stdout_regex"}
+
+
+@dataclass
+class TaskValidation:
+    """The verdict of the three rules (and lint warnings) for one task.
+
+    ``files_matter`` is None when the task writes no files (rule 3 does not apply).
+    """
+
+    task_id: str
+    reference_passes: bool
+    empty_fails: bool
+    files_matter: bool | None
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when no rule is broken (warnings do not count)."""
+        return not self.problems
+
+
+def output_paths(task: Task) -> list[str]:
+    """Paths named by the task's file checks that are not among its input files.
+
+    Example:
+        >>> t = Task(id="t", category="c", prompt="p", files={"/in.txt": ""},
+        ...          expectations=[{"check": "file_exists:/in.txt"},
+        ...                        {"check": "file_contains:/out.txt:x"}])
+        >>> output_paths(t)
+        ['/out.txt']
+    """
+    paths = [e.path for e in task.expectations if e.kind in FILE_KINDS and e.path]
+    return list(dict.fromkeys(p for p in paths if p not in task.files))
+
+
+def lint(task: Task) -> list[str]:
+    """Weak-check warnings for one task.
+
+    Example:
+        >>> for w in lint(Task(id="t", category="c", prompt="p",
+        ...                    expectations=[{"check": "stdout_contains:ok"}])):
+        ...     print(w)
+        stdout_contains value 'ok' is shorter than 3 characters: use stdout_regex with \\b
+        no check on disk (file_exists, dir_exists, file_contains, file_line_regex)
+        only 1 check(s): use 3 to 8
+    """
+    out = []
+    for e in task.expectations:
+        if e.kind == "stdout_contains" and len(e.value) < 3:
+            out.append(
+                f"stdout_contains value {e.value!r} is shorter than 3 characters: "
+                "use stdout_regex with \\b"
+            )
+    kinds = {e.kind for e in task.expectations}
+    if not kinds & FILE_KINDS:
+        out.append("no check on disk (file_exists, dir_exists, file_contains, file_line_regex)")
+    if not kinds & OUTPUT_KINDS:
+        out.append("no check on output (exit_code, stdout_contains, stdout_regex)")
+    n = len(task.expectations)
+    if not 3 <= n <= 8:
+        out.append(f"only {n} check(s): use 3 to 8" if n < 3 else f"{n} checks: use 3 to 8")
+    return out
+
+
+async def validate_task(task: Task) -> TaskValidation:
+    """Apply the three rules and the lint to one task.
+
+    Example:
+        >>> t = Task(id="t", category="c", prompt="p", solution="echo x",
+        ...          expectations=[{"check": "stderr_empty"}])
+        >>> asyncio.run(validate_task(t)).problems
+        ['an agent that does nothing passes every check']
+    """
+    problems: list[str] = []
+    if not task.solution:
+        return TaskValidation(
+            task.id, False, False, None, ["no 'solution' to validate"], lint(task)
+        )
+
+    box = BashkitSandbox(files=task.files)
+    outcome = await run_agent(task, ReferenceProvider(), box)
+    score = score_task(task, outcome.trace, box)
+    failed = [r for r in score.results if not r.passed]
+    reference_passes = outcome.error is None and not failed
+    if not reference_passes:
+        why = outcome.error or "; ".join(f"{r.check} ({r.detail})" for r in failed)
+        problems.append(f"reference solution fails: {why}")
+
+    empty = score_task(
+        task, AgentTrace(turns=1, natural_stop=True), BashkitSandbox(files=task.files)
+    )
+    empty_fails = not empty.all_passed()
+    if not empty_fails:
+        problems.append("an agent that does nothing passes every check")
+
+    files_matter: bool | None = None
+    outputs = output_paths(task)
+    if outputs:
+        await box.exec("rm -rf " + " ".join(shlex.quote(p) for p in outputs))
+        rescored = score_task(task, outcome.trace, box)
+        files_matter = any(not r.passed for r in rescored.results if r.kind in FILE_KINDS)
+        if not files_matter:
+            problems.append("deleting the output files fails no file check")
+    box.close()
+    return TaskValidation(
+        task.id, reference_passes, empty_fails, files_matter, problems, lint(task)
+    )
+
+
+async def validate_tasks(tasks: list[Task], concurrency: int = 8) -> list[TaskValidation]:
+    """Validate every task (concurrently), in dataset order.
+
+    Example:
+        >>> t = Task(id="t", category="c", prompt="p")  # no solution
+        >>> [v.problems for v in asyncio.run(validate_tasks([t]))]
+        [["no 'solution' to validate"]]
+    """
+    limit = asyncio.Semaphore(concurrency)
+
+    async def one(task: Task) -> TaskValidation:
+        async with limit:
+            return await validate_task(task)
+
+    return list(await asyncio.gather(*(one(t) for t in tasks)))
+
+
+def validation_table(results: list[TaskValidation]) -> str:
+    """A fixed-width table: one line per task with the three rules and its warnings.
+
+    Example:
+        >>> print(validation_table([TaskValidation("t1", True, True, None)]))
+        task  reference  empty  files  result
+        t1    pass       fails  n/a    ok
+    """
+
+    def mark(value: bool | None, yes: str, no: str) -> str:
+        return "n/a" if value is None else (yes if value else no)
+
+    rows = [("task", "reference", "empty", "files", "result")]
+    for v in results:
+        result = "ok" if v.ok else "BROKEN"
+        if v.warnings:
+            result += f" ({len(v.warnings)} warning{'s' if len(v.warnings) > 1 else ''})"
+        rows.append(
+            (
+                v.task_id,
+                mark(v.reference_passes, "pass", "FAIL"),
+                mark(v.empty_fails, "fails", "PASSES"),
+                mark(v.files_matter, "fail", "PASS"),
+                result,
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    )

@@ -1,0 +1,322 @@
+"""Spec 002 layer 2: the nine generic gates, run after the agent finishes.
+
+Gates run in declaration order and never short-circuit, so the whole picture is
+always there. Command gates run in the scenario's sandbox (the workspace the agent
+used, with the scenario's env), each command prefixed with a ``cd`` to the workspace
+(bashkit keeps the agent's last ``cd``) and bounded by the sandbox's per-command
+timeout. Relative file paths are relative to the workspace.
+
+==========================  ====================================================
+gate                        passes when
+==========================  ====================================================
+``command_succeeds``        the command exits 0
+``command_output_contains`` its stdout contains ``substring`` (exit code ignored)
+``command_output_matches``  ``re.search(pattern, stdout)`` matches (no flags: use
+                            ``(?m)`` for ``^``/``$`` at every line)
+``command_json_path``       stdout parses as JSON and ``assertion`` holds for the
+                            value at ``path`` (several matches: their list)
+``file_exists``             the path exists (a directory counts)
+``file_contains``           the file's text contains ``substring``
+``file_matches``            ``re.search(pattern, text)`` matches
+``no_transcript_errors``    no target-tool command of the attempt exited non-zero
+                            (commands found with the command pattern by
+                            :func:`evalnb.scoring.commands.target_commands`)
+``script``                  exit 0, unless stdout is a JSON object with a boolean
+                            ``passed`` (and optional ``message``), which decides;
+                            a timed-out script fails
+==========================  ====================================================
+
+``command_json_path`` assertions: ``exists`` (the path matches a non-null value),
+``equals <v>`` (``<v>`` parsed as JSON when it parses, else a string; strict
+equality, so ``1`` is not ``true`` and ``3`` is not ``"3"``), ``contains <s>`` (the
+value is a string containing ``<s>``), ``len >= N``, ``len == N``, ``len > N`` (the
+value is an array or object). Malformed JSON or a path that matches nothing fails
+with a message saying so.
+
+Example:
+    >>> import asyncio
+    >>> from evalnb.runtime.sandbox.local import LocalSandbox
+    >>> from evalnb.records import AgentTrace
+    >>> from evalnb.records.scenario import FileExists, CommandJsonPath
+    >>> box = LocalSandbox({"a.json": '[1, 2, 3]'})
+    >>> gates = [FileExists(type="file_exists", path="b.txt"),
+    ...          CommandJsonPath(type="command_json_path", command="cat a.json", path="$",
+    ...                          assertion="len >= 3")]
+    >>> results = asyncio.run(run_gates(gates, box, AgentTrace(), workdir=box.workdir,
+    ...                                 command_pattern="x"))
+    >>> [(r.gate_type, r.passed, r.message) for r in results]
+    [('file_exists', False, 'b.txt not found'), ('command_json_path', True, 'len 3 >= 3')]
+    >>> box.close()
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import shlex
+from collections.abc import Sequence
+from typing import Any
+
+from jsonpath_ng import parse as parse_jsonpath
+from pydantic import BaseModel
+
+from evalnb.records import AgentTrace, ScoreResult, ToolCallResult
+from evalnb.records.interfaces import Sandbox
+from evalnb.records.scenario import (
+    ASSERTION,
+    CommandJsonPath,
+    CommandOutputContains,
+    CommandOutputMatches,
+    CommandSucceeds,
+    FileContains,
+    FileExists,
+    FileMatches,
+    Gate,
+    NoTranscriptErrors,
+    Script,
+)
+from evalnb.scoring.commands import target_commands
+
+_SHOWN = 200
+
+
+class GateResult(BaseModel):
+    """Spec 002 ``GateResult``: the gate's type, its verdict and why."""
+
+    gate_type: str
+    passed: bool
+    message: str
+
+
+async def run_gates(
+    gates: Sequence[Gate],
+    sandbox: Sandbox,
+    trace: AgentTrace,
+    *,
+    workdir: str,
+    command_pattern: str,
+) -> list[GateResult]:
+    """Evaluate every gate in order (no short-circuit); see the module docstring."""
+    return [
+        await evaluate_gate(g, sandbox, trace, workdir=workdir, command_pattern=command_pattern)
+        for g in gates
+    ]
+
+
+async def evaluate_gate(
+    gate: Gate, sandbox: Sandbox, trace: AgentTrace, *, workdir: str, command_pattern: str
+) -> GateResult:
+    """Evaluate one gate against the finished attempt's sandbox and trace.
+
+    Example:
+        >>> import asyncio
+        >>> from evalnb.runtime.sandbox.local import LocalSandbox
+        >>> from evalnb.records.scenario import CommandSucceeds
+        >>> box = LocalSandbox()
+        >>> gate = CommandSucceeds(type="command_succeeds", command="ls missing")
+        >>> r = asyncio.run(evaluate_gate(gate, box, AgentTrace(), workdir=box.workdir,
+        ...                               command_pattern="x"))
+        >>> r.passed, r.message.split(":")[0]
+        (False, 'exit 2')
+        >>> box.close()
+    """
+    kind = gate.type
+    if isinstance(gate, NoTranscriptErrors):
+        return no_transcript_errors(trace, command_pattern)
+    if isinstance(gate, FileExists | FileContains | FileMatches):
+        path = posixpath.join(workdir, gate.path)
+        if isinstance(gate, FileExists):
+            ftype = sandbox.file_type(path)
+            return GateResult(
+                gate_type=kind,
+                passed=ftype is not None,
+                message=f"{gate.path} exists ({ftype})" if ftype else f"{gate.path} not found",
+            )
+        text = sandbox.read_text(path)
+        if text is None:
+            return GateResult(gate_type=kind, passed=False, message=f"{gate.path} is not a file")
+        if isinstance(gate, FileContains):
+            found = gate.substring in text
+            message = "found" if found else f"{gate.substring!r} not in {gate.path}"
+            return GateResult(gate_type=kind, passed=found, message=message)
+        matched = re.search(gate.pattern, text) is not None
+        message = "matched" if matched else f"/{gate.pattern}/ does not match {gate.path}"
+        return GateResult(gate_type=kind, passed=matched, message=message)
+
+    result = await sandbox.exec(f"cd {shlex.quote(workdir)} || exit 1\n{gate.command}")
+    if isinstance(gate, CommandSucceeds):
+        ok = result.exit_code == 0
+        return GateResult(gate_type=kind, passed=ok, message="exit 0" if ok else _failure(result))
+    if isinstance(gate, CommandOutputContains):
+        found = gate.substring in result.stdout
+        message = "found" if found else f"{gate.substring!r} not in stdout ({_status(result)})"
+        return GateResult(gate_type=kind, passed=found, message=message)
+    if isinstance(gate, CommandOutputMatches):
+        matched = re.search(gate.pattern, result.stdout) is not None
+        message = "matched" if matched else f"/{gate.pattern}/ not matched ({_status(result)})"
+        return GateResult(gate_type=kind, passed=matched, message=message)
+    if isinstance(gate, CommandJsonPath):
+        passed, message = json_path_check(result.stdout, gate.path, gate.assertion)
+        if not passed and result.exit_code != 0:
+            message += f" ({_status(result)})"
+        return GateResult(gate_type=kind, passed=passed, message=message)
+    assert isinstance(gate, Script)
+    return _script_verdict(result)
+
+
+def json_path_check(stdout: str, path: str, assertion: str) -> tuple[bool, str]:
+    """Parse ``stdout`` as JSON and apply a spec-002 assertion at ``path``.
+
+    Example:
+        >>> json_path_check('{"notes": [{"tag": "a"}]}', "$.notes[0].tag", "equals a")
+        (True, "equals 'a'")
+        >>> json_path_check('{"n": 1}', "$.n", "equals true")
+        (False, 'got 1, expected True')
+        >>> json_path_check('not json', "$", "exists")[1]
+        'stdout is not JSON (Expecting value at line 1 column 1): not json'
+    """
+    try:
+        document = json.loads(stdout)
+    except ValueError as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        where = f" at line {exc.lineno} column {exc.colno}" if hasattr(exc, "lineno") else ""
+        return False, f"stdout is not JSON ({reason}{where}): {_clip(stdout)}"
+    matches = [m.value for m in parse_jsonpath(path).find(document)]
+    if not matches:
+        return False, f"path {path} not found"
+    value = matches[0] if len(matches) == 1 else matches
+    spec = ASSERTION.match(assertion)
+    assert spec is not None  # validated when the scenario was loaded
+    if assertion == "exists":
+        return value is not None, "exists" if value is not None else f"path {path} is null"
+    if spec["value"] is not None:
+        expected = _json_or_text(spec["value"])
+        if _same(value, expected):
+            return True, f"equals {expected!r}"
+        return False, f"got {_clip(json.dumps(value))}, expected {expected!r}"
+    if spec["sub"] is not None:
+        if not isinstance(value, str):
+            return (
+                False,
+                f"value is {type(value).__name__}, not a string: {_clip(json.dumps(value))}",
+            )
+        found = spec["sub"] in value
+        return found, "contains" if found else f"{spec['sub']!r} not in {_clip(value)!r}"
+    if not isinstance(value, list | dict):
+        return False, f"value is {_json_type(value)}, which has no length"
+    size, op, n = len(value), spec["op"], int(spec["n"])
+    passed = {">=": size >= n, "==": size == n, ">": size > n}[op]
+    return passed, f"len {size} {op} {n}" if passed else f"len {size}, expected {op} {n}"
+
+
+def no_transcript_errors(trace: AgentTrace, command_pattern: str) -> GateResult:
+    """Pass when no target-tool command in the trace exited non-zero.
+
+    Target commands are found in each tool call by
+    :func:`evalnb.scoring.commands.target_commands` with the pattern; each inherits its
+    tool call's exit code. No target command at all passes.
+
+    Example:
+        >>> t = AgentTrace(tool_calls=[ToolCallResult(commands="notes ad x", exit_code=2)])
+        >>> no_transcript_errors(t, r"notes\\s+(\\S+)").message
+        '1 of 1 target command(s) failed: `notes ad x` (exit 2)'
+    """
+    regex = re.compile(command_pattern)
+    commands = [
+        (target.command, call.exit_code)
+        for call in trace.tool_calls
+        for target in target_commands(call.commands, regex)
+    ]
+    failed = [(c, e) for c, e in commands if e != 0]
+    if not failed:
+        detail = f"{len(commands)} target command(s), none failed" if commands else "none ran"
+        return GateResult(gate_type="no_transcript_errors", passed=True, message=detail)
+    shown = ", ".join(f"`{c}` (exit {e})" for c, e in failed[:3])
+    more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+    return GateResult(
+        gate_type="no_transcript_errors",
+        passed=False,
+        message=f"{len(failed)} of {len(commands)} target command(s) failed: {shown}{more}",
+    )
+
+
+def gate_rows(gates: Sequence[Gate], results: Sequence[GateResult]) -> list[ScoreResult]:
+    """The ``checks`` rows of the gates: layer ``gate``, kind = type, weight 1.
+
+    Example:
+        >>> from evalnb.records.scenario import FileExists
+        >>> g = FileExists(type="file_exists", path="a.txt")
+        >>> ok = GateResult(gate_type="file_exists", passed=True, message="ok")
+        >>> gate_rows([g], [ok])[0].check
+        'a.txt exists'
+    """
+    return [
+        ScoreResult(
+            check=g.describe(),
+            passed=r.passed,
+            detail=r.message,
+            weight=1.0,
+            layer="gate",
+            kind=g.type,
+        )
+        for g, r in zip(gates, results, strict=True)
+    ]
+
+
+def _script_verdict(result: ToolCallResult) -> GateResult:
+    if result.timed_out:
+        return GateResult(
+            gate_type="script", passed=False, message=f"timed out: {_failure(result)}"
+        )
+    try:
+        verdict: Any = json.loads(result.stdout)
+    except ValueError:
+        verdict = None
+    if isinstance(verdict, dict) and isinstance(verdict.get("passed"), bool):
+        message = str(verdict.get("message") or ("passed" if verdict["passed"] else "failed"))
+        return GateResult(gate_type="script", passed=verdict["passed"], message=message)
+    ok = result.exit_code == 0
+    return GateResult(gate_type="script", passed=ok, message="exit 0" if ok else _failure(result))
+
+
+def _failure(result: ToolCallResult) -> str:
+    err = result.stderr.strip() or result.stdout.strip()
+    return f"exit {result.exit_code}: {_clip(err)}" if err else f"exit {result.exit_code}"
+
+
+def _status(result: ToolCallResult) -> str:
+    return f"exit {result.exit_code}" + (", stdout truncated" if result.stdout_truncated else "")
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split()) or "(empty)"
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
+
+
+def _json_or_text(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality where booleans never equal numbers (at any depth)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string"

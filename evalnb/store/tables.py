@@ -1,0 +1,300 @@
+"""Tidy tables built from task records: one row per run, task, LLM call, tool call, check.
+
+Every table carries the key columns ``run_id``, ``model``, ``task_id`` and ``epoch``
+(the ``runs`` table has ``run_id`` and ``model``), so any two join without guesswork.
+Column names are the specs' field names where a spec names one.
+
+==============  =========================  ============================================
+table           one row per                columns
+==============  =========================  ============================================
+``runs``        run                        :data:`RUN_COLUMNS`
+``tasks``       task attempt               keys, category, description, tags, guidance,
+                                           turns, tool_call_count, tool_calls_ok,
+                                           natural_stop, total_input_tokens,
+                                           total_output_tokens, duration_ms, score,
+                                           max_score, rate, passed, error,
+                                           base_context, context_growth_avg
+``llm_calls``   ``provider.chat()`` call   keys, call_number, input_tokens,
+                                           output_tokens, cache_read_tokens,
+                                           cache_creation_tokens, cumulative_input,
+                                           latency_ms, tool_calls_made, stop_reason
+``tool_calls``  tool invocation            keys, call_index, call_number, commands,
+                                           stdout, stderr, exit_code, duration_ms,
+                                           stdout_truncated, stderr_truncated
+``checks``      check verdict              keys, layer, check, kind, passed, detail,
+                                           weight
+``messages``    content block              keys, message_index, role, block_index,
+                                           type, text, tool_use_id, name, commands,
+                                           is_error
+==============  =========================  ============================================
+
+Example:
+    >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
+    >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+    ...                  score=TaskScore(task_id="t"))
+    >>> tables = tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec])
+    >>> tables["tasks"].select("run_id", "task_id", "passed").row(0)
+    ('r', 't', True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from evalnb.records import RunMeta, TaskRecord
+
+KEYS = ["run_id", "model", "task_id", "epoch"]
+TABLES = ("runs", "tasks", "llm_calls", "tool_calls", "checks", "messages")
+RUN_COLUMNS = [
+    "run_id",
+    "provider",
+    "model",
+    "source",
+    "dataset",
+    "dataset_sha256",
+    "started_at",
+    "finished_at",
+    "max_turns",
+    "epochs",
+    "sandbox",
+    "sandbox_version",
+    "evalnb_version",
+    "guidance",
+    "simulated",
+    "recorded_from",
+    "status",
+    "task_count",
+]
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "runs": {
+        **dict.fromkeys(RUN_COLUMNS, pl.Utf8),
+        "max_turns": pl.Int64,
+        "epochs": pl.Int64,
+        "simulated": pl.Boolean,
+        "task_count": pl.Int64,
+    },
+    "tasks": {
+        "run_id": pl.Utf8,
+        "model": pl.Utf8,
+        "task_id": pl.Utf8,
+        "epoch": pl.Int64,
+        "category": pl.Utf8,
+        "description": pl.Utf8,
+        "tags": pl.List(pl.Utf8),
+        "guidance": pl.Utf8,
+        "turns": pl.Int64,
+        "tool_call_count": pl.Int64,
+        "tool_calls_ok": pl.Int64,
+        "natural_stop": pl.Boolean,
+        "total_input_tokens": pl.Int64,
+        "total_output_tokens": pl.Int64,
+        "duration_ms": pl.Float64,
+        "score": pl.Float64,
+        "max_score": pl.Float64,
+        "rate": pl.Float64,
+        "passed": pl.Boolean,
+        "error": pl.Utf8,
+        "base_context": pl.Int64,
+        "context_growth_avg": pl.Float64,
+    },
+    "llm_calls": {
+        "run_id": pl.Utf8,
+        "model": pl.Utf8,
+        "task_id": pl.Utf8,
+        "epoch": pl.Int64,
+        "call_number": pl.Int64,
+        "input_tokens": pl.Int64,
+        "output_tokens": pl.Int64,
+        "cache_read_tokens": pl.Int64,
+        "cache_creation_tokens": pl.Int64,
+        "cumulative_input": pl.Int64,
+        "latency_ms": pl.Float64,
+        "tool_calls_made": pl.Int64,
+        "stop_reason": pl.Utf8,
+    },
+    "tool_calls": {
+        "run_id": pl.Utf8,
+        "model": pl.Utf8,
+        "task_id": pl.Utf8,
+        "epoch": pl.Int64,
+        "call_index": pl.Int64,
+        "call_number": pl.Int64,
+        "commands": pl.Utf8,
+        "stdout": pl.Utf8,
+        "stderr": pl.Utf8,
+        "exit_code": pl.Int64,
+        "duration_ms": pl.Float64,
+        "stdout_truncated": pl.Boolean,
+        "stderr_truncated": pl.Boolean,
+    },
+    "checks": {
+        "run_id": pl.Utf8,
+        "model": pl.Utf8,
+        "task_id": pl.Utf8,
+        "epoch": pl.Int64,
+        "layer": pl.Utf8,
+        "check": pl.Utf8,
+        "kind": pl.Utf8,
+        "passed": pl.Boolean,
+        "detail": pl.Utf8,
+        "weight": pl.Float64,
+    },
+    "messages": {
+        "run_id": pl.Utf8,
+        "model": pl.Utf8,
+        "task_id": pl.Utf8,
+        "epoch": pl.Int64,
+        "message_index": pl.Int64,
+        "role": pl.Utf8,
+        "block_index": pl.Int64,
+        "type": pl.Utf8,
+        "text": pl.Utf8,
+        "tool_use_id": pl.Utf8,
+        "name": pl.Utf8,
+        "commands": pl.Utf8,
+        "is_error": pl.Boolean,
+    },
+}
+
+
+def conform(frame: pl.DataFrame, name: str) -> pl.DataFrame:
+    """Add missing standard columns as nulls and cast known ones to their dtype."""
+    schema = SCHEMAS[name]
+    have = frame.schema
+    missing = [pl.lit(None, dtype=dt).alias(c) for c, dt in schema.items() if c not in have]
+    casts = {c: dt for c, dt in schema.items() if c in have and have[c] != dt}
+    frame = frame.with_columns(missing) if missing else frame
+    frame = frame.cast(casts) if casts else frame  # type: ignore[arg-type]
+    extra = [c for c in have if c not in schema]
+    return frame.select([*schema, *extra])
+
+
+def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, pl.DataFrame]:
+    """Build the six tables of one run from its task records.
+
+    Per-task ``base_context`` and ``context_growth_avg`` (spec 003) are derived
+    from the LLM-call rows by :func:`with_context_growth`.
+
+    Example:
+        >>> from evalnb.records import LLMCall, AgentTrace, Task, TaskRecord, TaskScore
+        >>> trace = AgentTrace(llm_calls=[LLMCall(call_number=1, input_tokens=90),
+        ...                               LLMCall(call_number=2, input_tokens=130)])
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"), trace=trace,
+        ...                  score=TaskScore(task_id="t"))
+        >>> t = tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec])
+        >>> t["llm_calls"].height, t["tasks"].select("base_context", "context_growth_avg").row(0)
+        (2, (90, 40.0))
+    """
+    run_id, model = meta.run_id, meta.model
+    tasks, llm, tools, checks, messages = [], [], [], [], []
+    for rec in records:
+        key = {"run_id": run_id, "model": model, "task_id": rec.task.id, "epoch": rec.epoch}
+        tr, sc = rec.trace, rec.score
+        tasks.append(
+            {
+                **key,
+                "category": rec.task.category,
+                "description": rec.task.description,
+                "tags": rec.task.tags,
+                "guidance": meta.guidance,
+                "turns": tr.turns,
+                "tool_call_count": tr.tool_call_count,
+                "tool_calls_ok": sum(1 for c in tr.tool_calls if c.exit_code == 0),
+                "natural_stop": tr.natural_stop,
+                "total_input_tokens": tr.total_input_tokens,
+                "total_output_tokens": tr.total_output_tokens,
+                "duration_ms": tr.duration_ms,
+                "score": sc.score,
+                "max_score": sc.max_score,
+                "rate": sc.rate(),
+                "passed": rec.passed,
+                "error": rec.error,
+                **{k: v for k, v in rec.extra.items() if k not in SCHEMAS["tasks"]},
+            }
+        )
+        llm += [{**key, **c.model_dump()} for c in tr.llm_calls]
+        tools += [{**key, **c.model_dump()} for c in tr.tool_calls]
+        checks += [
+            {**key, **r.model_dump(include=set(SCHEMAS["checks"]) - set(KEYS))} for r in sc.results
+        ]
+        for mi, msg in enumerate(tr.messages):
+            for bi, block in enumerate(msg.content):
+                messages.append(
+                    {
+                        **key,
+                        "message_index": mi,
+                        "role": msg.role,
+                        "block_index": bi,
+                        "type": block.type,
+                        "text": block.text if block.type == "text" else block.content,
+                        "tool_use_id": block.id or block.tool_use_id,
+                        "name": block.name,
+                        "commands": (block.input or {}).get("commands"),
+                        "is_error": block.is_error,
+                    }
+                )
+    run_row = {c: getattr(meta, c, None) for c in RUN_COLUMNS}
+    run_row["task_count"] = len(records)
+    out = {
+        "runs": pl.DataFrame([run_row], schema=SCHEMAS["runs"]),
+        "tasks": _frame(tasks, "tasks"),
+        "llm_calls": _frame(llm, "llm_calls"),
+        "tool_calls": _frame(tools, "tool_calls"),
+        "checks": _frame(checks, "checks"),
+        "messages": _frame(messages, "messages"),
+    }
+    out["tasks"] = with_context_growth(out["tasks"], out["llm_calls"])
+    return out
+
+
+def _frame(rows: list[dict[str, Any]], name: str) -> pl.DataFrame:
+    schema = SCHEMAS[name]
+    if not rows:
+        return pl.DataFrame(schema=schema)
+    present = {k for row in rows for k in row}
+    frame = pl.DataFrame(
+        rows,
+        schema_overrides={c: schema[c] for c in present & set(schema)},
+        infer_schema_length=None,
+    )
+    return conform(frame, name)
+
+
+def with_context_growth(tasks: pl.DataFrame, llm_calls: pl.DataFrame) -> pl.DataFrame:
+    """Set ``base_context`` and ``context_growth_avg`` (spec 003) on the task rows.
+
+    ``base_context`` is call 1's ``input_tokens``. ``context_growth_avg`` is
+    ``sum(input[i+1] - input[i]) / (N - 1)`` = ``(input[N] - input[1]) / (N - 1)``,
+    0 for a single call, null when no per-call token counts were recorded. It may
+    be negative (a provider's cache or a trimmed history can shrink the input).
+
+    Example:
+        >>> calls = pl.DataFrame({"run_id": ["r"] * 3, "model": ["m"] * 3,
+        ...     "task_id": ["t"] * 3, "epoch": [1] * 3, "call_number": [1, 2, 3],
+        ...     "input_tokens": [100, 150, 220]})
+        >>> tasks = pl.DataFrame({"run_id": ["r"], "model": ["m"], "task_id": ["t"], "epoch": [1]})
+        >>> with_context_growth(tasks, calls).select("base_context", "context_growth_avg").row(0)
+        (100, 60.0)
+    """
+    growth = (
+        llm_calls.filter(pl.col("input_tokens").is_not_null())
+        .sort("call_number")
+        .group_by(KEYS)
+        .agg(
+            pl.col("input_tokens").first().alias("base_context"),
+            pl.col("input_tokens").last().alias("_last"),
+            pl.len().alias("_n"),
+        )
+        .with_columns(
+            pl.when(pl.col("_n") > 1)
+            .then((pl.col("_last") - pl.col("base_context")) / (pl.col("_n") - 1))
+            .otherwise(0.0)
+            .alias("context_growth_avg")
+        )
+        .select([*KEYS, "base_context", "context_growth_avg"])
+    )
+    base = tasks.drop([c for c in ("base_context", "context_growth_avg") if c in tasks.columns])
+    return base.join(growth, on=KEYS, how="left", nulls_equal=True)
