@@ -20,7 +20,7 @@ import polars as pl
 from evalnb.analysis.runs import read_run_folder
 from evalnb.records import Task
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
-from evalnb.runtime.cases import BashCase
+from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.runner import run_cases
 
 N_TASKS = 200

@@ -30,7 +30,7 @@ from bench import frames as frames_bench
 from bench import runner_overhead
 from evalnb.records import Task
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
-from evalnb.runtime.cases import BashCase
+from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.runner import run_cases
 from evalnb.runtime.sandbox import BashkitSandbox
 

@@ -126,6 +126,7 @@ def _select(cases: list, tags: list[str], ids: list[str]) -> list:
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalnb.errors import ProviderError
     from evalnb.formats.tasks import dataset_sha256
+    from evalnb.records import Filters
     from evalnb.runtime.cases import load_cases
     from evalnb.runtime.runner import resume, run_cases
 
@@ -138,7 +139,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise InputError(args.resume, None, "dataset", "run.json names no dataset")
         if meta.dataset_sha256 and dataset_sha256(dataset) != meta.dataset_sha256:
             raise InputError(dataset, None, None, "dataset changed since the run started")
-        cases = _select(load_cases(dataset), *meta.settings.get("filters", ([], [])))
+        filters = meta.settings.filters
+        cases = _select(load_cases(dataset), filters.tags, filters.task_ids)
         paths = [asyncio.run(resume(args.resume, cases, progress=not args.quiet))]
     else:
         if not args.dataset or not args.model:
@@ -176,7 +178,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         base_url=args.base_url,
                         seed=args.seed,
                         sim_sleep=args.sim_sleep,
-                        filters=(args.tag, args.task),
+                        filters=Filters(tags=args.tag, task_ids=args.task),
                         progress=not args.quiet,
                     )
                 )

@@ -112,7 +112,7 @@ def test_tool_result_text_format():
 class OddProvider:
     """Asks for an unknown tool and for bash without commands, then stops."""
 
-    provider, model, simulated, recorded = "test", "odd", False, False
+    provider, model, simulated, recording = "test", "odd", False, None
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         if request.turn == 1:

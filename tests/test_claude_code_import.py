@@ -299,7 +299,7 @@ def test_a_transcript_is_read_with_the_command_pattern_and_approximate_exit_code
     path = tmp_path / "session1.txt"
     path.write_text(TRANSCRIPT)
     meta, [record] = read_transcripts([path], "notes", model="gpt-x")
-    assert (meta.model, meta.source, meta.settings["exit_codes"].split(":")[0]) == (
+    assert (meta.model, meta.source, meta.settings.exit_codes.split(":")[0]) == (
         "gpt-x",
         "transcript",
         "approximate",

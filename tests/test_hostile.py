@@ -13,7 +13,7 @@ import yaml
 
 from evalnb.analysis.runs import read_run_folder
 from evalnb.records import Task
-from evalnb.runtime.cases import BashCase
+from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.runner import run_cases
 from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS
 from evalnb.runtime.sandbox.local import LocalSandbox, confinement
@@ -53,7 +53,9 @@ class BashkitCase(BashCase):
 class LocalCase(BashCase):
     """The same task in the local sandbox (real bash, confined where namespaces allow)."""
 
-    def sandbox(self) -> LocalSandbox:
+    sandbox_kind = "local"
+
+    async def sandbox(self) -> LocalSandbox:
         return LocalSandbox(timeout_s=TIMEOUT_S)
 
 

@@ -75,7 +75,7 @@ def test_run_meta_says_what_the_format_lacks_and_when_the_run_ran(haiku):
     meta, records = read_bashkit_eval(haiku)
     assert meta.run_id == "eval-anthropic-claude-haiku-4-5-2026-02-07-052023"
     assert (meta.provider, meta.model, meta.max_turns) == ("anthropic", "claude-haiku-4-5", 10)
-    assert meta.settings["per_call_tokens"] is False
+    assert "per_call_tokens" in meta.settings.unavailable
     # timestamp 05:20:23 is the end; the 25 durations sum to 247035 ms = 4 min 7.035 s
     assert (meta.started_at, meta.finished_at) == ("2026-02-07T05:16:15Z", "2026-02-07T05:20:23Z")
     assert sum(r.passed for r in records) == 19  # the fixtures README: Haiku 19/25

@@ -343,23 +343,24 @@ def test_a_scenario_outcome_needs_the_gates_and_the_judge(
         anthropic_ok(anthropic_message(judgement_block(payload), stop_reason="tool_use"))
     )
     case = ScenarioCase(load_scenario(scenario(tmp_path)), judge=provider)
-    box = case.sandbox()
+    box = asyncio.run(case.sandbox())
     try:
-        score, extra = asyncio.run(case.score(trace(), box))
+        scored = asyncio.run(case.score(trace(), box))
     finally:
         box.close()
     weighted = 0.5 * scores["task_completion"] + 0.5 * scores["efficiency"]
-    assert (extra["outcome"], extra["outcome_reason"]) == (outcome, reason)
-    assert extra["judge_score"] == pytest.approx(weighted)
-    assert extra["judge_model"] == "anthropic/claude-haiku-4-5"
-    assert extra["composite_score"] == pytest.approx(0.5 * 1 + 0.5 * weighted)
-    assert [r.layer for r in score.results] == ["gate", "judge", "judge", "judge"]
-    assert score.all_passed() is passed
+    result = scored.scenario
+    assert (result.outcome, result.outcome_reason) == (outcome, reason)
+    assert result.judge_score == pytest.approx(weighted)
+    assert result.judge_model == "anthropic/claude-haiku-4-5"
+    assert result.composite_score == pytest.approx(0.5 * 1 + 0.5 * weighted)
+    assert [r.layer for r in scored.score.results] == ["gate", "judge", "judge", "judge"]
+    assert scored.score.all_passed() is passed
 
 
 def test_a_bash_tasks_llm_judge_check_uses_the_judge_through_a_run(tmp_path):
     from evalnb.analysis.runs import read_run_folder
-    from evalnb.runtime.cases import BashCase
+    from evalnb.runtime.bash_case import BashCase
     from evalnb.runtime.runner import run_cases
 
     bash_task = Task(

@@ -17,7 +17,7 @@ import pytest
 from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import read_run_folder
 from evalnb.records import Task
-from evalnb.runtime.cases import BashCase
+from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.providers.anthropic import AnthropicProvider
 from evalnb.runtime.providers.openai import OpenAIProvider
 from evalnb.runtime.runner import run_cases

@@ -460,11 +460,11 @@ def test_from_spec_builds_each_provider(monkeypatch: pytest.MonkeyPatch):
     claude = anthropic_provider.from_spec("claude-sonnet-4-5", None)
     local = openai_provider.from_spec("llama3.2", "http://localhost:11434/v1")
 
-    assert (claude.provider, claude.model, claude.simulated, claude.recorded) == (
+    assert (claude.provider, claude.model, claude.simulated, claude.recording) == (
         "anthropic",
         "claude-sonnet-4-5",
         False,
-        False,
+        None,
     )
     assert (local.provider, local.model) == ("openai", "llama3.2")
     assert local.settings() == {

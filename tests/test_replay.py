@@ -10,6 +10,7 @@ import polars as pl
 from evalnb.analysis.load import load
 from evalnb.analysis.runs import read_run_folder
 from evalnb.cli import main
+from evalnb.records import ReplayAgreement
 from evalnb.runtime.cases import load_cases
 from evalnb.runtime.runner import run_cases
 from evalnb.store import RunStore
@@ -49,7 +50,7 @@ def test_replaying_an_evalnb_run_reproduces_its_commands_and_verdicts(tmp_path):
     )
     meta = RunStore.open(replayed).meta
     assert meta.model == "replay:reference" and meta.recorded_from == str(original)
-    assert meta.settings["replay_agreement"] == {"checks_agree": 3, "checks_compared": 3}
+    assert meta.settings.replay_agreement == ReplayAgreement(checks_agree=3, checks_compared=3)
     a, b = read_run_folder(original), read_run_folder(replayed)
     cols = ["task_id", "call_index", "commands", "stdout", "exit_code"]
     assert a.tool_calls.select(cols).sort(cols[:2]).equals(b.tool_calls.select(cols).sort(cols[:2]))
@@ -64,7 +65,7 @@ def test_replaying_the_published_bashkit_eval_runs(tmp_path, bashkit_eval_files,
         assert main(["run", str(path), "--model", f"replay:{path}", "--out", str(out)]) == 0
         [run_dir] = out.iterdir()
         meta = RunStore.open(run_dir).meta
-        agreement = meta.settings["replay_agreement"]
+        agreement = meta.settings.replay_agreement
         recorded = load(path)
         replayed = read_run_folder(run_dir)
         # every task is replayed, every recorded command runs again, in order
@@ -89,14 +90,13 @@ def test_replaying_the_published_bashkit_eval_runs(tmp_path, bashkit_eval_files,
             .select(*key, "passed")
             .join(replayed.checks.with_columns(nth).select(*key, "passed"), on=key)
         )
-        assert agreement["checks_compared"] == recorded.checks.height == both.height
+        assert agreement.checks_compared == recorded.checks.height == both.height
         assert (
-            agreement["checks_agree"]
-            == both.filter(pl.col("passed") == pl.col("passed_right")).height
+            agreement.checks_agree == both.filter(pl.col("passed") == pl.col("passed_right")).height
         )
-        assert 0 < agreement["checks_agree"] <= agreement["checks_compared"]
+        assert 0 < agreement.checks_agree <= agreement.checks_compared
         print(
-            f"{meta.model}: {agreement['checks_agree']}/{agreement['checks_compared']} "
+            f"{meta.model}: {agreement.checks_agree}/{agreement.checks_compared} "
             "check verdicts agree with the recording"
         )
     shown = capsys.readouterr().out

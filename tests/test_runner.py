@@ -17,7 +17,8 @@ import pytest
 
 from evalnb.analysis.runs import read_run_folder
 from evalnb.records import RunMeta, Task
-from evalnb.runtime.cases import BashCase, load_cases
+from evalnb.runtime.bash_case import BashCase
+from evalnb.runtime.cases import load_cases
 from evalnb.runtime.runner import resume, run_cases
 from evalnb.store import RunStore
 

@@ -66,7 +66,7 @@ BAD_FAILS = {
 class FixedJudge:
     """A judge provider that always submits the same scores (no model is called)."""
 
-    provider, model, simulated, recorded = "fixed", "judge", False, False
+    provider, model, simulated, recording = "fixed", "judge", False, None
 
     def __init__(self, scores: dict[str, float]) -> None:
         self.scores = scores

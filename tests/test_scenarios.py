@@ -21,7 +21,15 @@ from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError, SetupError
 from evalnb.formats.scenario import load_scenario
-from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.records import (
+    AgentTrace,
+    RunMeta,
+    ScenarioResult,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
+)
 from evalnb.runtime.runner import run_cases
 from evalnb.runtime.scenario_case import WORKDIR, load_scenario_cases
 from evalnb.store import RunStore
@@ -157,7 +165,7 @@ def test_a_scenario_becomes_a_case_with_its_task_turn_limit_and_pattern(tmp_path
         "tags": ["kv"],
         "prompt": "Store a=1 and b=2 with kv, then write the value of a to out.txt.",
     }
-    assert (case.max_turns, case.sandbox_name, case.guidance) == (5, "bashkit", None)
+    assert (case.max_turns, case.sandbox_kind, case.guidance) == (5, "bashkit", None)
     assert case.command_pattern == r"\bkv\s+(\S+)"
 
 
@@ -269,12 +277,12 @@ def test_a_good_agent_passes_every_gate(tmp_path, mode):
         ("no_transcript_errors", True),
     ]
     assert record.passed
-    extra = {k: record.extra[k] for k in ("outcome", "outcome_reason", "gates_passed")}
-    assert extra == {"outcome": "pass", "outcome_reason": None, "gates_passed": 5}
+    result = record.scenario.model_dump(include={"outcome", "outcome_reason", "gates_passed"})
+    assert result == {"outcome": "pass", "outcome_reason": None, "gates_passed": 5}
     # all 3 target commands succeeded at their first try: interaction score 1.0;
     # composite = 0.5 * 5/5 + 0.5 * 1.0
-    assert record.extra["interaction_score"] == 1.0
-    assert record.extra["composite_score"] == 1.0
+    assert record.scenario.interaction_score == 1.0
+    assert record.scenario.composite_score == 1.0
     pwd = record.trace.tool_calls[3].stdout.strip()
     if mode == LOCAL:
         assert not Path(pwd).exists()  # the temporary workspace was removed
@@ -288,17 +296,17 @@ def test_a_bad_agent_fails_with_a_reason_and_a_hand_computed_composite(tmp_path,
     [record] = run_one(cases, write_script(tmp_path, "bad", BAD), tmp_path / "runs")
     assert [r.passed for r in record.score.results] == [False, True, False, True, False]
     assert not record.passed
-    assert record.extra["outcome"] == "fail"
-    assert record.extra["outcome_reason"] == (
+    assert record.scenario.outcome == "fail"
+    assert record.scenario.outcome_reason == (
         "gate 1 (command_json_path) failed: len 2, expected == 3; "
         "gate 3 (file_contains) failed: out.txt is not a file; "
         "gate 5 (no_transcript_errors) failed: 1 of 3 target command(s) failed: "
         "`kv get a` (exit 1)"
     )
     # commands: `kv get a` failed, `kv set a 1` twice: 1 distinct first-try success of 3
-    assert record.extra["interaction_score"] == pytest.approx(1 / 3)
+    assert record.scenario.interaction_score == pytest.approx(1 / 3)
     # composite = 0.5 * 2/5 + 0.5 * 1/3
-    assert record.extra["composite_score"] == pytest.approx(0.2 + 1 / 6)
+    assert record.scenario.composite_score == pytest.approx(0.2 + 1 / 6)
     assert (record.score.score, record.score.max_score) == (2.0, 5.0)
 
 
@@ -332,7 +340,7 @@ def test_scenario_fields_reach_the_tasks_table(tmp_path):
 def test_a_failed_setup_is_recorded_as_the_tasks_error(tmp_path, replace, by, error):
     cases = load_scenario_cases(write_scenario(tmp_path, text=SCENARIO.replace(replace, by)))
     with pytest.raises(SetupError):
-        cases[0].sandbox()
+        asyncio.run(cases[0].sandbox())
     [record] = run_one(cases, write_script(tmp_path, "good", GOOD), tmp_path / "runs")
     assert record.error is not None and record.error.startswith(error)
     assert not record.passed and record.trace.turns == 0
@@ -346,9 +354,9 @@ def test_fixture_files_then_files_are_written_into_the_workspace(tmp_path):
     text = SCENARIO.replace("files:", "fixture: fixture\nfiles:")
     for mode in (BUILTIN, LOCAL):
         [case] = load_scenario_cases(write_scenario(tmp_path, mode, text=text))
-        box = case.sandbox()
+        box = asyncio.run(case.sandbox())
         try:
-            out = asyncio.run(box.exec(f"cd {case.workdir(box)} && cat docs/a.txt seed.txt"))
+            out = asyncio.run(box.exec(f"cd {box.workdir} && cat docs/a.txt seed.txt"))
             assert out.stdout == "from fixture\nseed\n"
         finally:
             box.close()
@@ -379,7 +387,7 @@ def with_guidance(tmp_path: Path, placement: str, mode: str = BUILTIN) -> Path:
 )
 def test_guidance_placement(tmp_path, placement, in_workspace, in_prompt):
     [case] = load_scenario_cases(with_guidance(tmp_path, placement))
-    box = case.sandbox()
+    box = asyncio.run(case.sandbox())
     try:
         assert (box.file_type(f"{WORKDIR}/AGENTS.md") == "file") is in_workspace
     finally:
@@ -403,7 +411,7 @@ def test_guidance_versions_give_one_case_per_scenario_and_version(tmp_path):
     cases = load_scenario_cases(path, {"v1": tmp_path / "v1.md", "v2": tmp_path / "v2.md"})
     assert [(c.task.id, c.guidance) for c in cases] == [("kv_pair", "v1"), ("kv_pair", "v2")]
     for case, text in zip(cases, ["version one\n", "version two\n"], strict=True):
-        box = case.sandbox()
+        box = asyncio.run(case.sandbox())
         try:
             assert box.read_text(f"{WORKDIR}/AGENTS.md") == text
         finally:
@@ -416,8 +424,17 @@ def test_the_guidance_name_is_recorded(tmp_path):
     path = with_guidance(tmp_path, "workspace")
     (tmp_path / "v2.md").write_text("version two\n")
     [case] = load_scenario_cases(path, {"v2": tmp_path / "v2.md"})
-    [record] = run_one([case], write_script(tmp_path, "good", GOOD), tmp_path / "runs")
-    assert record.extra["guidance"] == "v2"
+    [folder] = asyncio.run(
+        run_cases(
+            [case],
+            [write_script(tmp_path, "good", GOOD)],
+            tmp_path / "runs",
+            guidance=case.guidance,
+            progress=False,
+        )
+    )
+    [record] = RunStore.open(folder).records()
+    assert RunStore.open(folder).meta.guidance == "v2"
     assert record.extra["guidance_file"] == str(tmp_path / "v2.md")
 
 
@@ -437,7 +454,8 @@ def attempt(task_id: str, calls: list[tuple[str, int]], outcome: str) -> TaskRec
         task=Task(id=task_id, category="kv", prompt="p"),
         trace=trace,
         score=TaskScore(task_id=task_id),
-        extra={"outcome": outcome, "command_pattern": PATTERN},
+        scenario=ScenarioResult(outcome=outcome, gates_passed=0, gates_total=0),
+        extra={"command_pattern": PATTERN},
     )
 
 

@@ -12,7 +12,7 @@ from evalnb.analysis.load import load
 from evalnb.present.report import write_report
 from evalnb.records import Task
 from evalnb.redact import REDACTED, redact
-from evalnb.runtime.cases import BashCase
+from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.runner import run_cases
 
 ENV_KEY = "sk-ant-api03-evalnbFAKEkey0123456789abcdefXYZ"

@@ -291,11 +291,11 @@ def test_unknown_persona_lists_the_known_ones():
 
 def test_provider_identity_and_settings_mark_the_run_as_simulated():
     sim = SimProvider("flailing", seed=11)
-    assert (sim.provider, sim.model, sim.simulated, sim.recorded) == (
+    assert (sim.provider, sim.model, sim.simulated, sim.recording) == (
         "sim",
         "sim/flailing",
         True,
-        False,
+        None,
     )
     assert sim.settings()["seed"] == 11
     assert sim.settings()["persona"] == PERSONAS["flailing"].model_dump()

@@ -15,7 +15,6 @@ categories, their sizes and the difficulty mix.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import Counter
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import pytest
 
 from evalnb.formats.tasks import load_tasks
 from evalnb.records import AgentTrace, Task, ToolCallResult
+from evalnb.records.task import FileCheck, FileLineRegex, StdoutContains, StdoutRegex
 from evalnb.runtime.agent import run_agent
 from evalnb.runtime.providers.offline import ReferenceProvider
 from evalnb.runtime.sandbox.bashkit import BashkitSandbox
@@ -78,8 +78,8 @@ def is_input_path(task: Task, path: str) -> bool:
 
 def written_paths(task: Task) -> list[str]:
     """Paths named by file checks that the agent has to create."""
-    paths = {e.path for e in task.expectations if e.kind in FILE_KINDS}
-    return sorted(p for p in paths if p is not None and not is_input_path(task, p))
+    paths = {e.spec.path for e in task.expectations if isinstance(e.spec, FileCheck)}
+    return sorted(p for p in paths if not is_input_path(task, p))
 
 
 def idle_results(task: Task):
@@ -120,7 +120,7 @@ def test_only_guard_checks_pass_without_work(dataset: str, task: Task) -> None:
         for r, e in zip(results, task.expectations, strict=True)
         if r.passed
         and e.kind not in PASS_WHEN_IDLE_KINDS
-        and not (e.kind in FILE_KINDS and e.path in task.files)
+        and not (isinstance(e.spec, FileCheck) and e.spec.path in task.files)
     ]
     assert not free
     assert sum(not r.passed for r in results) >= 3, "at least three checks must need real work"
@@ -142,13 +142,14 @@ def test_checks_read_both_sources_and_are_not_weak(dataset: str, task: Task) -> 
     assert PRINTED_KINDS & set(kinds), "no check on what was printed"
     assert FILE_KINDS & set(kinds), "no check on what was left on disk"
     for e in task.expectations:
-        if e.kind == "stdout_contains":
-            assert len(e.value) >= 3, f"{e.check}: too short, use stdout_regex with \\b"
-            assert not (e.value[0].isdigit() or e.value[-1].isdigit()), (
+        if isinstance(e.spec, StdoutContains):
+            text = e.spec.text
+            assert len(text) >= 3, f"{e.check}: too short, use stdout_regex with \\b"
+            assert not (text[0].isdigit() or text[-1].isdigit()), (
                 f"{e.check}: a number at the edge also matches longer numbers; use \\b"
             )
-        if e.kind in ("stdout_regex", "file_line_regex"):
-            assert not re.search(e.value, ""), f"{e.check}: matches the empty string"
+        if isinstance(e.spec, StdoutRegex | FileLineRegex):
+            assert not e.spec.pattern.search(""), f"{e.check}: matches the empty string"
     weights = [e.weight for e in task.expectations]
     assert set(weights) <= {1.0, 2.0}
     assert weights.count(2.0) <= 1, "weight 2.0 is for the one key check"
@@ -157,7 +158,7 @@ def test_checks_read_both_sources_and_are_not_weak(dataset: str, task: Task) -> 
 @cases
 def test_paths_stay_in_the_task_roots(dataset: str, task: Task) -> None:
     assert all(p.startswith(("/home/eval/", "/data/")) for p in task.files)
-    outputs = [e.path for e in task.expectations if e.kind in FILE_KINDS]
+    outputs = [e.spec.path for e in task.expectations if isinstance(e.spec, FileCheck)]
     assert all(p.startswith(("/home/eval/", "/output/")) or p in task.files for p in outputs)
 
 

@@ -157,6 +157,6 @@ def mira_runs(path: str | Path) -> Runs:
         )
     tables["tasks"] = tasks
     tables["runs"] = tables["runs"].with_columns(
-        pl.lit(meta.settings["checks_available"]).alias("checks_available")
+        pl.lit(meta.settings.checks_available).alias("checks_available")
     )
     return Runs.concat([Runs(**tables)])

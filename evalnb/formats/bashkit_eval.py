@@ -11,8 +11,8 @@ this importer makes of it:
   ``"partial"``.
 - ``llm_calls``: one row per assistant message (``call_number`` in message order,
   ``tool_calls_made`` = its ``tool_use`` blocks). The format has no per-call tokens,
-  latency or stop reason, so those are null, and ``RunMeta.settings`` says so
-  (``per_call_tokens``, ``per_call_latency`` and ``tool_call_duration`` are False).
+  latency or stop reason, so those are null, and ``RunMeta.settings.unavailable``
+  says so (``per_call_tokens``, ``per_call_latency`` and ``tool_call_duration``).
 - ``tool_calls``: ``call_index`` in file order; ``call_number`` = the assistant
   message whose ``tool_use`` block (matched in order) asked for it; no duration.
 - ``checks``: every ``score.results`` verdict, layer ``expectation``, ``kind`` = the
@@ -57,6 +57,7 @@ from evalnb.records import (
     LLMCall,
     Message,
     RunMeta,
+    RunSettings,
     ScoreResult,
     Task,
     TaskRecord,
@@ -70,8 +71,8 @@ CATEGORY_RENAMES: dict[str, str] = {"jq_mastery": "json_processing"}
 
 SOURCE = "bashkit-eval"
 M = TypeVar("M", bound=BaseModel)
-UNAVAILABLE = {"per_call_tokens": False, "per_call_latency": False, "tool_call_duration": False}
-"""``RunMeta.settings`` entries: what the bashkit-eval formats do not record."""
+UNAVAILABLE = ["per_call_tokens", "per_call_latency", "tool_call_duration"]
+"""What the bashkit-eval formats do not record (``RunMeta.settings.unavailable``)."""
 
 
 class _Strict(BaseModel):
@@ -174,7 +175,7 @@ def read_bashkit_eval(
         finished_at=finished,
         status=run_status(path, parsed, records),
         task_count=len(records),
-        settings={"source_file": path.name, **UNAVAILABLE},
+        settings=RunSettings(source_files=[path.name], unavailable=UNAVAILABLE),
     )
     return meta, records
 

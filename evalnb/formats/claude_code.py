@@ -61,6 +61,7 @@ from evalnb.records import (
     LLMCall,
     Message,
     RunMeta,
+    RunSettings,
     Task,
     TaskRecord,
     TaskScore,
@@ -111,12 +112,12 @@ def read_claude_code(
             sandbox_version=", ".join(sorted(versions)) or None,
             status="complete",
             task_count=len(records),
-            settings={
-                "target": target,
-                "command_pattern": pattern,
-                "files": [str(p) for p, _ in items],
-                "exit_codes": "0 unless is_error; then 'Exit code N' when given, else 1",
-            },
+            settings=RunSettings(
+                target=target,
+                command_pattern=pattern,
+                source_files=[str(p) for p, _ in items],
+                exit_codes="0 unless is_error; then 'Exit code N' when given, else 1",
+            ),
         )
         out.append((meta, records))
     return out

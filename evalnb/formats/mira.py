@@ -40,7 +40,7 @@ from evalnb.formats.bashkit_eval import (
     run_times,
     validate,
 )
-from evalnb.records import RunMeta, TaskRecord
+from evalnb.records import RunMeta, RunSettings, TaskRecord
 
 META = "meta.json"
 REPORT = "report.json"
@@ -104,6 +104,8 @@ def read_mira(
         finished_at=finished,
         status=run_status(report, parsed, records),
         task_count=len(records),
-        settings={"source_folder": path.name, "checks_available": checks_available, **UNAVAILABLE},
+        settings=RunSettings(
+            source_files=[path.name], unavailable=UNAVAILABLE, checks_available=checks_available
+        ),
     )
     return meta, records

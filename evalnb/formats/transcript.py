@@ -46,6 +46,7 @@ from evalnb.records import (
     ContentBlock,
     Message,
     RunMeta,
+    RunSettings,
     Task,
     TaskRecord,
     TaskScore,
@@ -82,12 +83,12 @@ def read_transcripts(
         source=SOURCE,
         status="complete",
         task_count=len(records),
-        settings={
-            "target": target,
-            "command_pattern": pattern,
-            "exit_codes": EXIT_RULE,
-            "files": [str(p) for p in paths],
-        },
+        settings=RunSettings(
+            target=target,
+            command_pattern=pattern,
+            exit_codes=EXIT_RULE,
+            source_files=[str(p) for p in paths],
+        ),
     )
     return meta, records
 

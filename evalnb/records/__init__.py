@@ -10,8 +10,15 @@ Example:
     't'
 """
 
-from evalnb.records.run import RunMeta
-from evalnb.records.score import Layer, ScoreResult, TaskRecord, TaskScore
+from evalnb.records.run import Filters, RunMeta, RunSettings
+from evalnb.records.score import (
+    Layer,
+    ReplayAgreement,
+    ScenarioResult,
+    ScoreResult,
+    TaskRecord,
+    TaskScore,
+)
 from evalnb.records.task import CHECK_KINDS, Expectation, Task, parse_check
 from evalnb.records.trace import AgentTrace, ContentBlock, LLMCall, Message, ToolCallResult
 
@@ -20,10 +27,14 @@ __all__ = [
     "AgentTrace",
     "ContentBlock",
     "Expectation",
+    "Filters",
     "LLMCall",
     "Layer",
     "Message",
+    "ReplayAgreement",
     "RunMeta",
+    "RunSettings",
+    "ScenarioResult",
     "ScoreResult",
     "Task",
     "TaskRecord",

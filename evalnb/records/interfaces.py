@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from evalnb.records.score import ReplayAgreement, TaskScore
 from evalnb.records.task import Task
-from evalnb.records.trace import Message, ToolCallResult
+from evalnb.records.trace import AgentTrace, Message, ToolCallResult
 
 
 @dataclass(frozen=True)
@@ -80,18 +81,36 @@ class ChatResponse:
         return bool(self.tool_uses)
 
 
+class Recording(Protocol):
+    """A recorded run a provider plays back (``replay:``): its totals and verdicts.
+
+    ``source`` is the run folder or file replayed.
+    """
+
+    source: str
+
+    def apply_recording(self, trace: AgentTrace, task_id: str, epoch: int) -> None:
+        """Copy the recording's task totals (tokens, duration) onto the replayed trace."""
+        ...
+
+    def agreement(self, task_id: str, epoch: int, score: TaskScore) -> ReplayAgreement:
+        """How many of the replay's check verdicts equal the recording's."""
+        ...
+
+
 class Provider(Protocol):
     """Anything that can play the assistant's turns.
 
     ``provider`` and ``model`` name it in ``run.json`` (for example
-    ``"anthropic"`` and ``"claude-haiku-4-5"``); ``simulated`` and ``recorded``
-    mark offline agents whose tokens and latencies are synthetic or copied.
+    ``"anthropic"`` and ``"claude-haiku-4-5"``). ``simulated`` marks an offline agent
+    whose tokens and latencies are synthetic; ``recording`` is the run a replay plays
+    back (None for every other provider), whose tokens and latencies are copied.
     """
 
     provider: str
     model: str
     simulated: bool
-    recorded: bool
+    recording: Recording | None
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Play one assistant turn; raise :class:`ProviderError` when it cannot."""

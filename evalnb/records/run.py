@@ -9,13 +9,81 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from evalnb.records.score import ReplayAgreement
+
+
+class Filters(BaseModel):
+    """The ``--tag`` and ``--task`` selections a run was made with (``--resume`` reuses them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tags: list[str] = Field(default_factory=list)
+    task_ids: list[str] = Field(default_factory=list)
+
+
+_LEGACY_FLAGS = ("per_call_tokens", "per_call_latency", "tool_call_duration")
+
+
+class RunSettings(BaseModel):
+    """How a run was made (evalnb runs) or where it came from (imported runs).
+
+    For an evalnb run: ``spec`` (the ``--model`` value, from which ``--resume``
+    rebuilds the provider), ``concurrency``, ``seed``, ``base_url``, ``filters``,
+    ``provider`` (the provider's own non-secret settings) and, for a replay,
+    ``replay_agreement``. For an imported run: ``source_files``, ``unavailable``
+    (what the format does not record: ``per_call_tokens``, ``per_call_latency``,
+    ``tool_call_duration``, ...), ``target`` and ``command_pattern`` (the tool whose
+    commands were scored), ``exit_codes`` (how exit codes were obtained when they are
+    not exact) and ``checks_available`` (False when some tasks carry no check verdicts).
+
+    Example:
+        >>> RunSettings(spec="reference", filters={"tags": ["json"]}).filters.tags
+        ['json']
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    spec: str | None = None
+    concurrency: int | None = None
+    seed: int | None = None
+    base_url: str | None = None
+    filters: Filters = Field(default_factory=Filters)
+    provider: dict[str, Any] = Field(default_factory=dict)
+    replay_agreement: ReplayAgreement | None = None
+    source_files: list[str] = Field(default_factory=list)
+    unavailable: list[str] = Field(default_factory=list)
+    target: str | None = None
+    command_pattern: str | None = None
+    exit_codes: str | None = None
+    checks_available: bool | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """Read the untyped ``settings`` of run folders written by evalnb before 0.2."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        filters = data.get("filters")
+        if isinstance(filters, list) and len(filters) == 2:
+            data["filters"] = {"tags": filters[0], "task_ids": filters[1]}
+        lacking = [k for k in _LEGACY_FLAGS if data.pop(k, None) is False]
+        if lacking:
+            data["unavailable"] = [*data.get("unavailable", []), *lacking]
+        for key in ("source_file", "source_folder"):
+            if isinstance(data.get(key), str):
+                data["source_files"] = [*data.get("source_files", []), data.pop(key)]
+        if isinstance(data.get("files"), list):
+            data["source_files"] = [*data.get("source_files", []), *data.pop("files")]
+        return data
 
 
 class RunMeta(BaseModel):
     """``run.json``: one model over one dataset."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
     run_id: str
     provider: str
@@ -35,4 +103,4 @@ class RunMeta(BaseModel):
     finished_at: str | None = None
     status: Literal["running", "partial", "complete"] = "running"
     task_count: int | None = None
-    settings: dict[str, Any] = Field(default_factory=dict)
+    settings: RunSettings = Field(default_factory=RunSettings)

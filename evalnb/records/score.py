@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evalnb.records.task import Task
 from evalnb.records.trace import AgentTrace
@@ -47,11 +47,53 @@ class TaskScore(BaseModel):
         return self.score / self.max_score if self.max_score else None
 
 
+class ReplayAgreement(BaseModel):
+    """How many check verdicts of a replay equal the recording's (per task or per run).
+
+    Example:
+        >>> ReplayAgreement(checks_agree=3, checks_compared=4).checks_compared
+        4
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    checks_agree: int = Field(ge=0)
+    checks_compared: int = Field(ge=0)
+
+
+class ScenarioResult(BaseModel):
+    """Spec 002's ``EvaluationResult`` of one scenario attempt: gates, judge, outcome.
+
+    ``outcome`` is Pass iff every gate passed and (no judge, or the judge's weighted
+    score reached its threshold); ``outcome_reason`` names what failed.
+    ``judge_score`` is null without a judge; ``composite_score`` and
+    ``interaction_score`` are null unless the scenario configures a composite.
+
+    Example:
+        >>> ScenarioResult(outcome="pass", gates_passed=2, gates_total=2).judge_score is None
+        True
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    outcome: Literal["pass", "fail"]
+    outcome_reason: str | None = None
+    gates_passed: int = Field(ge=0)
+    gates_total: int = Field(ge=0)
+    judge_score: float | None = None
+    judge_model: str | None = None
+    composite_score: float | None = None
+    interaction_score: float | None = None
+
+
 class TaskRecord(BaseModel):
-    """Everything stored for one finished task attempt: the unit the frames are built from.
+    """Everything stored for one finished task attempt: the unit the tables are built from.
 
     ``error`` is set when the provider or sandbox failed; such a task still counts
-    in every total (as failed).
+    in every total (as failed). ``scenario`` holds spec 002's evaluation of a CLI-tool
+    scenario attempt; ``replay`` the verdict agreement of a replayed attempt. ``extra``
+    holds informational task columns a source adds (a scenario's tier, an imported
+    session's id, ...); they never decide ``passed``.
     """
 
     task: Task
@@ -59,18 +101,48 @@ class TaskRecord(BaseModel):
     trace: AgentTrace = Field(default_factory=AgentTrace)
     score: TaskScore
     error: str | None = None
+    scenario: ScenarioResult | None = None
+    replay: ReplayAgreement | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """Read records written by evalnb before 0.2, which kept these in ``extra``."""
+        if not isinstance(data, dict) or not isinstance(data.get("extra"), dict):
+            return data
+        extra = dict(data["extra"])
+        if "outcome" in extra and "scenario" not in data:
+            fields = ScenarioResult.model_fields
+            data = {**data, "scenario": {k: extra.pop(k) for k in list(extra) if k in fields}}
+        if "replay_checks_agree" in extra and "replay" not in data:
+            data = {
+                **data,
+                "replay": {
+                    "checks_agree": extra.pop("replay_checks_agree"),
+                    "checks_compared": extra.pop("replay_checks_compared", 0),
+                },
+            }
+        extra.pop("guidance", None)  # a run-level field (RunMeta.guidance)
+        return {**data, "extra": extra}
 
     @property
     def passed(self) -> bool:
         """A task passes only if it did not error and every check passed.
 
-        A CLI-tool scenario passes by spec 002's outcome instead (``extra["outcome"]``:
+        A CLI-tool scenario passes by spec 002's outcome instead (:attr:`scenario`:
         all gates pass and, when enabled, the judge's weighted score reaches the
         threshold), so a single judge criterion scored low does not fail it.
+
+        Example:
+            >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+            ...     score=TaskScore(task_id="t"), scenario=ScenarioResult(
+            ...         outcome="fail", gates_passed=0, gates_total=1))
+            >>> rec.passed
+            False
         """
         if self.error is not None:
             return False
-        if "outcome" in self.extra:
-            return self.extra["outcome"] == "pass"
+        if self.scenario is not None:
+            return self.scenario.outcome == "pass"
         return self.score.all_passed()

@@ -10,107 +10,240 @@ Example:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-CHECK_KINDS: tuple[str, ...] = (
-    "exit_code",
-    "stdout_contains",
-    "stdout_regex",
-    "stderr_empty",
-    "file_exists",
-    "dir_exists",
-    "file_contains",
-    "file_line_regex",
-    "tool_calls_min",
-    "tool_calls_max",
-    "llm_judge",
+
+@dataclass(frozen=True)
+class ExitCode:
+    """``exit_code:N``: the last tool call exited with ``code``."""
+
+    code: int
+    kind: ClassVar[str] = "exit_code"
+
+
+@dataclass(frozen=True)
+class StdoutContains:
+    """``stdout_contains:text``: any call's stdout contains ``text`` (case-sensitive)."""
+
+    text: str
+    kind: ClassVar[str] = "stdout_contains"
+
+
+@dataclass(frozen=True)
+class StdoutRegex:
+    """``stdout_regex:pattern``: ``re.search(pattern)`` matches any call's stdout."""
+
+    pattern: re.Pattern[str]
+    kind: ClassVar[str] = "stdout_regex"
+
+
+@dataclass(frozen=True)
+class StderrEmpty:
+    """``stderr_empty``: every call's stderr is empty."""
+
+    kind: ClassVar[str] = "stderr_empty"
+
+
+@dataclass(frozen=True)
+class FileExists:
+    """``file_exists:/path``: the path exists (a directory counts)."""
+
+    path: str
+    kind: ClassVar[str] = "file_exists"
+
+
+@dataclass(frozen=True)
+class DirExists:
+    """``dir_exists:/path``: the path is a directory."""
+
+    path: str
+    kind: ClassVar[str] = "dir_exists"
+
+
+@dataclass(frozen=True)
+class FileContains:
+    """``file_contains:/path:text``: the file's text contains ``text``."""
+
+    path: str
+    text: str
+    kind: ClassVar[str] = "file_contains"
+
+
+@dataclass(frozen=True)
+class FileLineRegex:
+    """``file_line_regex:/path:pattern``: some line of the file matches ``pattern``."""
+
+    path: str
+    pattern: re.Pattern[str]
+    kind: ClassVar[str] = "file_line_regex"
+
+
+@dataclass(frozen=True)
+class ToolCallsMin:
+    """``tool_calls_min:N``: at least ``n`` tool calls were made."""
+
+    n: int
+    kind: ClassVar[str] = "tool_calls_min"
+
+
+@dataclass(frozen=True)
+class ToolCallsMax:
+    """``tool_calls_max:N``: at most ``n`` tool calls were made."""
+
+    n: int
+    kind: ClassVar[str] = "tool_calls_max"
+
+
+@dataclass(frozen=True)
+class LlmJudge:
+    """``llm_judge:prompt``: a judge's verdict on ``prompt`` (a weight-0 stub without one)."""
+
+    prompt: str
+    kind: ClassVar[str] = "llm_judge"
+
+
+Check = (
+    ExitCode
+    | StdoutContains
+    | StdoutRegex
+    | StderrEmpty
+    | FileExists
+    | DirExists
+    | FileContains
+    | FileLineRegex
+    | ToolCallsMin
+    | ToolCallsMax
+    | LlmJudge
 )
-"""Expectation check kinds: the 10 of spec 000 plus ``file_line_regex``."""
+"""One parsed expectation check: the 10 of spec 000 plus ``file_line_regex``."""
 
-_PATH_VALUE_KINDS = {"file_contains", "file_line_regex"}
-_PATH_KINDS = {"file_exists", "dir_exists"}
-_INT_KINDS = {"exit_code", "tool_calls_min", "tool_calls_max"}
-_REGEX_KINDS = {"stdout_regex", "file_line_regex"}
+FileCheck = FileExists | DirExists | FileContains | FileLineRegex
+"""The checks that read the sandbox's filesystem."""
+
+CHECK_KINDS: tuple[str, ...] = tuple(
+    c.kind
+    for c in (
+        ExitCode,
+        StdoutContains,
+        StdoutRegex,
+        StderrEmpty,
+        FileExists,
+        DirExists,
+        FileContains,
+        FileLineRegex,
+        ToolCallsMin,
+        ToolCallsMax,
+        LlmJudge,
+    )
+)
+"""Expectation check kinds, in spec 000's order plus ``file_line_regex``."""
+
+
+@lru_cache(maxsize=4096)
+def parse_check(check: str) -> Check:
+    """Parse a check string into its typed form; raise ValueError if it is invalid.
+
+    Results are cached per string (a dataset repeats its checks across epochs and runs).
+
+    ``file_contains:/path:text`` and ``file_line_regex:/path:regex`` split at the
+    first ``:`` after the path, so the text may itself contain colons. Paths are
+    absolute; counts are integers (``tool_calls_min``/``max`` at least 0); regexes
+    must compile.
+
+    Example:
+        >>> parse_check("exit_code:0")
+        ExitCode(code=0)
+        >>> parse_check("file_contains:/a/b.txt:key: value")
+        FileContains(path='/a/b.txt', text='key: value')
+        >>> parse_check("tool_calls_min:-3")
+        Traceback (most recent call last):
+        ...
+        ValueError: tool_calls_min needs a count of at least 0, got '-3'
+    """
+    kind, _, arg = check.partition(":")
+    if kind not in CHECK_KINDS:
+        raise ValueError(f"unknown check kind {kind!r} (known: {', '.join(CHECK_KINDS)})")
+    if kind in ("exit_code", "tool_calls_min", "tool_calls_max"):
+        try:
+            n = int(arg)
+        except ValueError:
+            raise ValueError(f"{kind} needs an integer, got {arg!r}") from None
+        if kind == "exit_code":
+            return ExitCode(n)
+        if n < 0:
+            raise ValueError(f"{kind} needs a count of at least 0, got {arg!r}")
+        return ToolCallsMin(n) if kind == "tool_calls_min" else ToolCallsMax(n)
+    if kind == "stderr_empty":
+        return StderrEmpty()
+    if kind in ("stdout_contains", "llm_judge"):
+        if not arg:
+            raise ValueError(f"{kind} needs a value after ':'")
+        return StdoutContains(arg) if kind == "stdout_contains" else LlmJudge(arg)
+    if kind == "stdout_regex":
+        return StdoutRegex(_regex(arg))
+    if kind in ("file_exists", "dir_exists"):
+        if not arg.startswith("/"):
+            raise ValueError(f"{kind} needs an absolute path, got {check!r}")
+        return FileExists(arg) if kind == "file_exists" else DirExists(arg)
+    path, sep, value = arg.partition(":")
+    if not path.startswith("/") or not sep:
+        raise ValueError(f"{kind} needs '{kind}:/absolute/path:text', got {check!r}")
+    return (
+        FileContains(path, value) if kind == "file_contains" else FileLineRegex(path, _regex(value))
+    )
+
+
+def _regex(value: str) -> re.Pattern[str]:
+    try:
+        return re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"invalid regex {value!r}: {exc}") from None
 
 
 class Expectation(BaseModel):
     """One expectation check of a task: ``{"check": "kind:arg", "weight": 1.0}``.
 
-    The check string is parsed at load time; an unknown kind, a bad regex, a
-    non-integer count or a ``file_contains`` without a path is a validation error.
+    The check string is parsed once, at validation, into :attr:`spec` (one of the
+    :data:`Check` types); an unknown kind, a bad regex, a non-integer or negative
+    count, a ``file_contains`` without a path or a weight that is negative or not
+    finite is a validation error.
 
     Example:
         >>> e = Expectation(check="file_contains:/tmp/out.txt:a:b")
-        >>> e.kind, e.path, e.value
-        ('file_contains', '/tmp/out.txt', 'a:b')
+        >>> e.kind, e.spec
+        ('file_contains', FileContains(path='/tmp/out.txt', text='a:b'))
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     check: str
-    weight: float = Field(default=1.0, ge=0)
+    weight: float = Field(default=1.0, ge=0, allow_inf_nan=False)
+    _spec: Check = PrivateAttr()
 
     @field_validator("check")
     @classmethod
     def _valid_check(cls, check: str) -> str:
-        parse_check(check)
+        parse_check(check)  # errors name the field; the parse is cached for _keep_spec
         return check
+
+    @model_validator(mode="after")
+    def _keep_spec(self) -> Expectation:
+        self._spec = parse_check(self.check)
+        return self
+
+    @property
+    def spec(self) -> Check:
+        """The parsed check."""
+        return self._spec
 
     @property
     def kind(self) -> str:
         """The check kind, the text before the first ``:``."""
-        return parse_check(self.check)[0]
-
-    @property
-    def path(self) -> str | None:
-        """The file path of a file check, else None."""
-        return parse_check(self.check)[1]
-
-    @property
-    def value(self) -> str:
-        """The argument after the kind (and after the path for path:value checks)."""
-        return parse_check(self.check)[2]
-
-
-def parse_check(check: str) -> tuple[str, str | None, str]:
-    """Split a check string into ``(kind, path, value)``; raise ValueError if invalid.
-
-    ``file_contains:/path:text`` and ``file_line_regex:/path:regex`` split at the
-    first ``:`` after the path, so the text may itself contain colons.
-
-    Example:
-        >>> parse_check("exit_code:0")
-        ('exit_code', None, '0')
-        >>> parse_check("file_contains:/a/b.txt:key: value")
-        ('file_contains', '/a/b.txt', 'key: value')
-    """
-    kind, _, arg = check.partition(":")
-    if kind not in CHECK_KINDS:
-        raise ValueError(f"unknown check kind {kind!r} (known: {', '.join(CHECK_KINDS)})")
-    path: str | None = None
-    value = arg
-    if kind in _PATH_VALUE_KINDS:
-        path, sep, value = arg.partition(":")
-        if not path.startswith("/") or not sep:
-            raise ValueError(f"{kind} needs '{kind}:/absolute/path:text', got {check!r}")
-    elif kind in _PATH_KINDS:
-        if not arg.startswith("/"):
-            raise ValueError(f"{kind} needs an absolute path, got {check!r}")
-        path, value = arg, ""
-    elif kind in _INT_KINDS:
-        try:
-            int(arg)
-        except ValueError:
-            raise ValueError(f"{kind} needs an integer, got {arg!r}") from None
-    elif kind in {"stdout_contains", "llm_judge"} and not arg:
-        raise ValueError(f"{kind} needs a value after ':'")
-    if kind in _REGEX_KINDS:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"invalid regex {value!r}: {exc}") from None
-    return kind, path, value
+        return self._spec.kind
 
 
 class Task(BaseModel):

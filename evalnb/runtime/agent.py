@@ -122,7 +122,7 @@ async def run_agent(
         messages=[Message(role="user", content=[ContentBlock(type="text", text=task.prompt)])]
     )
     messages = trace.messages
-    synthetic_clock = provider.simulated or provider.recorded
+    synthetic_clock = provider.simulated or provider.recording is not None
     started = time.perf_counter()
     cumulative = 0
     error: str | None = None
@@ -142,7 +142,7 @@ async def run_agent(
             error = f"provider error on turn {turn}: {exc}"
             break
         latency = response.latency_ms
-        if latency is None and not provider.recorded:
+        if latency is None and provider.recording is None:
             latency = (time.perf_counter() - call_started) * 1000
         if response.input_tokens is not None:
             cumulative += response.input_tokens

@@ -10,7 +10,7 @@ resumed with :func:`resume`, which re-runs only the attempts without a
 
 Example:
     >>> import asyncio, tempfile
-    >>> from evalnb.runtime.cases import BashCase
+    >>> from evalnb.runtime.bash_case import BashCase
     >>> from evalnb.records import Task
     >>> case = BashCase(Task(id="t", category="c", prompt="p", solution="echo hi",
     ...                      expectations=[{"check": "stdout_contains:hi"}]))
@@ -34,10 +34,19 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from evalnb.records import AgentTrace, RunMeta, TaskRecord, TaskScore
+from evalnb.errors import InputError
+from evalnb.records import (
+    AgentTrace,
+    Filters,
+    ReplayAgreement,
+    RunMeta,
+    RunSettings,
+    TaskRecord,
+    TaskScore,
+)
 from evalnb.records.interfaces import Provider
 from evalnb.runtime.agent import DEFAULT_MAX_TURNS, run_agent
-from evalnb.runtime.cases import Case
+from evalnb.runtime.case import Case, Scoring
 from evalnb.runtime.providers.registry import resolve_provider
 from evalnb.runtime.sandbox.local import bash_version
 from evalnb.store import RunStore, utc_now
@@ -71,7 +80,7 @@ async def run_cases(
     seed: int = 7,
     sim_sleep: bool = False,
     run_ids: Sequence[str] | None = None,
-    filters: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    filters: Filters | None = None,
     progress: bool = True,
 ) -> list[Path]:
     """Run every case against every model; return the run folders written.
@@ -79,7 +88,7 @@ async def run_cases(
     A model is a ``--model`` string (see
     :func:`~evalnb.runtime.providers.registry.resolve_provider`) or a provider
     object. ``run_ids`` names the run folders (default: ``<UTC time>-<model>``);
-    ``filters`` (the ``--tag`` and ``--task`` values) is recorded for ``--resume``.
+    ``filters`` (the ``--tag`` and ``--task`` values) are recorded for ``--resume``.
 
     Example:
         >>> import tempfile
@@ -116,17 +125,17 @@ async def run_cases(
             evalnb_version=__version__,
             guidance=guidance,
             simulated=provider.simulated,
-            recorded_from=getattr(provider, "source", None),
+            recorded_from=provider.recording.source if provider.recording else None,
             started_at=utc_now(),
             task_count=len(cases) * epochs,
-            settings={
-                "spec": spec,
-                "concurrency": concurrency,
-                "seed": seed,
-                "base_url": base_url,
-                "filters": [list(filters[0]), list(filters[1])],
-                "provider": provider.settings(),
-            },
+            settings=RunSettings(
+                spec=spec,
+                concurrency=concurrency,
+                seed=seed,
+                base_url=base_url,
+                filters=filters or Filters(),
+                provider=provider.settings(),
+            ),
         )
         store = RunStore.create(out_dir, meta)
         plan = RunPlan(provider, store, list(cases), epochs, max_turns)
@@ -160,9 +169,9 @@ async def resume(
     store.repair_torn_tail()
     meta = store.meta
     settings = meta.settings
-    provider = resolve_provider(
-        settings["spec"], base_url=settings.get("base_url"), seed=settings.get("seed", 7)
-    )
+    if settings.spec is None:
+        raise InputError(run_dir, None, "settings.spec", "run.json does not say which model ran")
+    provider = resolve_provider(settings.spec, base_url=settings.base_url, seed=settings.seed or 7)
     done = store.finished_keys()
     plan = RunPlan(provider, store, list(cases), meta.epochs, meta.max_turns or DEFAULT_MAX_TURNS)
     plan.pending = [
@@ -170,7 +179,7 @@ async def resume(
     ]
     store.meta.status = "running"
     store.write_meta()
-    await _execute([plan], concurrency or settings.get("concurrency", 8), progress)
+    await _execute([plan], concurrency or settings.concurrency or 8, progress)
     return store.path
 
 
@@ -210,8 +219,8 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
         for bar in bars:
             bar.close()
     for plan in plans:
-        if getattr(plan.provider, "recorded", False):
-            plan.store.meta.settings["replay_agreement"] = _agreement(plan.store)
+        if plan.provider.recording is not None:
+            plan.store.meta.settings.replay_agreement = _agreement(plan.store)
         plan.store.finalize("complete")
 
 
@@ -222,7 +231,7 @@ async def run_attempt(
 
     Example:
         >>> import tempfile
-        >>> from evalnb.runtime.cases import BashCase
+        >>> from evalnb.runtime.bash_case import BashCase
         >>> from evalnb.runtime.providers.offline import ReferenceProvider
         >>> from evalnb.records import Task
         >>> store = RunStore.create(tempfile.mkdtemp(), RunMeta(run_id="r", provider="p",
@@ -241,7 +250,7 @@ async def run_attempt(
 
     trace, error, sandbox = AgentTrace(), None, None
     try:
-        sandbox = case.sandbox()
+        sandbox = await case.sandbox()
         outcome = await run_agent(
             task,
             provider,
@@ -252,32 +261,43 @@ async def run_attempt(
             on_event=on_event,
         )
         trace, error = outcome.trace, outcome.error
-        if getattr(provider, "recorded", False):
-            provider.apply_recording(trace, task.id, epoch)  # type: ignore[attr-defined]
-        score, extra = await case.score(trace, sandbox)
+        if provider.recording is not None:
+            provider.recording.apply_recording(trace, task.id, epoch)
+        scored = await case.score(trace, sandbox)
     except Exception as exc:  # a crash in a sandbox, scorer or provider bug: record it
         error = error or f"{type(exc).__name__}: {exc}"
-        score, extra = TaskScore(task_id=task.id), {}
+        scored = Scoring(TaskScore(task_id=task.id))
         if sandbox is not None:
             with contextlib.suppress(Exception):  # scoring failed too: keep the empty score
-                score, extra = await case.score(trace, sandbox)
+                scored = await case.score(trace, sandbox)
     finally:
         if sandbox is not None:
             sandbox.close()
-    if getattr(provider, "recorded", False):
-        extra |= provider.agreement(task.id, epoch, score)  # type: ignore[attr-defined]
-    record = TaskRecord(task=task, epoch=epoch, trace=trace, score=score, error=error, extra=extra)
+    record = TaskRecord(
+        task=task,
+        epoch=epoch,
+        trace=trace,
+        score=scored.score,
+        error=error,
+        scenario=scored.scenario,
+        replay=(
+            provider.recording.agreement(task.id, epoch, scored.score)
+            if provider.recording is not None
+            else None
+        ),
+        extra=scored.extra,
+    )
     store.append({"event": "task_finished", **key, "ts": utc_now(), "record": record.model_dump()})
     return record
 
 
-def _agreement(store: RunStore) -> dict[str, int]:
+def _agreement(store: RunStore) -> ReplayAgreement:
     """Sum the per-task replay agreement counts into the run's figure."""
-    records = store.records()
-    return {
-        "checks_agree": sum(r.extra.get("replay_checks_agree", 0) for r in records),
-        "checks_compared": sum(r.extra.get("replay_checks_compared", 0) for r in records),
-    }
+    counts = [r.replay for r in store.records() if r.replay is not None]
+    return ReplayAgreement(
+        checks_agree=sum(c.checks_agree for c in counts),
+        checks_compared=sum(c.checks_compared for c in counts),
+    )
 
 
 def _label(plan: RunPlan) -> str:
@@ -288,7 +308,7 @@ def _label(plan: RunPlan) -> str:
 
 def _sandboxes(cases: Sequence[Case]) -> tuple[str, str]:
     """The sandbox kinds the cases use and their versions, e.g. ``("bashkit", "0.20.1")``."""
-    names = sorted({getattr(c, "sandbox_name", "bashkit") for c in cases})
+    names = sorted({c.sandbox_kind for c in cases})
     versions = [bash_version() if n == "local" else version("bashkit") for n in names]
     return "+".join(names), "; ".join(versions)
 

@@ -11,16 +11,14 @@ A :class:`ScenarioCase` is what :func:`evalnb.runtime.runner.run_cases` runs for
   entries winning: the fixture folder, ``files``, then the guidance as ``AGENTS.md``
   (placement ``workspace`` or ``both``). Then the health check, then the setup
   commands, each in the workspace; a non-zero exit raises :class:`SetupError`, which
-  the runner records as the task's error. (``sandbox()`` is synchronous, so these
-  commands run to completion on a helper thread before it returns.)
+  the runner records as the task's error.
 - ``system``: the sandbox's system prompt (bashkit's own in builtin mode,
   :data:`LOCAL_SYSTEM_PROMPT` in local mode), followed by the guidance text when its
   placement is ``system_prompt`` or ``both``.
 - ``score()``: the gates, the judge (when enabled), the outcome, the interaction
-  metrics and the composite. The ``checks`` rows are the gates' and the judge's; the
-  extra task fields are ``outcome`` (``"pass"``/``"fail"``), ``outcome_reason``,
-  ``gates_passed``, ``gates_total``, ``judge_score``, ``judge_model``,
-  ``composite_score``, ``interaction_score``, ``guidance``, ``guidance_file``,
+  score and the composite. The ``checks`` rows are the gates' and the judge's; the
+  record's :class:`~evalnb.records.ScenarioResult` holds the outcome, gate counts,
+  judge score and composite; the extra task fields are ``guidance_file``,
   ``command_pattern`` and ``tier``.
 
 Note that a task's ``passed`` (every check row passed) is stricter than its spec-002
@@ -34,28 +32,26 @@ Example:
     ...     "name: hello\\ntarget: {binary: wc, mode: local}\\ntask: Count the words.\\n"
     ...     "files: {in.txt: 'a b c'}\\ngates:\\n- {type: command_succeeds, command: wc in.txt}\\n")
     >>> [case] = load_scenario_cases(folder / "s.yaml")
-    >>> box = case.sandbox()
-    >>> score, extra = asyncio.run(case.score(AgentTrace(), box))
+    >>> box = asyncio.run(case.sandbox())
+    >>> scored = asyncio.run(case.score(AgentTrace(), box))
     >>> box.close()
-    >>> extra["outcome"], extra["gates_passed"], score.results[0].check
+    >>> scored.scenario.outcome, scored.scenario.gates_passed, scored.score.results[0].check
     ('pass', 1, '`wc in.txt` exits 0')
 """
 
 from __future__ import annotations
 
-import asyncio
 import shlex
-from collections.abc import Coroutine, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from evalnb.errors import InputError, SetupError
 from evalnb.formats.scenario import load_callable, load_scenario
-from evalnb.records import AgentTrace, Task, TaskScore
+from evalnb.records import AgentTrace, ScenarioResult, Task, TaskScore
 from evalnb.records.interfaces import Provider, Sandbox
 from evalnb.records.scenario import Scenario
 from evalnb.runtime.agent import default_system_prompt
+from evalnb.runtime.case import Scoring
 from evalnb.runtime.sandbox.bashkit import BashkitSandbox
 from evalnb.runtime.sandbox.local import LocalSandbox
 from evalnb.scoring.gates import gate_rows, run_gates
@@ -93,7 +89,7 @@ class ScenarioCase:
         self.judge = judge if scenario.evaluation.judge_enabled else None
         self.command_pattern = scenario.target.pattern
         self.local = scenario.target.mode == "local"
-        self.sandbox_name = "local" if self.local else "bashkit"
+        self.sandbox_kind = "local" if self.local else "bashkit"
         placement = scenario.guidance.placement if scenario.guidance else "workspace"
         own = scenario.guidance.file if scenario.guidance else None
         self.guidance: str | None = guidance[0] if guidance else None
@@ -116,7 +112,7 @@ class ScenarioCase:
             tags=scenario.tags,
         )
 
-    def sandbox(self) -> Sandbox:
+    async def sandbox(self) -> Sandbox:
         """A fresh, prepared workspace; raises :class:`SetupError` if preparing it fails."""
         target, timeout = self.scenario.target, self.scenario.run.timeout
         box: Sandbox
@@ -137,17 +133,13 @@ class ScenarioCase:
                 cwd=WORKDIR,
             )
         try:
-            _blocking(self._prepare(box))
+            await self._prepare(box)
         except BaseException:
             box.close()
             raise
         return box
 
-    def workdir(self, sandbox: Sandbox) -> str:
-        """The workspace path inside ``sandbox``."""
-        return sandbox.workdir if isinstance(sandbox, LocalSandbox) else WORKDIR
-
-    async def score(self, trace: AgentTrace, sandbox: Sandbox) -> tuple[TaskScore, dict[str, Any]]:
+    async def score(self, trace: AgentTrace, sandbox: Sandbox) -> Scoring:
         """Gates, judge, outcome, interaction score and composite of a finished attempt."""
         scenario = self.scenario
         gates = scenario.gates
@@ -155,7 +147,7 @@ class ScenarioCase:
             gates,
             sandbox,
             trace,
-            workdir=self.workdir(sandbox),
+            workdir=sandbox.workdir,
             command_pattern=self.command_pattern,
         )
         judgement: Judgement | None = None
@@ -180,24 +172,25 @@ class ScenarioCase:
             score=sum(r.weight for r in rows if r.passed),
             max_score=sum(r.weight for r in rows),
         )
+        result = ScenarioResult(
+            outcome="pass" if outcome.passed else "fail",
+            outcome_reason=outcome.reason,
+            gates_passed=sum(r.passed for r in results),
+            gates_total=len(results),
+            judge_score=judge_score,
+            judge_model=f"{self.judge.provider}/{self.judge.model}" if self.judge else None,
+            composite_score=composite,
+            interaction_score=inter,
+        )
         extra = {
-            "outcome": outcome.label,
-            "outcome_reason": outcome.reason,
-            "gates_passed": sum(r.passed for r in results),
-            "gates_total": len(results),
-            "judge_score": judge_score,
-            "judge_model": f"{self.judge.provider}/{self.judge.model}" if self.judge else None,
-            "composite_score": composite,
-            "interaction_score": inter,
-            "guidance": self.guidance or (self.guidance_file.name if self.guidance_file else None),
             "guidance_file": str(self.guidance_file) if self.guidance_file else None,
             "command_pattern": self.command_pattern,
             "tier": scenario.tier,
         }
-        return score, extra
+        return Scoring(score, result, extra)
 
     async def _prepare(self, box: Sandbox) -> None:
-        workdir = shlex.quote(self.workdir(box))
+        workdir = shlex.quote(box.workdir)
         steps = [("workspace creation", f"mkdir -p {workdir}")]
         if self.scenario.target.health_check:
             steps.append(("health check", self.scenario.target.health_check))
@@ -310,9 +303,3 @@ def _workspace_files(
     if agents_md is not None:
         out["AGENTS.md"] = agents_md
     return out
-
-
-def _blocking(job: Coroutine[Any, Any, None]) -> None:
-    """Run a coroutine to completion on a helper thread (callable inside a running loop)."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(asyncio.run, job).result()

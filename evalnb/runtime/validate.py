@@ -32,6 +32,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from evalnb.records import AgentTrace, Task
+from evalnb.records.task import FileCheck, StdoutContains
 from evalnb.runtime.agent import run_agent
 from evalnb.runtime.providers.offline import ReferenceProvider
 from evalnb.runtime.sandbox import BashkitSandbox
@@ -71,7 +72,7 @@ def output_paths(task: Task) -> list[str]:
         >>> output_paths(t)
         ['/out.txt']
     """
-    paths = [e.path for e in task.expectations if e.kind in FILE_KINDS and e.path]
+    paths = [e.spec.path for e in task.expectations if isinstance(e.spec, FileCheck)]
     return list(dict.fromkeys(p for p in paths if p not in task.files))
 
 
@@ -88,9 +89,9 @@ def lint(task: Task) -> list[str]:
     """
     out = []
     for e in task.expectations:
-        if e.kind == "stdout_contains" and len(e.value) < 3:
+        if isinstance(e.spec, StdoutContains) and len(e.spec.text) < 3:
             out.append(
-                f"stdout_contains value {e.value!r} is shorter than 3 characters: "
+                f"stdout_contains value {e.spec.text!r} is shorter than 3 characters: "
                 "use stdout_regex with \\b"
             )
     kinds = {e.kind for e in task.expectations}

@@ -28,10 +28,21 @@ Example:
 
 from __future__ import annotations
 
-import re
-
 from evalnb.records import AgentTrace, Expectation, ScoreResult, Task, TaskScore
 from evalnb.records.interfaces import Sandbox
+from evalnb.records.task import (
+    DirExists,
+    ExitCode,
+    FileContains,
+    FileExists,
+    FileLineRegex,
+    LlmJudge,
+    StderrEmpty,
+    StdoutContains,
+    StdoutRegex,
+    ToolCallsMax,
+    ToolCallsMin,
+)
 
 
 def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None) -> ScoreResult:
@@ -44,51 +55,59 @@ def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None)
         >>> r.passed, r.detail
         (False, 'expected 0, got -1')
     """
-    kind, path, value = exp.kind, exp.path, exp.value
     calls = trace.tool_calls
     weight = exp.weight
-    if kind == "exit_code":
-        last = trace.last_tool_response
-        got = last.exit_code if last else -1
-        passed, detail = got == int(value), f"expected {value}, got {got}"
-    elif kind == "stdout_contains":
-        passed = any(value in c.stdout for c in calls)
-        detail = "found" if passed else f"{value!r} not found in any tool output"
-    elif kind == "stdout_regex":
-        pattern = re.compile(value)
-        passed = any(pattern.search(c.stdout) for c in calls)
-        detail = "matched" if passed else f"pattern {value!r} not matched"
-    elif kind == "stderr_empty":
-        noisy = [c.call_index for c in calls if c.stderr]
-        passed = not noisy
-        detail = "stderr empty" if passed else f"stderr not empty in call(s) {noisy}"
-    elif kind in ("file_exists", "dir_exists"):
-        ftype = _fs(sandbox).file_type(path)
-        if kind == "file_exists":
+    match exp.spec:
+        case ExitCode(code=code):
+            last = trace.last_tool_response
+            got = last.exit_code if last else -1
+            passed, detail = got == code, f"expected {code}, got {got}"
+        case StdoutContains(text=text):
+            passed = any(text in c.stdout for c in calls)
+            detail = "found" if passed else f"{text!r} not found in any tool output"
+        case StdoutRegex(pattern=pattern):
+            passed = any(pattern.search(c.stdout) for c in calls)
+            detail = "matched" if passed else f"pattern {pattern.pattern!r} not matched"
+        case StderrEmpty():
+            noisy = [c.call_index for c in calls if c.stderr]
+            passed = not noisy
+            detail = "stderr empty" if passed else f"stderr not empty in call(s) {noisy}"
+        case FileExists(path=path):
+            ftype = _fs(sandbox).file_type(path)
             passed, detail = ftype is not None, "exists" if ftype else "not found"
-        else:
+        case DirExists(path=path):
+            ftype = _fs(sandbox).file_type(path)
             passed = ftype == "directory"
             detail = "directory exists" if passed else f"not a directory ({ftype or 'not found'})"
-    elif kind in ("file_contains", "file_line_regex"):
-        text = _fs(sandbox).read_text(path)
-        if text is None:
-            passed, detail = False, f"{path} not found"
-        elif kind == "file_contains":
-            passed = value in text
-            detail = "found in file" if passed else f"{value!r} not found in {path}"
-        else:
-            pattern = re.compile(value)
-            passed = any(pattern.search(line) for line in text.splitlines())
-            detail = "a line matched" if passed else f"no line of {path} matches {value!r}"
-    elif kind == "tool_calls_min":
-        passed, detail = len(calls) >= int(value), f"expected >= {value}, got {len(calls)}"
-    elif kind == "tool_calls_max":
-        passed, detail = len(calls) <= int(value), f"expected <= {value}, got {len(calls)}"
-    elif kind == "llm_judge":
-        passed, detail, weight = True, "stub: no judge configured (weight 0)", 0.0
-    else:  # pragma: no cover - parse_check rejects unknown kinds at load time
-        raise ValueError(f"unknown check kind {kind!r}")
-    return ScoreResult(check=exp.check, passed=passed, detail=detail, weight=weight, kind=kind)
+        case FileContains(path=path, text=text):
+            content = _fs(sandbox).read_text(path)
+            passed = content is not None and text in content
+            detail = (
+                f"{path} not found"
+                if content is None
+                else "found in file"
+                if passed
+                else f"{text!r} not found in {path}"
+            )
+        case FileLineRegex(path=path, pattern=pattern):
+            content = _fs(sandbox).read_text(path)
+            passed = content is not None and any(
+                pattern.search(line) for line in content.splitlines()
+            )
+            detail = (
+                f"{path} not found"
+                if content is None
+                else "a line matched"
+                if passed
+                else f"no line of {path} matches {pattern.pattern!r}"
+            )
+        case ToolCallsMin(n=n):
+            passed, detail = len(calls) >= n, f"expected >= {n}, got {len(calls)}"
+        case ToolCallsMax(n=n):
+            passed, detail = len(calls) <= n, f"expected <= {n}, got {len(calls)}"
+        case LlmJudge():
+            passed, detail, weight = True, "stub: no judge configured (weight 0)", 0.0
+    return ScoreResult(check=exp.check, passed=passed, detail=detail, weight=weight, kind=exp.kind)
 
 
 def score_task(task: Task, trace: AgentTrace, sandbox: Sandbox | None) -> TaskScore:

@@ -13,14 +13,19 @@ table           one row per                columns
                                            natural_stop, total_input_tokens,
                                            total_output_tokens, duration_ms, score,
                                            max_score, rate, passed, error,
-                                           base_context, context_growth_avg
+                                           base_context, context_growth_avg;
+                                           for scenarios (null otherwise) spec 002's
+                                           outcome, outcome_reason, gates_passed,
+                                           gates_total, judge_score, judge_model,
+                                           composite_score, interaction_score
 ``llm_calls``   ``provider.chat()`` call   keys, call_number, input_tokens,
                                            output_tokens, cache_read_tokens,
                                            cache_creation_tokens, cumulative_input,
                                            latency_ms, tool_calls_made, stop_reason
 ``tool_calls``  tool invocation            keys, call_index, call_number, commands,
                                            stdout, stderr, exit_code, duration_ms,
-                                           stdout_truncated, stderr_truncated
+                                           stdout_truncated, stderr_truncated,
+                                           timed_out
 ``checks``      check verdict              keys, layer, check, kind, passed, detail,
                                            weight
 ``messages``    content block              keys, message_index, role, block_index,
@@ -99,6 +104,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "error": pl.Utf8,
         "base_context": pl.Int64,
         "context_growth_avg": pl.Float64,
+        "outcome": pl.Utf8,
+        "outcome_reason": pl.Utf8,
+        "gates_passed": pl.Int64,
+        "gates_total": pl.Int64,
+        "judge_score": pl.Float64,
+        "judge_model": pl.Utf8,
+        "composite_score": pl.Float64,
+        "interaction_score": pl.Float64,
     },
     "llm_calls": {
         "run_id": pl.Utf8,
@@ -129,6 +142,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "duration_ms": pl.Float64,
         "stdout_truncated": pl.Boolean,
         "stderr_truncated": pl.Boolean,
+        "timed_out": pl.Boolean,
     },
     "checks": {
         "run_id": pl.Utf8,
@@ -212,6 +226,12 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
                 "rate": sc.rate(),
                 "passed": rec.passed,
                 "error": rec.error,
+                **(rec.scenario.model_dump() if rec.scenario else {}),
+                **(
+                    {f"replay_{k}": v for k, v in rec.replay.model_dump().items()}
+                    if rec.replay
+                    else {}
+                ),
                 **{k: v for k, v in rec.extra.items() if k not in SCHEMAS["tasks"]},
             }
         )

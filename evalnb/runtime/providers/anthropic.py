@@ -41,7 +41,7 @@ class AnthropicProvider:
 
     provider = "anthropic"
     simulated = False
-    recorded = False
+    recording = None
 
     def __init__(
         self,

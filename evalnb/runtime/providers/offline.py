@@ -52,7 +52,7 @@ class ReferenceProvider:
     provider = "reference"
     model = "reference"
     simulated = False
-    recorded = False
+    recording = None
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Turn 1: the solution as a tool call. Turn 2: a final text turn."""
@@ -101,7 +101,7 @@ class ScriptedProvider:
 
     provider = "scripted"
     simulated = False
-    recorded = False
+    recording = None
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)

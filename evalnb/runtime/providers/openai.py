@@ -48,7 +48,7 @@ class OpenAIProvider:
 
     provider = "openai"
     simulated = False
-    recorded = False
+    recording = None
 
     def __init__(
         self,

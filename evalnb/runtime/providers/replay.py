@@ -3,11 +3,12 @@
 The source is an evalnb run folder or a bashkit-eval result JSON. For each task the
 recorded assistant turns are played back in order (their text and tool calls), so
 every command runs again in a fresh sandbox and the checks are evaluated anew.
-Tokens, turns and latencies are copied from the recording (``recorded = True``
-marks them so in ``run.json``); the tool outputs are the replay's own.
+Tokens, turns and latencies are copied from the recording (the provider is its own
+:class:`~evalnb.records.interfaces.Recording`; ``run.json`` names it in
+``recorded_from``); the tool outputs are the replay's own.
 
-Each task record gets ``replay_checks_agree`` / ``replay_checks_compared``: how
-many check verdicts equal the recording's (checks compared by their string, in
+Each task record gets a :class:`~evalnb.records.ReplayAgreement`: how many check
+verdicts equal the recording's (checks compared by their string, in
 order of appearance). A low figure means the sandbox behaves differently from the
 one the recording was made in (or the dataset changed).
 
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evalnb.errors import InputError, ProviderError
-from evalnb.records import AgentTrace, RunMeta, TaskRecord, TaskScore
+from evalnb.records import AgentTrace, ReplayAgreement, RunMeta, TaskRecord, TaskScore
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
 from evalnb.store import RunStore, is_run_folder
 
@@ -62,10 +63,10 @@ class ReplayProvider:
 
     provider = "replay"
     simulated = False
-    recorded = True
 
     def __init__(self, source: str | Path) -> None:
         self.source = str(source)
+        self.recording = self
         meta, records = read_recording(source)
         self.model = f"replay:{meta.model}"
         self.recorded_model = meta.model
@@ -112,12 +113,12 @@ class ReplayProvider:
         trace.total_output_tokens = recorded.total_output_tokens
         trace.duration_ms = recorded.duration_ms
 
-    def agreement(self, task_id: str, epoch: int, score: TaskScore) -> dict[str, int]:
+    def agreement(self, task_id: str, epoch: int, score: TaskScore) -> ReplayAgreement:
         """How many of the replay's check verdicts equal the recording's."""
         try:
             recorded = self._record(task_id, epoch).score.results
         except ProviderError:
-            return {"replay_checks_agree": 0, "replay_checks_compared": 0}
+            return ReplayAgreement(checks_agree=0, checks_compared=0)
         seen: Counter[str] = Counter()
         by_check: dict[tuple[str, int], bool] = {}
         for r in recorded:
@@ -131,7 +132,7 @@ class ReplayProvider:
             if key in by_check:
                 compared += 1
                 agree += by_check[key] == r.passed
-        return {"replay_checks_agree": agree, "replay_checks_compared": compared}
+        return ReplayAgreement(checks_agree=agree, checks_compared=compared)
 
     def settings(self) -> dict[str, Any]:
         """The recording replayed and the model that made it."""

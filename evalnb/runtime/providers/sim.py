@@ -525,7 +525,7 @@ class SimProvider:
 
     provider = "sim"
     simulated = True
-    recorded = False
+    recording = None
 
     def __init__(self, persona: str, seed: int = 7, sleep: bool = False) -> None:
         if persona not in PERSONAS:

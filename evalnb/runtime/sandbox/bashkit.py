@@ -47,6 +47,7 @@ class BashkitSandbox:
         cwd: str | None = None,
     ) -> None:
         self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
+        self.workdir = cwd or f"/home/{USERNAME}"
         self.max_output_chars = max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
         self._options = {
             "username": USERNAME,

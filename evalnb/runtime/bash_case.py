@@ -1,0 +1,62 @@
+"""Bash tasks as runner cases: a bashkit sandbox with the task's files, spec 000 checks.
+
+Example:
+    >>> import asyncio
+    >>> from evalnb.records import Task
+    >>> case = BashCase(Task(id="t", category="c", prompt="p", files={"/a": "x"}))
+    >>> asyncio.run(case.sandbox()).read_text("/a")
+    'x'
+"""
+
+from __future__ import annotations
+
+from evalnb.records import AgentTrace, Task, TaskScore
+from evalnb.records.interfaces import Provider, Sandbox
+from evalnb.records.task import LlmJudge
+from evalnb.runtime.case import Scoring
+from evalnb.runtime.sandbox import BashkitSandbox
+from evalnb.scoring.expectations import score_task
+from evalnb.scoring.judge import judge_expectation
+
+
+class BashCase:
+    """A bash task: bashkit sandbox with the task's files, scored by its expectations.
+
+    With a ``judge`` provider, spec 000's ``llm_judge:prompt`` expectations are
+    judged for real (with the weight the dataset gives them); without one they stay
+    weight-0 stubs that pass.
+    """
+
+    sandbox_kind = "bashkit"
+
+    def __init__(
+        self, task: Task, *, timeout_s: float | None = None, judge: Provider | None = None
+    ) -> None:
+        self.task = task
+        self.system = task.system
+        self.max_turns: int | None = None
+        self.timeout_s = timeout_s
+        self.judge = judge
+
+    async def sandbox(self) -> Sandbox:
+        """A fresh :class:`BashkitSandbox` with the task's files written."""
+        return BashkitSandbox(files=self.task.files, timeout_s=self.timeout_s)
+
+    async def score(self, trace: AgentTrace, sandbox: Sandbox) -> Scoring:
+        """Spec 000 expectation checks (``llm_judge`` ones by the judge, when there is one)."""
+        score = score_task(self.task, trace, sandbox)
+        if self.judge is None or not any(
+            isinstance(e.spec, LlmJudge) for e in self.task.expectations
+        ):
+            return Scoring(score)
+        results = [
+            await judge_expectation(e.spec.prompt, self.task, trace, self.judge, e.weight)
+            if isinstance(e.spec, LlmJudge)
+            else r
+            for e, r in zip(self.task.expectations, score.results, strict=True)
+        ]
+        passed = sum(r.weight for r in results if r.passed)
+        total = sum(r.weight for r in results)
+        return Scoring(
+            TaskScore(task_id=self.task.id, results=results, score=passed, max_score=total)
+        )

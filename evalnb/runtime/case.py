@@ -1,0 +1,54 @@
+"""The case contract: what the runner runs, however the work was described.
+
+A case couples a :class:`~evalnb.records.Task` (the prompt, its id and category) with
+how to set up its sandbox and how to score the finished attempt. Bash tasks are
+:class:`~evalnb.runtime.bash_case.BashCase`; CLI-tool scenarios are
+:class:`~evalnb.runtime.scenario_case.ScenarioCase`.
+
+Example:
+    >>> from evalnb.records import TaskScore
+    >>> Scoring(TaskScore(task_id="t")).scenario is None
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from evalnb.records import AgentTrace, ScenarioResult, Task, TaskScore
+from evalnb.records.interfaces import Sandbox
+
+
+@dataclass
+class Scoring:
+    """What scoring a finished attempt gives the task record.
+
+    ``score`` holds the check rows; ``scenario`` spec 002's evaluation of a scenario
+    attempt (None for a bash task); ``extra`` informational task columns.
+    """
+
+    score: TaskScore
+    scenario: ScenarioResult | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Case(Protocol):
+    """One unit of work for the runner.
+
+    ``sandbox_kind`` names the sandbox it runs in (``"bashkit"`` or ``"local"``);
+    ``max_turns`` is the case's own turn limit (None: the run's).
+    """
+
+    task: Task
+    system: str | None
+    max_turns: int | None
+    sandbox_kind: str
+
+    async def sandbox(self) -> Sandbox:
+        """A fresh, prepared sandbox holding the case's files."""
+        ...
+
+    async def score(self, trace: AgentTrace, sandbox: Sandbox) -> Scoring:
+        """Score a finished attempt."""
+        ...
