@@ -1,0 +1,20 @@
+"""``evalnb demo``: the offline demo (runs, reports, charts, notebooks)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add ``demo`` to the subcommand parsers."""
+    demo = sub.add_parser("demo", help="run the offline demo: runs, reports, charts, notebooks")
+    demo.add_argument("--no-notebooks", action="store_true", help="skip executing the notebooks")
+    demo.set_defaults(func=_cmd_demo)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from evalnb.demo import run_demo
+
+    run_demo(notebooks=not args.no_notebooks)
+    return 0

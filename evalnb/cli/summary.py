@@ -1,0 +1,48 @@
+"""``evalnb summary`` and ``evalnb report``: spec 000 figures of runs and result files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add ``summary`` and ``report`` to the subcommand parsers."""
+    summ = sub.add_parser("summary", help="spec 000 summary of runs and result files")
+    summ.add_argument("paths", nargs="+", help="run folders, result JSON files, globs")
+    summ.add_argument("--json", action="store_true", help="one JSON object per run")
+    summ.add_argument("--prices", help="token price table (default: the packaged prices)")
+    summ.set_defaults(func=_cmd_summary)
+
+    rep = sub.add_parser("report", help="write report.md, report.json and comparison.md")
+    rep.add_argument("paths", nargs="+", help="run folders, result JSON files, globs")
+    rep.add_argument("--out", default="reports/latest", help="folder (default reports/latest)")
+    rep.add_argument("--prices", help="token price table (default: the packaged prices)")
+    rep.set_defaults(func=_cmd_report)
+
+
+def _cmd_summary(args: argparse.Namespace) -> int:
+    from evalnb.analysis.cost import load_prices
+    from evalnb.analysis.load import load
+    from evalnb.present.report import summary_records, terminal_report
+
+    prices = load_prices(args.prices)
+    runs = load(*args.paths)
+    if args.json:
+        for record in summary_records(runs, prices):
+            print(json.dumps(record, default=str))
+    else:
+        print(terminal_report(runs, prices))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from evalnb.analysis.cost import load_prices
+    from evalnb.analysis.load import load
+    from evalnb.present.report import write_report
+
+    prices = load_prices(args.prices)
+    for name, path in write_report(load(*args.paths), args.out, prices).items():
+        print(f"{name:<14} {path}")
+    return 0
