@@ -109,14 +109,7 @@ def test_help_invocations():
 
 def test_rows_follow_call_order_not_table_order():
     runs = make_runs(("r", [record("t", [("false", 1), ("false", 0)])]))
-    shuffled = Runs(
-        runs=runs.runs,
-        tasks=runs.tasks,
-        llm_calls=runs.llm_calls,
-        tool_calls=runs.tool_calls.reverse(),
-        checks=runs.checks,
-        messages=runs.messages,
-    )
+    shuffled = Runs(**{**vars(runs), "tool_calls": runs.tool_calls.reverse()})
     # executed: fail then ok -> the second execution is a retry, whatever the row order
     assert command_rows(shuffled).select("call_index", "is_retry").rows() == [
         (0, False),

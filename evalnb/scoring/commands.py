@@ -25,8 +25,10 @@ Example:
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -36,6 +38,12 @@ _EXIT_RE = re.compile(r"(?i)\bexit\s+(?:code|status)\s*:?\s*(-?\d+)")
 _ERROR_RE = re.compile(r"(?i)\berror:")
 _PROMPT_RE = re.compile(r"^\s*[$>]\s+")
 _NEEDS_QUOTES = re.compile(r"[\s'\"\\<>]")
+
+SHORT_HELP = frozenset(
+    {"curl", "git", "jq", "node", "npm", "pip", "pip3", "python", "python3", "yq"}
+)
+"""Commands whose ``-h`` means ``--help``: for any other command (``df -h``, ``sort -h``,
+``ls -h``, ``grep -h`` and the tool under test) ``-h`` is not help-seeking."""
 
 
 @dataclass(frozen=True)
@@ -64,34 +72,51 @@ def target_commands(script: str, pattern: re.Pattern[str] | None = None) -> list
     """The target commands of one script (see the module docstring).
 
     Example:
-        >>> target_commands("notes add x; notes --help", re.compile(r"notes\\s+(\\S+)"))
+        >>> p = re.compile(r"notes\\s+(\\S+)")
+        >>> target_commands("./notes add x; echo 'notes rm' # notes ls\\nnotes --help", p)
         ... # doctest: +NORMALIZE_WHITESPACE
         [TargetCommand(command='notes add x', subcommand='add', is_help=False),
          TargetCommand(command='notes --help', subcommand='--help', is_help=True)]
     """
-    if pattern is not None:
-        out = []
-        for match in pattern.finditer(script):
-            command = " ".join(_segment(script, match.start()).split())
-            sub = match.group(1) if pattern.groups else None
-            out.append(TargetCommand(command, sub, _is_help(command.split()[1:], sub)))
-        return out
     try:
         analysis = _analyser().analyze(script)
     except bashkit.BashError:
-        words = script.split()
-        return (
-            [TargetCommand(" ".join(words), words[0], _is_help(words[1:], words[0]))]
-            if words
-            else []
-        )
-    return [
-        TargetCommand(
-            " ".join(_word(w) for w in [c.name, *c.args]), c.name, _is_help(c.args, c.name)
-        )
-        for c in analysis.commands
-        if c.name
-    ]
+        return _unparsed(script, pattern)
+    found = [argv_command(_invocation([c.name, *c.args]), pattern) for c in analysis.commands]
+    return [c for c in found if c is not None]
+
+
+def argv_command(
+    argv: Sequence[str | None], pattern: re.Pattern[str] | None = None
+) -> TargetCommand | None:
+    """One invocation's words as a target command, or None when it is not one.
+
+    ``None`` words are non-literal ones (``"$x"``). The command name is reduced to its
+    basename (``/x/bin/notes`` is ``notes``); an empty or non-literal name is not a
+    target command. Without a pattern the subcommand is that name. With one, the
+    pattern must match at the start of the command text (the words joined by single
+    spaces, a non-literal word as ``<expr>``), and its group 1 is the subcommand (None
+    without a group). Used for parsed commands and for recorded invocations alike.
+
+    Example:
+        >>> argv_command(["/x/bin/notes", "show", "n1"], re.compile(r"notes\\s+(\\S+)"))
+        TargetCommand(command='notes show n1', subcommand='show', is_help=False)
+        >>> argv_command(["echo", "notes", "show"], re.compile(r"notes\\s+(\\S+)")) is None
+        True
+        >>> argv_command(["df", "-h"]).is_help, argv_command(["jq", "-h"]).is_help
+        (False, True)
+    """
+    if not argv or not argv[0]:
+        return None
+    words = [posixpath.basename(argv[0]), *argv[1:]]
+    text = " ".join(_word(w) for w in words)
+    is_help = _is_help(words[0], words[1:])
+    if pattern is None:
+        return TargetCommand(text, words[0], is_help)
+    match = pattern.match(" ".join("<expr>" if w is None else w for w in words))
+    if match is None:
+        return None
+    return TargetCommand(text, match.group(1) if pattern.groups else None, is_help)
 
 
 def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[TranscriptCall]]:
@@ -137,8 +162,39 @@ def _word(word: str | None) -> str:
     return shlex.quote(word) if not word or _NEEDS_QUOTES.search(word) else word
 
 
-def _is_help(args: list[str | None], subcommand: str | None) -> bool:
-    return subcommand == "help" or "--help" in args or "-h" in args or args[:1] == ["help"]
+def _is_help(name: str | None, args: list[str | None]) -> bool:
+    return (
+        name == "help"
+        or args[:1] == ["help"]
+        or "--help" in args
+        or ("-h" in args and name in SHORT_HELP)
+    )
+
+
+def _invocation(words: list[str | None]) -> list[str | None]:
+    """The words of the command a parsed simple command runs.
+
+    ``exec CMD ...`` and ``command CMD ...`` run CMD; ``command -v``/``-V`` only look
+    it up, so they run nothing (an empty list).
+    """
+    while words and words[0] in ("exec", "command"):
+        if words[0] == "command" and len(words) > 1 and words[1] in ("-v", "-V"):
+            return []
+        words = words[1:]
+    return words
+
+
+def _unparsed(script: str, pattern: re.Pattern[str] | None) -> list[TargetCommand]:
+    """A script bashkit cannot parse: one command of its words, or the pattern's matches."""
+    if pattern is None:
+        command = argv_command(script.split())
+        return [command] if command else []
+    out = []
+    for match in pattern.finditer(script):
+        words = _segment(script, match.start()).split()
+        sub = match.group(1) if pattern.groups else None
+        out.append(TargetCommand(" ".join(words), sub, _is_help(words[0], words[1:])))
+    return out
 
 
 def _segment(text: str, start: int) -> str:
