@@ -34,6 +34,8 @@ from functools import cache
 
 import bashkit
 
+from evalnb.records import ToolCallResult
+
 _EXIT_RE = re.compile(r"(?i)\bexit\s+(?:code|status)\s*:?\s*(-?\d+)")
 _ERROR_RE = re.compile(r"(?i)\berror:")
 _PROMPT_RE = re.compile(r"^\s*[$>]\s+")
@@ -53,6 +55,19 @@ class TargetCommand:
     command: str
     subcommand: str | None
     is_help: bool
+
+
+@dataclass(frozen=True)
+class Executed:
+    """One target command of a trace with its exit code (None: killed before it ended).
+
+    ``approximate`` marks an exit code read from the call (text fallback) for a call
+    holding more than one target command.
+    """
+
+    command: TargetCommand
+    exit_code: int | None
+    approximate: bool
 
 
 @dataclass(frozen=True)
@@ -117,6 +132,41 @@ def argv_command(
     if match is None:
         return None
     return TargetCommand(text, match.group(1) if pattern.groups else None, is_help)
+
+
+def executed_commands(
+    calls: Sequence[ToolCallResult], pattern: re.Pattern[str] | None
+) -> list[Executed]:
+    """The target commands a trace's tool calls ran, in order, each with its exit code.
+
+    A call with recorded invocations (``call.invocations`` not None, spec 002's
+    structured events) gives one command per invocation with its own exit code, even
+    when ``pattern`` does not match its argv (subcommand None then). Other calls fall
+    back to :func:`target_commands` on their text: every command inherits the call's
+    exit code, approximate when the call holds more than one.
+
+    Example:
+        >>> from evalnb.records import ToolInvocation
+        >>> call = ToolCallResult(commands="notes shw n1; echo ok", invocations=[
+        ...     ToolInvocation(argv=["notes", "shw", "n1"], exit_code=2)])
+        >>> [(e.command.command, e.exit_code, e.approximate)
+        ...  for e in executed_commands([call], re.compile(r"notes\\s+(\\S+)"))]
+        [('notes shw n1', 2, False)]
+    """
+    out = []
+    for call in calls:
+        if call.invocations is None:
+            found = target_commands(call.commands, pattern)
+            out += [Executed(c, call.exit_code, len(found) > 1) for c in found]
+            continue
+        for run in call.invocations:
+            command = argv_command(run.argv, pattern)
+            if command is None:
+                plain = argv_command(run.argv)
+                assert plain is not None  # argv[0] is the tool's name
+                command = TargetCommand(plain.command, None, plain.is_help)
+            out.append(Executed(command, run.exit_code, False))
+    return out
 
 
 def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[TranscriptCall]]:
@@ -187,8 +237,12 @@ def _invocation(words: list[str | None]) -> list[str | None]:
 def _unparsed(script: str, pattern: re.Pattern[str] | None) -> list[TargetCommand]:
     """A script bashkit cannot parse: one command of its words, or the pattern's matches."""
     if pattern is None:
-        command = argv_command(script.split())
-        return [command] if command else []
+        words = script.split()
+        return (
+            [TargetCommand(" ".join(words), words[0], _is_help(words[0], words[1:]))]
+            if words
+            else []
+        )
     out = []
     for match in pattern.finditer(script):
         words = _segment(script, match.start()).split()
