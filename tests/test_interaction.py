@@ -94,15 +94,19 @@ def test_a_call_that_does_not_parse_is_one_command():
 
 
 def test_help_invocations():
-    script = "jq --help; tar -h; git help commit; help cd; jq -r .a f"
+    # -h is help only for commands whose -h means help (SHORT_HELP): jq yes, tar/df/sort/ls no
+    script = "jq --help; tar -h; git help commit; help cd; jq -r .a f; jq -h; df -h; sort -h f"
     runs = make_runs(("r", [record("t", [(script, 0)])]))
     rows = command_rows(runs)
     assert dict(rows.select("command", "is_help").iter_rows()) == {
         "jq --help": True,
-        "tar -h": True,
+        "tar -h": False,
         "git help commit": True,
         "help cd": True,
         "jq -r .a f": False,
+        "jq -h": True,
+        "df -h": False,
+        "sort -h f": False,
     }
     assert only_task(interaction(runs))["help_invocations"] == 4
 

@@ -175,7 +175,7 @@ def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[Tra
     When some lines start with a shell prompt (``$ `` or ``> ``) each such line is one
     call (its text without the prompt), whether or not it runs the target tool, and
     lines without a prompt are output. Without any prompt, every line with a match of
-    ``pattern`` is one call. A call's output runs to the next call; the preamble is the
+    ``pattern`` is one call, its text running from the match to the end of the line. A call's output runs to the next call; the preamble is the
     text before the first call.
 
     Example:
@@ -185,12 +185,16 @@ def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[Tra
         ('ok', [('notes add a', 1), ('ls', 0)])
     """
     lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if _PROMPT_RE.match(line)] or [
-        i for i, line in enumerate(lines) if pattern.search(line)
-    ]
+    starts = [i for i, line in enumerate(lines) if _PROMPT_RE.match(line)]
+    if starts:
+        commands = {i: _PROMPT_RE.sub("", lines[i]).strip() for i in starts}
+    else:  # prose lines: the command starts where the pattern matches
+        found = {i: pattern.search(line) for i, line in enumerate(lines)}
+        commands = {i: lines[i][m.start() :].strip() for i, m in found.items() if m}
+        starts = sorted(commands)
     calls = [
         TranscriptCall(
-            commands=_PROMPT_RE.sub("", lines[i]).strip(),
+            commands=commands[i],
             output=lines[i + 1 : stop],
             exit_code=_transcript_exit_code(lines[i + 1 : stop]),
         )
