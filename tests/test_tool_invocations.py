@@ -18,8 +18,8 @@ from evalnb.analysis.interaction import command_rows, interaction
 from evalnb.analysis.runs import read_run_folder
 from evalnb.records.scenario import default_command_pattern
 from evalnb.runtime.runner import run_cases
-from evalnb.runtime.scenario_case import load_scenario_cases
 from evalnb.runtime.sandbox.local import LocalSandbox
+from evalnb.runtime.scenario_case import load_scenario_cases
 from evalnb.scoring.commands import target_commands
 
 ROOT = Path(__file__).parents[1]

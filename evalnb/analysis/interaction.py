@@ -13,19 +13,25 @@ its exit code). Each call's ``commands`` text is split into *target commands*:
   parse counts as one command: its whole text, whitespace normalised, subcommand = its
   first word.
 - a regex ``pattern`` (spec 002 ``target.command_pattern``, e.g. ``r"notes\\s+(\\S+)"``):
-  every match in the call's text is a target command. Its text runs from the match to
-  the end of that shell command (the first unquoted newline, ``;``, ``|`` or ``&``),
-  whitespace normalised; the subcommand is capture group 1, or null when the pattern
-  has no group (then, as spec 002 says, only aggregate counts are available).
+  the parsed commands the pattern matches at the start of, the command name reduced to
+  its basename (``./notes``, ``/x/bin/notes``); never text in quotes, heredoc bodies or
+  comments, nor ``command -v notes``. The subcommand is capture group 1, or null when
+  the pattern has no group (then, as spec 002 says, only aggregate counts are
+  available).
 
 Each string is parsed once however often it recurs (the same script repeats across
 runs), so a million tool-call rows cost about as much as their distinct scripts.
 
-Exit codes: a tool call has one exit code, and every target command in it inherits
-it (the shell reports the status of the last command it ran, so a failure is charged
-to every target command of the call). Rows of calls that hold more than one target
-command are marked ``exit_code_approximate``; with a pattern, non-target commands in
-the same call (``cd x && notes add y``) can also set the status unmarked.
+Recorded invocations (spec 002's structured events, table ``tool_invocations``) come
+first: a tool call whose invocations were recorded (``invocations_recorded``) gives one
+target command per invocation, with the invocation's own exit code (``source`` =
+``"events"``; a run killed before it ended has a null exit code and counts as failed),
+its text and subcommand from its argv by the same rules
+(:func:`evalnb.scoring.commands.argv_command`; a run the pattern does not describe
+still counts, with a null subcommand). Other calls (bash tasks, imports) fall back to
+their text (``source`` = ``"text"``): a tool call has one exit code, and every target
+command in it inherits it; rows of calls that hold more than one target command are
+marked ``exit_code_approximate``.
 
 Definitions (per task attempt; commands ordered by call, then position in the call):
 
@@ -37,8 +43,9 @@ Definitions (per task attempt; commands ordered by call, then position in the ca
   succeeded is not a retry.
 - ``retry_rate``: spec 002's formula, ``(total - unique) / total``: the share of
   executions that repeat an earlier command, whether or not it had failed.
-- ``help_invocations``: commands with ``--help`` or ``-h`` among their arguments, whose
-  first argument is ``help``, or whose subcommand (or, in bash mode, name) is ``help``.
+- ``help_invocations``: commands with ``--help`` among their arguments, whose first
+  argument is ``help``, or named ``help``; ``-h`` only for commands whose ``-h`` means
+  help (:data:`evalnb.scoring.commands.SHORT_HELP`), so not ``df -h`` or ``sort -h``.
 - ``first_try_successes``: distinct commands whose first execution succeeded;
   ``first_try_success_rate`` = first_try_successes / total_commands (spec 002: "commands
   that succeeded on first attempt / total commands"), so repeating a command lowers it

@@ -11,12 +11,21 @@ transcript reader and by the interaction metrics:
   rebuilt from the parsed words, joined by single spaces, a word quoted when it holds
   whitespace, quotes, ``<`` or ``>``, and a non-literal word (``"$x"``, ``$(date)``)
   written as ``<expr>``. A script that does not parse is one command: its whole text,
-  whitespace normalised, named by its first word. With a regex ``pattern`` (spec 002
-  ``target.command_pattern``) every match is a target command; its text runs from the
-  match to the end of that shell command (the first unquoted newline, ``;``, ``|`` or
-  ``&``), whitespace normalised, and its subcommand is capture group 1 (None without
-  a group).
-- :func:`transcript_commands` reads a plain-text transcript (spec 002's fallback).
+  whitespace normalised, named by its first word. The command name is reduced to its
+  basename (``./notes`` and ``/x/bin/notes`` are ``notes``); ``exec CMD`` and
+  ``command CMD`` run CMD, ``command -v``/``-V`` run nothing. Quoted strings, heredoc
+  bodies and comments are never commands. With a regex ``pattern`` (spec 002
+  ``target.command_pattern``) a command is a target command when the pattern matches
+  at the start of its text (:func:`argv_command`); capture group 1 is its subcommand
+  (None without a group). A script that does not parse is then scanned with the
+  pattern, each match running to the end of that shell command (the first unquoted
+  newline, ``;``, ``|`` or ``&``).
+- :func:`argv_command` applies the same rules to one argv (a recorded invocation).
+- :func:`executed_commands` gives a trace's target commands with their exit codes:
+  recorded invocations (exact) or the text (the call's exit code, approximate when a
+  call holds several).
+- :func:`transcript_calls` reads a plain-text transcript (spec 002's fallback).
+- ``-h`` is help-seeking only for the commands in :data:`SHORT_HELP`.
 
 Example:
     >>> [c.command for c in target_commands("cat  a | grep -c x")]
@@ -175,7 +184,8 @@ def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[Tra
     When some lines start with a shell prompt (``$ `` or ``> ``) each such line is one
     call (its text without the prompt), whether or not it runs the target tool, and
     lines without a prompt are output. Without any prompt, every line with a match of
-    ``pattern`` is one call, its text running from the match to the end of the line. A call's output runs to the next call; the preamble is the
+    ``pattern`` is one call, its text running from the match to the end of the line.
+    A call's output runs to the next call; the preamble is the
     text before the first call.
 
     Example:
