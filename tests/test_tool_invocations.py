@@ -17,17 +17,13 @@ import pytest
 from evalnb.analysis.interaction import command_rows, interaction
 from evalnb.analysis.runs import read_run_folder
 from evalnb.records.scenario import default_command_pattern
+from evalnb.resources import data_path
 from evalnb.runtime.runner import run_cases
 from evalnb.runtime.sandbox.local import LocalSandbox
 from evalnb.runtime.scenario_case import load_scenario_cases
 from evalnb.scoring.commands import target_commands
 
-ROOT = Path(__file__).parents[1]
-NOTES = next(
-    p
-    for p in (ROOT / "evalnb" / "data" / "tools" / "notes", ROOT / "data" / "tools" / "notes")
-    if p.is_dir()
-)
+NOTES = data_path("tools", "notes")
 PATTERN = re.compile(default_command_pattern("notes"))
 
 SCENARIO = """\
