@@ -111,7 +111,8 @@ async def run_cases(
     sandbox, sandbox_version = _sandboxes(cases)
     plans = []
     for i, provider in enumerate(providers):
-        spec = models[i] if isinstance(models[i], str) else f"{provider.provider}/{provider.model}"
+        given = models[i]
+        spec = given if isinstance(given, str) else f"{provider.provider}/{provider.model}"
         run_id = run_ids[i] if run_ids else _new_run_id(out_dir, spec, guidance)
         meta = RunMeta(
             run_id=run_id,

@@ -25,7 +25,14 @@ import httpx2
 
 from evalnb.errors import ProviderError
 from evalnb.records import ContentBlock, Message
-from evalnb.records.interfaces import ChatRequest, ChatResponse, Provider, ToolSpec, ToolUse
+from evalnb.records.interfaces import (
+    ChatRequest,
+    ChatResponse,
+    Provider,
+    Recording,
+    ToolSpec,
+    ToolUse,
+)
 from evalnb.redact import REDACTED, redact
 
 KEY_ENV = "ANTHROPIC_API_KEY"
@@ -41,7 +48,7 @@ class AnthropicProvider:
 
     provider = "anthropic"
     simulated = False
-    recording = None
+    recording: Recording | None = None
 
     def __init__(
         self,

@@ -28,7 +28,14 @@ import openai
 
 from evalnb.errors import ProviderError
 from evalnb.records import Message
-from evalnb.records.interfaces import ChatRequest, ChatResponse, Provider, ToolSpec, ToolUse
+from evalnb.records.interfaces import (
+    ChatRequest,
+    ChatResponse,
+    Provider,
+    Recording,
+    ToolSpec,
+    ToolUse,
+)
 from evalnb.redact import REDACTED, redact
 
 KEY_ENV = "OPENAI_API_KEY"
@@ -48,7 +55,7 @@ class OpenAIProvider:
 
     provider = "openai"
     simulated = False
-    recording = None
+    recording: Recording | None = None
 
     def __init__(
         self,
