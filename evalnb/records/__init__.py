@@ -10,7 +10,7 @@ Example:
     't'
 """
 
-from evalnb.records.run import Filters, RunMeta, RunSettings
+from evalnb.records.run import Connection, Filters, RunMeta, RunSettings
 from evalnb.records.score import (
     Layer,
     ReplayAgreement,
@@ -25,6 +25,7 @@ from evalnb.records.trace import AgentTrace, ContentBlock, LLMCall, Message, Too
 __all__ = [
     "CHECK_KINDS",
     "AgentTrace",
+    "Connection",
     "ContentBlock",
     "Expectation",
     "Filters",
