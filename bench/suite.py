@@ -260,7 +260,7 @@ def notebooks() -> list[str]:
             "-p",
             "no:cacheprovider",
             "--nbmake",
-            str(ROOT / "notebooks"),
+            str(ROOT / "evalnb" / "notebooks"),
         ],
         capture_output=True,
         text=True,
@@ -270,7 +270,7 @@ def notebooks() -> list[str]:
     wall = time.perf_counter() - started
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-200:]
     return [
-        f"{len(list((ROOT / 'notebooks').glob('*.ipynb')))} notebooks under nbmake: "
+        f"{len(list((ROOT / 'evalnb' / 'notebooks').glob('*.ipynb')))} notebooks under nbmake: "
         f"{wall:.1f} s ({last})"
     ]
 
