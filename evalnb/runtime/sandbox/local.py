@@ -12,7 +12,9 @@ that, ``unshare``, each call runs in new mount, PID and network namespaces where
   fresh, empty tmpfs holding only this attempt's workspace: other attempts' workspaces
   and host files under ``/tmp`` are not there; writes to ``/tmp`` last one call;
 - ``/dev/shm`` is a private tmpfs (the host's is not reachable);
-- the tool folders (``path_dirs``) are mounted read-only at their own paths;
+- the tool folders (``path_dirs``) and the folders holding them are mounted read-only
+  at their own paths; with bubblewrap as root, so is this Python's installation (a
+  closed folder above it, such as ``/root``, becomes an empty tmpfs);
 - there is no network, processes are limited (``ulimit -u 256``, files up to 1 GiB);
 - the command holds **no capability** (every set is empty and ``no_new_privs`` is set),
   so ``open_by_handle_at`` and the like cannot reach past the workspace mount; as root
@@ -63,6 +65,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -186,12 +189,32 @@ def confined_argv(mode: str, workdir: str, commands: str, shared: Sequence[str] 
     parent = os.path.dirname(workdir)
     as_root = os.geteuid() == 0
     if mode == "bwrap":
-        tmp = ["--tmpfs", "/tmp"] + ([] if parent == "/tmp" else ["--tmpfs", parent])
-        view = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *tmp]
-        view += ["--tmpfs", "/dev/shm", "--bind", workdir, workdir, "--chdir", workdir]
-        view += [arg for folder in shared for arg in ("--ro-bind", folder, folder)]
-        bwrap = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", *view]
-        return [*(_AS_NOBODY if as_root else ["setpriv"]), "--pdeathsig=KILL", *bwrap, *inner]
+        fresh = ["/tmp", "/dev/shm"] + ([] if parent == "/tmp" else [parent])
+        view = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        view += [arg for d in fresh for arg in ("--perms", "1777", "--tmpfs", d)]
+        view += ["--bind", workdir, workdir, "--chdir", workdir]
+        hidden = [Path("/tmp"), Path(parent)]
+        runtime = [str(Path(sys.base_prefix).resolve())] if as_root else []
+        for folder in [*shared, *runtime]:
+            above = list(reversed(Path(folder).parents))
+            closed = [a for a in above if a.parent != a and not _enterable(a)]
+            if closed and not any(closed[0] >= h for h in hidden):
+                view += ["--tmpfs", str(closed[0])]  # hide what nobody could enter anyway
+                hidden.append(closed[0])
+            # the folder's ancestors under a fresh tmpfs: made, and enterable by nobody
+            above = [a for a in above if any(a > h for h in hidden)]
+            view += [arg for a in above for arg in ("--perms", "0755", "--dir", str(a))]
+            view += ["--ro-bind", folder, folder]
+        spaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        bwrap = ["bwrap", *spaces, "--die-with-parent", "--new-session", *view]
+        if not as_root:
+            return [*tie, *bwrap, "--unshare-user", *inner]
+        # as root bwrap mounts what root can reach; the command then drops to nobody
+        keep = [
+            arg for cap in ("SETUID", "SETGID", "SETPCAP") for arg in ("--cap-add", f"CAP_{cap}")
+        ]
+        drop = [*_AS_NOBODY, "--pdeathsig=KILL"]
+        return [*tie, *bwrap, *keep, *drop, *inner]
     userns = ["--map-root-user"] if mode == "userns" else []
     # dropping privileges clears the parent-death signal: set it again (the parent is unshare)
     drop = [*(_AS_NOBODY if mode == "root" else ["setpriv", *_NO_CAPS]), "--pdeathsig=KILL"]
@@ -256,7 +279,10 @@ class LocalSandbox:
             self.close()
             raise
         search = [str(Path(d).resolve()) for d in path_dirs]
-        self.shared = [d for d in dict.fromkeys(search) if Path(d).is_dir()]
+        # a tool folder and the folder holding it (a scenario's bin/ and its scripts)
+        tops = {"/", tempfile.gettempdir()}
+        near = [d if str(Path(d).parent) in tops else str(Path(d).parent) for d in search]
+        self.shared = [d for d in dict.fromkeys(near) if Path(d).is_dir()]
         self.env = {
             "PATH": os.pathsep.join([*search, os.environ.get("PATH", os.defpath)]),
             "HOME": self.workdir,
@@ -348,6 +374,14 @@ class LocalSandbox:
         if os.path.isabs(rel) or not target.is_relative_to(root) or target == root:
             raise ValueError(f"workspace file {rel!r} must be a relative path inside the workdir")
         return target
+
+
+def _enterable(folder: Path) -> bool:
+    """Whether others (``nobody``) may enter ``folder``."""
+    try:
+        return bool(folder.stat().st_mode & 0o001)
+    except OSError:
+        return False
 
 
 @cache
