@@ -297,6 +297,7 @@ class LocalSandbox:
         self._recorder = LocalRecorder(record, self.env["PATH"]) if record else None
         if self._recorder:
             self.env = with_recording(self.env, self._recorder)
+            self.shared.append(self._recorder.folder)  # the wrapper, seen under a fresh /tmp
 
     async def exec(self, commands: str) -> ToolCallResult:
         """Run ``commands`` with ``bash -c`` in the working directory; never raises for them."""
