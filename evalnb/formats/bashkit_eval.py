@@ -52,6 +52,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evalnb.errors import InputError, from_validation_error, read_input
+from evalnb.formats.detect import Format, Probe
 from evalnb.records import (
     AgentTrace,
     LLMCall,
@@ -413,3 +414,14 @@ def _trace(path: Path, text: str, where: tuple[Any, ...], trace: FileTrace) -> A
         total_output_tokens=trace.total_output_tokens,
         duration_ms=trace.duration_ms,
     )
+
+
+def _recognises(probe: Probe) -> bool:
+    return {"provider", "model", "results"} <= probe.keys()
+
+
+def _read(path: Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
+    return [read_bashkit_eval(path)]
+
+
+FORMAT = Format("a bashkit-eval result file", _recognises, read=_read, key="bashkit-eval")
