@@ -96,7 +96,7 @@ def test_unknown_and_missing_inputs_are_input_errors(tmp_path):
 def test_a_mira_report_given_alone_points_to_its_folder(tmp_path):
     report = tmp_path / "report.json"
     report.write_text(json.dumps({"cases": [], "summary": {"scored": 0}}))
-    with pytest.raises(InputError, match="a bashkit mira report.json: load its run folder"):
+    with pytest.raises(InputError, match=r"a bashkit mira report\.json: load its run folder"):
         load(report)
 
 

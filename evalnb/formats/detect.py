@@ -147,9 +147,9 @@ RECOGNISED = (
     Format("an Inspect AI .eval log", _inspect_eval),
     Format("an Inspect AI .json log", _inspect_json),
     Format("a zip archive", _zip),
+    Format("binary data", _binary, advice="not a trace format evalnb reads"),
     Format("a CSV file", _csv, advice="not a format evalnb reads (onetool-mcp bench CSV is)"),
     Format("a JSON Lines file", _jsonl, advice="not a trace format evalnb reads"),
-    Format("binary data", _binary, advice="not a trace format evalnb reads"),
 )
 """Formats evalnb names but does not read, tried after :data:`READERS`."""
 
@@ -159,7 +159,7 @@ def formats() -> list[Format]:
 
     Example:
         >>> formats()[-1].name
-        'binary data'
+        'a JSON Lines file'
     """
     found: list[Format] = []
     for name in READERS:

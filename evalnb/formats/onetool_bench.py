@@ -61,7 +61,14 @@ COLUMNS = (
     "base_context",
     "context_growth_avg",
 )
-UNAVAILABLE = ["llm_calls", "tool_calls", "messages", "per_call_tokens", "tool_call_exit_codes"]
+UNAVAILABLE = [
+    "llm_calls",
+    "tool_calls",
+    "messages",
+    "per_call_tokens",
+    "tool_call_exit_codes",
+    "prompt",
+]
 
 
 def _recognises(probe: Probe) -> bool:
@@ -136,16 +143,15 @@ def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
         "result": result,
     }
     error = None
+    recorded["passed"] = result == "PASS" if result in ("PASS", "FAIL", "ERROR") else None
     if result in ("PASS", "FAIL"):
         checks.append(
             ScoreResult(check="result", passed=result == "PASS", detail=result, kind="result")
         )
     elif result == "ERROR":
         error = "ERROR (the bench recorded an error for this task)"
-    else:
-        recorded["passed"] = None
-        if result != "-":
-            extra["eval_score"] = _number(path, line, row, "result", float)
+    elif result != "-":
+        extra["eval_score"] = _number(path, line, row, "result", float)
     return TaskRecord(
         task=Task(id=task_id, category=_text(path, line, row, "scenario"), prompt=task_id),
         trace=AgentTrace(
