@@ -51,7 +51,8 @@ class Runs:
     @classmethod
     def empty(cls) -> Runs:
         """Runs with every table empty but fully typed."""
-        return cls(**{name: pl.DataFrame(schema=SCHEMAS[name]) for name in TABLES})
+        tables: dict[str, Any] = {name: pl.DataFrame(schema=SCHEMAS[name]) for name in TABLES}
+        return cls(**tables)
 
     @classmethod
     def concat(cls, parts: list[Runs]) -> Runs:
@@ -172,4 +173,5 @@ def _finish(meta: RunMeta, tables: dict[str, pl.DataFrame]) -> Runs:
         tables["runs"] = tables["runs"].with_columns(
             pl.lit(meta.settings.skipped, dtype=pl.Int64).alias("skipped")
         )
-    return Runs(**{name: conform(tables[name], name) for name in TABLES})
+    conformed: dict[str, Any] = {name: conform(tables[name], name) for name in TABLES}
+    return Runs(**conformed)

@@ -124,9 +124,7 @@ def _inspect_json(probe: Probe) -> bool:
 
 
 def _csv(probe: Probe) -> bool:
-    return probe.path.suffix.lower() == ".csv" or (
-        not probe.is_dir and probe.head[:1] not in (b"{", b"[") and b"," in probe.head[:200]
-    )
+    return not probe.is_dir and probe.path.suffix.lower() == ".csv"
 
 
 def _jsonl(probe: Probe) -> bool:

@@ -44,7 +44,7 @@ import warnings
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -147,7 +147,7 @@ def read_terminal_bench(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
             stacklevel=2,
         )
     expected = len(info.task_ids) * info.n_attempts if info and info.n_attempts else 0
-    status = "partial" if len(records) < expected else "complete"
+    status: Literal["partial", "complete"] = "partial" if len(records) < expected else "complete"
     unavailable = ["per_call_tokens", "per_call_latency", "tool_calls", "messages"]
     if any(t.trial_started_at is None or t.trial_ended_at is None for t in parsed.results):
         unavailable.append("trial_duration")
