@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
+from evalnb.extras import require
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.store.folder import RunStore
 from evalnb.store.tables import RUN_COLUMNS, SCHEMAS, TABLES, conform, tables_from_records
@@ -45,6 +46,7 @@ class Runs:
     tool_calls: pl.DataFrame
     checks: pl.DataFrame
     messages: pl.DataFrame
+    tool_invocations: pl.DataFrame
 
     errors: list[LoadError] = field(default_factory=list)
 
@@ -81,6 +83,8 @@ class Runs:
             >>> type(Runs.empty().to_pandas().tasks).__name__
             'DataFrame'
         """
+        require("pandas", "pandas")
+        require("pyarrow", "pandas")
         tables = {name: getattr(self, name).to_pandas() for name in TABLES}
         return PandasRuns(**tables, errors=list(self.errors))
 
@@ -108,6 +112,7 @@ class PandasRuns:
     tool_calls: Any
     checks: Any
     messages: Any
+    tool_invocations: Any
     errors: list[LoadError] = field(default_factory=list)
 
 

@@ -20,7 +20,14 @@ from evalnb.records.score import (
     TaskScore,
 )
 from evalnb.records.task import CHECK_KINDS, Expectation, Task, parse_check
-from evalnb.records.trace import AgentTrace, ContentBlock, LLMCall, Message, ToolCallResult
+from evalnb.records.trace import (
+    AgentTrace,
+    ContentBlock,
+    LLMCall,
+    Message,
+    ToolCallResult,
+    ToolInvocation,
+)
 
 __all__ = [
     "CHECK_KINDS",
@@ -40,5 +47,6 @@ __all__ = [
     "TaskRecord",
     "TaskScore",
     "ToolCallResult",
+    "ToolInvocation",
     "parse_check",
 ]

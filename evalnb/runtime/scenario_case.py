@@ -122,6 +122,7 @@ class ScenarioCase:
                 path_dirs=[target.path] if target.path else [],
                 env=target.env,
                 timeout_s=timeout,
+                record=target.binary,
             )
         else:
             box = BashkitSandbox(
@@ -131,6 +132,7 @@ class ScenarioCase:
                 builtins={target.binary: load_callable(target.builtin)} if target.builtin else {},
                 env=target.env,
                 cwd=WORKDIR,
+                record=target.binary,
             )
         try:
             await self._prepare(box)

@@ -64,6 +64,7 @@ from pathlib import Path
 
 from evalnb.records import ToolCallResult
 from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_S
+from evalnb.runtime.sandbox.recording import LocalRecorder, with_recording
 
 CONFINE = r"""
 set -e
@@ -159,7 +160,9 @@ class LocalSandbox:
     """Real bash in a fresh temporary working directory (see the module docstring).
 
     ``workdir_files`` maps paths relative to the working directory to text or bytes;
-    an absolute path or one that leaves the directory raises ValueError.
+    an absolute path or one that leaves the directory raises ValueError. ``record``
+    names the tool under test: each call's runs of it are recorded in the result's
+    ``invocations`` (:mod:`evalnb.runtime.sandbox.recording`).
     """
 
     name = "local"
@@ -173,6 +176,7 @@ class LocalSandbox:
         timeout_s: float | None = None,
         max_output_chars: int | None = None,
         confine: bool = True,
+        record: str | None = None,
     ) -> None:
         self.version = bash_version()
         self.confinement = confinement() if confine else "none"
@@ -184,6 +188,7 @@ class LocalSandbox:
         self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
         self.max_output_chars = max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
         self.workdir = tempfile.mkdtemp(prefix="evalnb-local-")
+        self._recorder: LocalRecorder | None = None
         try:
             for rel, content in (workdir_files or {}).items():
                 target = self._inside(rel)
@@ -204,6 +209,9 @@ class LocalSandbox:
             "LANG": "C.UTF-8",
             **dict(env or {}),
         }
+        self._recorder = LocalRecorder(record, self.env["PATH"]) if record else None
+        if self._recorder:
+            self.env = with_recording(self.env, self._recorder)
 
     async def exec(self, commands: str) -> ToolCallResult:
         """Run ``commands`` with ``bash -c`` in the working directory; never raises for them."""
@@ -214,6 +222,7 @@ class LocalSandbox:
                 stderr="bash: the command contains a NUL byte",
                 exit_code=2,
                 duration_ms=(time.perf_counter() - started) * 1000,
+                invocations=[] if self._recorder else None,
             )
         argv = ["bash", "-c", commands]
         if self.confinement != "none":
@@ -238,6 +247,7 @@ class LocalSandbox:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
+            pass_fds=(self._recorder.fd,) if self._recorder else (),
         )
 
         def stop() -> None:
@@ -272,6 +282,7 @@ class LocalSandbox:
             stdout_truncated=out_cut,
             stderr_truncated=err_cut,
             timed_out=timed_out,
+            invocations=self._recorder.take() if self._recorder else None,
         )
 
     def read_text(self, path: str) -> str | None:
@@ -293,6 +304,9 @@ class LocalSandbox:
     def close(self) -> None:
         """Remove the working directory and everything in it."""
         shutil.rmtree(self.workdir, ignore_errors=True)
+        if self._recorder:
+            self._recorder.close()
+            self._recorder = None
 
     def _resolve(self, path: str) -> Path:
         return Path(path) if os.path.isabs(path) else Path(self.workdir) / path
