@@ -47,7 +47,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -291,7 +291,9 @@ def run_times(path: Path, text: str, timestamp: str, records: list[TaskRecord]) 
     return start.strftime(fmt), end.strftime(fmt)
 
 
-def run_status(path: Path, doc: ResultsDoc, records: list[TaskRecord]) -> str:
+def run_status(
+    path: Path, doc: ResultsDoc, records: list[TaskRecord]
+) -> Literal["partial", "complete"]:
     """``"partial"`` (with a warning) when ``results`` hold fewer tasks than the summary says.
 
     Example:
