@@ -31,8 +31,9 @@ class RunSettings(BaseModel):
 
     For an evalnb run: ``spec`` (the ``--model`` value, from which ``--resume``
     rebuilds the provider), ``concurrency``, ``seed``, ``base_url``, ``filters``,
-    ``provider`` (the provider's own non-secret settings) and, for a replay,
-    ``replay_agreement``. For an imported run: ``source_files``, ``unavailable``
+    ``provider`` (the provider's own non-secret settings), ``max_turns`` (the run's
+    ``--max-turns``: the limit of every case that sets none of its own) and, for a
+    replay, ``replay_agreement``. For an imported run: ``source_files``, ``unavailable``
     (what the format does not record: ``per_call_tokens``, ``per_call_latency``,
     ``tool_call_duration``, ...), ``target`` and ``command_pattern`` (the tool whose
     commands were scored), ``exit_codes`` (how exit codes were obtained when they are
@@ -49,6 +50,7 @@ class RunSettings(BaseModel):
     concurrency: int | None = None
     seed: int | None = None
     base_url: str | None = None
+    max_turns: int | None = None
     filters: Filters = Field(default_factory=Filters)
     provider: dict[str, Any] = Field(default_factory=dict)
     replay_agreement: ReplayAgreement | None = None
@@ -81,7 +83,12 @@ class RunSettings(BaseModel):
 
 
 class RunMeta(BaseModel):
-    """``run.json``: one model over one dataset."""
+    """``run.json``: one model over one dataset.
+
+    ``max_turns`` is the turn limit the run's tasks ran with: a scenario's own
+    ``run.max_turns`` where the cases set one, else the run's ``--max-turns``; None
+    when the cases' limits differ (each scenario's is in its file) or it is unknown.
+    """
 
     model_config = ConfigDict(extra="forbid")
 

@@ -109,6 +109,8 @@ async def run_cases(
         for m in models
     ]
     sandbox, sandbox_version = _sandboxes(cases)
+    limits = {c.max_turns or max_turns for c in cases}  # the limit each case runs with
+    common_limit = next(iter(limits)) if len(limits) == 1 else None
     plans = []
     for i, provider in enumerate(providers):
         spec = models[i] if isinstance(models[i], str) else f"{provider.provider}/{provider.model}"
@@ -119,7 +121,7 @@ async def run_cases(
             model=provider.model,
             dataset=str(dataset) if dataset else None,
             dataset_sha256=dataset_sha256,
-            max_turns=max_turns,
+            max_turns=common_limit,
             epochs=epochs,
             sandbox=sandbox,
             sandbox_version=sandbox_version,
@@ -134,6 +136,7 @@ async def run_cases(
                 concurrency=concurrency,
                 seed=seed,
                 base_url=base_url,
+                max_turns=max_turns,
                 filters=filters or Filters(),
                 provider=provider.settings(),
             ),
@@ -175,7 +178,8 @@ async def resume(
         raise InputError(run_dir, None, "settings.spec", "run.json does not say which model ran")
     provider = resolve_provider(settings.spec, base_url=settings.base_url, seed=settings.seed or 7)
     done = store.finished_keys()
-    plan = RunPlan(provider, store, list(cases), meta.epochs, meta.max_turns or DEFAULT_MAX_TURNS)
+    run_limit = settings.max_turns or meta.max_turns or DEFAULT_MAX_TURNS
+    plan = RunPlan(provider, store, list(cases), meta.epochs, run_limit)
     plan.pending = [
         (c, e) for c in cases for e in range(1, meta.epochs + 1) if (c.task.id, e) not in done
     ]
