@@ -34,7 +34,7 @@ import polars as pl
 import pytest
 
 from evalnb.analysis.metrics import by_category, summary
-from evalnb.analysis.runs import read_run_folder
+from evalnb.analysis.runs import Runs, read_run_folder
 from evalnb.formats.scenario import load_scenario
 from evalnb.present.report import report_markdown, terminal_report
 from evalnb.resources import data_path
@@ -186,3 +186,30 @@ def test_the_run_limit_is_null_when_the_scenarios_limits_differ(tmp_path):
     limits = {"s1_good": "run: {max_turns: 4}\n", "s2_judged": "run: {max_turns: 6}\n"}
     runs = run_layers(tmp_path, "builtin", limits)
     assert runs.runs.get_column("max_turns").to_list() == [None]
+
+
+def test_a_composite_is_summarised_only_where_a_scenario_configures_one():
+    from evalnb.records import RunMeta, ScenarioResult, Task, TaskRecord, TaskScore
+    from evalnb.store.tables import tables_from_records
+
+    def record(task_id: str, composite: float | None) -> TaskRecord:
+        return TaskRecord(
+            task=Task(id=task_id, category="c", prompt="p"),
+            score=TaskScore(task_id=task_id, score=1, max_score=1),
+            scenario=ScenarioResult(
+                outcome="pass", gates_passed=1, gates_total=1, composite_score=composite
+            ),
+        )
+
+    def run(*composites: float | None):
+        meta = RunMeta(run_id="r", provider="p", model="m")
+        recs = [record(f"t{i}", c) for i, c in enumerate(composites)]
+        runs = Runs(**tables_from_records(meta, recs))
+        return summary(runs).item(0, "composite_score_mean"), terminal_report(runs)
+
+    mean, text = run(0.9, None, 0.5)  # one scenario without a composite is left out
+    assert mean == pytest.approx((0.9 + 0.5) / 2)
+    assert "    Mean composite score (configured): 0.70" in text
+    mean, text = run(None, None)
+    assert mean is None and "composite" not in text.lower()
+    assert "    Mean judge score: no judge score" in text
