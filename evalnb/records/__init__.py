@@ -10,7 +10,7 @@ Example:
     't'
 """
 
-from evalnb.records.run import Filters, RunMeta, RunSettings
+from evalnb.records.run import Connection, Filters, RunMeta, RunSettings
 from evalnb.records.score import (
     Layer,
     ReplayAgreement,
@@ -32,6 +32,7 @@ from evalnb.records.trace import (
 __all__ = [
     "CHECK_KINDS",
     "AgentTrace",
+    "Connection",
     "ContentBlock",
     "Expectation",
     "Filters",

@@ -291,10 +291,11 @@ def _workspace_files(
         for item in sorted(scenario.fixture.rglob("*")):
             if not item.is_file():
                 continue
-            data = item.read_bytes()
+            raw = item.read_bytes()
+            data: str | bytes = raw
             if text_only:
                 try:
-                    data = data.decode("utf-8")
+                    data = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     raise InputError(
                         item, None, None, "not UTF-8 text: builtin mode takes text files only"

@@ -40,10 +40,12 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-
-import bashkit
+from typing import TYPE_CHECKING
 
 from evalnb.records import ToolCallResult
+
+if TYPE_CHECKING:
+    import bashkit
 
 _EXIT_RE = re.compile(r"(?i)\bexit\s+(?:code|status)\s*:?\s*(-?\d+)")
 _ERROR_RE = re.compile(r"(?i)\berror:")
@@ -102,6 +104,8 @@ def target_commands(script: str, pattern: re.Pattern[str] | None = None) -> list
         [TargetCommand(command='notes add x', subcommand='add', is_help=False),
          TargetCommand(command='notes --help', subcommand='--help', is_help=True)]
     """
+    import bashkit  # imported on first use: `import evalnb` stays light
+
     try:
         analysis = _analyser().analyze(script)
     except bashkit.BashError:
@@ -217,6 +221,8 @@ def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[Tra
 @cache
 def _analyser() -> bashkit.Bash:
     """A bashkit interpreter for static analysis only: ``analyze()`` runs nothing."""
+    import bashkit
+
     return bashkit.Bash()
 
 
@@ -226,7 +232,7 @@ def _word(word: str | None) -> str:
     return shlex.quote(word) if not word or _NEEDS_QUOTES.search(word) else word
 
 
-def _is_help(name: str | None, args: list[str | None]) -> bool:
+def _is_help(name: str | None, args: Sequence[str | None]) -> bool:
     return (
         name == "help"
         or args[:1] == ["help"]

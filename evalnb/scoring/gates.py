@@ -178,10 +178,11 @@ def json_path_check(stdout: str, path: str, assertion: str) -> tuple[bool, str]:
     """
     try:
         document = json.loads(stdout)
-    except ValueError as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        where = f" at line {exc.lineno} column {exc.colno}" if hasattr(exc, "lineno") else ""
-        return False, f"stdout is not JSON ({reason}{where}): {_clip(stdout)}"
+    except json.JSONDecodeError as exc:
+        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        return False, f"stdout is not JSON ({where}): {_clip(stdout)}"
+    except ValueError as exc:  # e.g. an integer too long to convert
+        return False, f"stdout is not JSON ({exc}): {_clip(stdout)}"
     matches = [m.value for m in parse_jsonpath(path).find(document)]
     if not matches:
         return False, f"path {path} not found"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import bashkit
 
@@ -57,7 +58,7 @@ class BashkitSandbox:
         self._log = InvocationLog() if record else None
         if self._log and record in builtins:
             builtins[record] = self._log.wrap(record, builtins[record])
-        self._options = {
+        self._options: dict[str, Any] = {
             "username": USERNAME,
             "hostname": HOSTNAME,
             "timeout_seconds": self.timeout_s,
