@@ -9,7 +9,8 @@ formulas (micro-averaged: ``overall_rate = sum(score) / sum(max_score)``):
 - ``tool_call_success_rate = tool_calls_ok / total_tool_calls``; ok means exit code 0,
   counted over the rows of the ``tool_calls`` table.
 - A rate whose denominator is 0 is null. A NaN ``score`` or ``max_score`` counts as
-  unknown (null), like a missing one.
+  unknown (null), like a missing one; a task with a NaN in either adds to neither
+  ``total_score`` nor ``total_max_score``.
 
 Intervals treat the task as the unit of analysis (Miller 2024): a task's epochs, checks
 and tool calls form one cluster (:func:`evalnb.analysis.stats.clustered_wilson`).
@@ -133,7 +134,8 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         .join(
             clustered_interval(
                 runs.tool_calls.with_columns(
-                    (pl.col("exit_code") == 0).cast(pl.Float64).alias("_ok"), pl.lit(1.0).alias("_n")
+                    (pl.col("exit_code") == 0).cast(pl.Float64).alias("_ok"),
+                    pl.lit(1.0).alias("_n"),
                 ),
                 ["run_id"],
                 "_ok",
@@ -179,8 +181,15 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
 
 
 def _known_scores(tasks: pl.DataFrame) -> pl.DataFrame:
-    """The tasks table with NaN scores, maximum scores and rates made null (unknown)."""
-    return tasks.with_columns(pl.col("score", "max_score", "rate").fill_nan(None))
+    """The tasks table with NaN scores, maximum scores and rates made null (unknown).
+
+    A NaN in either ``score`` or ``max_score`` makes both unknown: a score without
+    its maximum (or the reverse) would skew the overall rate.
+    """
+    nan = pl.col("score").is_nan() | pl.col("max_score").is_nan()
+    return tasks.with_columns(
+        pl.when(~nan.fill_null(False)).then(pl.col(c)).alias(c) for c in ("score", "max_score")
+    ).with_columns(pl.col("rate").fill_nan(None))
 
 
 def clustered_interval(
@@ -221,7 +230,10 @@ def clustered_interval(
         )
     )
     lo, hi = clustered_wilson_sums(
-        *(sums.get_column(c).cast(pl.Float64).to_numpy() for c in ("k", "sy", "sm", "syy", "sym", "smm")),
+        *(
+            sums.get_column(c).cast(pl.Float64).to_numpy()
+            for c in ("k", "sy", "sm", "syy", "sym", "smm")
+        ),
         counts=counts,
     )
     return sums.select(by).with_columns(
@@ -743,7 +755,9 @@ def compare_all(runs: Runs, run_ids: list[str] | None = None) -> pl.DataFrame:
     adjusted = holm([r["p"] for r in rows])
     schema = {
         **dict.fromkeys(["a", "b", "model_a", "model_b"], pl.Utf8),
-        **dict.fromkeys(["tasks", "tasks_only_a", "tasks_only_b", "errored_a", "errored_b"], pl.Int64),
+        **dict.fromkeys(
+            ["tasks", "tasks_only_a", "tasks_only_b", "errored_a", "errored_b"], pl.Int64
+        ),
         "metric": pl.Utf8,
         **dict.fromkeys(["value_a", "value_b", "diff", "diff_lo", "diff_hi", "p"], pl.Float64),
         "test": pl.Utf8,
