@@ -277,7 +277,8 @@ def tool_success(runs: Runs) -> alt.LayerChart:
     """Tool call success rate (exit code 0) per model, overall and per category.
 
     Counted from the ``tool_calls`` table (aggregated per task attempt before the
-    category join, so a million calls cost a group-by), with Wilson 95% intervals;
+    category join, so a million calls cost a group-by), with 95% intervals clustered by
+    task (:func:`evalnb.analysis.metrics.clustered_interval`);
     the rule marks spec 000's healthy threshold of 80%. The "all categories" bar
     equals :func:`evalnb.analysis.metrics.summary`'s ``tool_call_success_rate``.
 
@@ -291,16 +292,26 @@ def tool_success(runs: Runs) -> alt.LayerChart:
     )
     with_cat = per_task.join(
         runs.tasks.select(*KEYS, "category"), on=KEYS, how="left", nulls_equal=True
-    )
+    ).with_columns(pl.col("calls", "ok").cast(pl.Float64))
     per_cat = with_cat.group_by("run_id", "category").agg(pl.col("calls", "ok").sum())
     overall = with_cat.group_by("run_id").agg(
         pl.lit(ALL_CATEGORIES).alias("category"), pl.col("calls", "ok").sum()
     )
-    lo, hi = wilson_expr("ok", "calls")
+    limits = pl.concat(
+        [
+            metrics.clustered_interval(
+                with_cat, ["run_id"], "ok", "calls", "v", counts=True
+            ).with_columns(pl.lit(ALL_CATEGORIES).alias("category")),
+            metrics.clustered_interval(
+                with_cat, ["run_id", "category"], "ok", "calls", "v", counts=True
+            ),
+        ],
+        how="diagonal",
+    ).rename({"v_lo": "lo", "v_hi": "hi"})
     data = _with_labels(
-        pl.concat([overall, per_cat.select(overall.columns)]).with_columns(
-            (pl.col("ok") / pl.col("calls")).alias("value"), lo.alias("lo"), hi.alias("hi")
-        ),
+        pl.concat([overall, per_cat.select(overall.columns)])
+        .with_columns((pl.col("ok") / pl.col("calls")).alias("value"))
+        .join(limits, on=["run_id", "category"], how="left", nulls_equal=True),
         runs,
     )
     order = [ALL_CATEGORIES, *sorted(set(per_cat.get_column("category").drop_nulls()))]
@@ -357,7 +368,7 @@ def turns_and_calls(runs: Runs) -> alt.HConcatChart:
 
 
 def natural_stop(runs: Runs) -> alt.LayerChart:
-    """Share of task attempts the model ended itself (``natural_stop``), with Wilson 95%.
+    """Share of task attempts the model ended itself (``natural_stop``), 95% clustered by task.
 
     Spec 000: a frequent ``natural_stop == false`` means the turn limit was reached
     without converging. The bar equals ``summary``'s ``natural_stop_rate``.
@@ -367,13 +378,16 @@ def natural_stop(runs: Runs) -> alt.LayerChart:
         >>> natural_stop(Runs.empty()).to_dict()["layer"][0]["mark"]["type"]
         'bar'
     """
-    lo, hi = wilson_expr("stops", "tasks")
     counts = runs.tasks.group_by("run_id").agg(
         pl.col("natural_stop").sum().alias("stops"), pl.col("natural_stop").count().alias("tasks")
     )
+    rows = runs.tasks.filter(pl.col("natural_stop").is_not_null()).with_columns(
+        pl.col("natural_stop").cast(pl.Float64).alias("_stop"), pl.lit(1.0).alias("_one")
+    )
+    limits = metrics.clustered_interval(rows, ["run_id"], "_stop", "_one", "v", counts=True)
     data = _with_labels(
-        counts.with_columns(
-            (pl.col("stops") / pl.col("tasks")).alias("value"), lo.alias("lo"), hi.alias("hi")
+        counts.with_columns((pl.col("stops") / pl.col("tasks")).alias("value")).join(
+            limits.rename({"v_lo": "lo", "v_hi": "hi"}), on="run_id", how="left"
         ),
         runs,
     )
