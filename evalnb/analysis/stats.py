@@ -404,6 +404,11 @@ def _mcnemar_power(n: np.ndarray, psi: float, share_a: float, alpha: float) -> n
     return binom.pmf(k[None, :], n[:, None], psi) @ reject
 
 
+def _flip_n(q_alpha: float, q_power: float, var: float, d: float) -> float:
+    """Tasks for a sign-flip test of mean ``d``: its null variance is ``E[dᵢ²] = var + d²``."""
+    return (q_alpha * math.sqrt(var + d * d) + q_power * math.sqrt(var)) ** 2 / (d * d)
+
+
 def tasks_needed(
     p_a: float,
     p_b: float,
@@ -430,16 +435,19 @@ def tasks_needed(
       only average away the within-task variance, never the variance between tasks,
       so they cannot stand in for tasks. ``within`` is the mean within-task variance of
       one attempt's pass/fail difference, ``mean(π_a(1-π_a) + π_b(1-π_b))`` over tasks
-      (a pilot run's epochs estimate it); with per-task difference variance
-      ``σ² = ψ - d² - within (1 - 1/epochs)`` the result is the smallest ``n`` with
-      ``n >= (t(1-alpha/2, n-1) + t(power, n-1))² σ² / d²``. ``within=0`` (the default)
-      assumes every task's outcome is fixed, so epochs do not reduce ``n`` at all.
+      (a pilot run's epochs estimate it). With per-task difference variance
+      ``σ² = ψ - d² - within (1 - 1/epochs)``, the sign-flip test's null variance is
+      ``E[dᵢ²] = σ² + d²``, and the result is the smallest ``n`` with
+      ``n >= (t(1-alpha/2, n-1) sqrt(σ² + d²) + t(power, n-1) σ)² / d²`` (Connor's
+      formula on per-task shares, with t quantiles for small ``n``). ``within=0`` (the
+      default) assumes every task's outcome is fixed: epochs then repeat the same
+      outcome and the answer is the one-epoch answer.
 
     Example:
         >>> tasks_needed(0.9, 0.8, discordant=0.2)  # Connor's normal approximation: 155
         168
         >>> tasks_needed(0.9, 0.8, discordant=0.2, epochs=5, within=0.1)
-        89
+        94
     """
     import numpy as np
 
@@ -457,12 +465,12 @@ def tasks_needed(
     if not 0 <= within <= psi - d * d:
         raise ValueError(f"within must lie in [0, discordant - (p_a - p_b)²], got {within}")
     z_a, z_b = NormalDist().inv_cdf(1 - alpha / 2), NormalDist().inv_cdf(power)
-    if epochs > 1:
+    if epochs > 1 and within > 0:
         from scipy.stats import t
 
         var = psi - d * d - within * (1 - 1 / epochs)
-        n = max(2, math.ceil((z_a + z_b) ** 2 * var / (d * d)))
-        while n < (t.ppf(1 - alpha / 2, n - 1) + t.ppf(power, n - 1)) ** 2 * var / (d * d):
+        n = 2
+        while n < _flip_n(t.ppf(1 - alpha / 2, n - 1), t.ppf(power, n - 1), var, d):
             n += 1
         return n
     guess = (z_a * math.sqrt(psi) + z_b * math.sqrt(psi - d * d)) ** 2 / (d * d)
