@@ -314,14 +314,16 @@ def test_mcnemar_false_positive_rate_stays_at_or_below_5_percent():
 # --- paired mean difference (guidance metrics) --------------------------------------
 
 
-def test_paired_mean_diff_is_a_t_interval_with_the_sign_flip_p():
-    x, y = [3.0, 5.0, 4.0, 6.0], [1.0, 2.0, 4.0, 2.0]
+def test_paired_mean_diff_is_a_t_interval_from_10_tasks_with_the_sign_flip_p():
+    x = [3.0, 5.0, 4.0, 6.0, 2.0, 4.0, 5.0, 3.0, 6.0, 5.0]
+    y = [1.0, 2.0, 4.0, 2.0, 2.0, 5.0, 3.0, 1.0, 4.0, 2.0]
     diff, lo, hi, p = paired_mean_diff(x, y)
     d = np.array(x) - np.array(y)
-    half = 3.182446 * d.std(ddof=1) / 2  # t(0.975, 3) = 3.182446
-    assert (diff, lo, hi) == pytest.approx((2.25, 2.25 - half, 2.25 + half), abs=1e-5)
-    assert p == sign_flip_test(d) == 0.25
-    assert paired_mean_diff([1.0], [0.0])[1:3] == (None, None)
+    half = 2.262157 * d.std(ddof=1) / math.sqrt(10)  # t(0.975, 9) = 2.262157
+    assert (diff, lo, hi) == pytest.approx((d.mean(), d.mean() - half, d.mean() + half), abs=1e-5)
+    assert p == sign_flip_test(d)
+    # Fewer than 10 tasks: no t interval, only the exact p-value.
+    assert paired_mean_diff(x[:9], y[:9])[1:] == (None, None, sign_flip_test(d[:9]))
     assert paired_mean_diff([], []) == (None, None, None, None)
 
 

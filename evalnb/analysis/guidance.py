@@ -19,8 +19,9 @@ The command pattern is ``pattern`` when given, else each task's own
 
 Paired differences: for each model and each pair of versions ``(a, b)`` (in order of
 first appearance), the tasks both versions ran are paired; the per-task metric
-(over that task's epochs) gives ``diff = mean(b - a)`` with a paired t 95% interval and
-the sign-flip test's p-value, exact for up to 16 differing tasks
+(over that task's epochs) gives ``diff = mean(b - a)`` with the sign-flip test's
+p-value, exact for up to 16 differing tasks, and a paired t 95% interval from 10 shared
+tasks on (null below)
 (:func:`evalnb.analysis.stats.paired_mean_diff`). A task whose metric is null in either
 version (no target commands) is left out of that metric's pairs. Several metrics and
 pairs are tested at once, so ``p_holm`` gives Holm's adjustment over every p-value of

@@ -43,6 +43,9 @@ Z95 = NormalDist().inv_cdf(0.975)
 EXACT_MAX = 16
 """Sign-flip tests enumerate all ``2**k`` sign patterns up to this many non-zero differences."""
 
+T_MIN_PAIRS = 10
+"""Paired t intervals are given from this many pairs (tasks) on."""
+
 FLIP_DRAWS = 20_000
 """Random sign patterns drawn by the Monte Carlo sign-flip test above :data:`EXACT_MAX`."""
 
@@ -341,15 +344,17 @@ def paired_mean_diff(
 ) -> tuple[float | None, float | None, float | None, float | None]:
     """``(diff, lo, hi, p)`` for the mean paired difference ``mean(x - y)``, one pair per task.
 
-    The interval is the paired t interval ``diff ± t(0.975, n-1) s / sqrt(n)`` (None
-    below 2 pairs); the p-value is :func:`sign_flip_test`'s, exact for few tasks (no
-    normal approximation behind it). For metrics that are not proportions (ratios,
-    counts per attempt). Four Nones for no pairs.
+    The p-value is :func:`sign_flip_test`'s, exact for few tasks (no normal
+    approximation behind it). The interval is the paired t interval
+    ``diff ± t(0.975, n-1) s / sqrt(n)``, given only from :data:`T_MIN_PAIRS` pairs on
+    (below, the t interval's coverage rests on a normality few tasks cannot show, so
+    ``lo`` and ``hi`` are None and the exact p-value is the evidence). Four Nones for
+    no pairs.
 
     Example:
         >>> diff, lo, hi, p = paired_mean_diff([1.0, 1.0, 0.5, 1.0], [0.5, 1.0, 0.0, 0.5])
-        >>> diff, lo < diff < hi, p  # 3 tasks differ, all one way: 2 of 8 patterns
-        (0.375, True, 0.25)
+        >>> diff, lo, hi, p  # 3 tasks differ, all one way: 2 of 8 patterns
+        (0.375, None, None, 0.25)
     """
     import numpy as np
     from scipy.stats import t
@@ -359,7 +364,7 @@ def paired_mean_diff(
         return None, None, None, None
     diff = float(d.mean())
     p = sign_flip_test(d, seed=seed)
-    if d.size < 2:
+    if d.size < T_MIN_PAIRS:
         return diff, None, None, p
     half = float(t.ppf(0.975, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
     return diff, diff - half, diff + half, p
