@@ -662,8 +662,8 @@ def compare(runs: Runs, a: str, b: str, *, include_errored: bool = False) -> Com
         diff_hi=diff_hi,
         p=p,
         test=test,
-        rate_a=_share(col("score_a").sum(), col("max_score_a").sum()),
-        rate_b=_share(col("score_b").sum(), col("max_score_b").sum()),
+        rate_a=_share(float(col("score_a").sum()), float(col("max_score_a").sum())),
+        rate_b=_share(float(col("score_b").sum()), float(col("max_score_b").sum())),
         rate_diff=rate_diff,
         rate_diff_lo=rate_lo,
         rate_diff_hi=rate_hi,
@@ -704,7 +704,8 @@ def compare_all(runs: Runs, run_ids: list[str] | None = None) -> pl.DataFrame:
         run_id: set(group.get_column("task_id").to_list())
         for (run_id,), group in runs.tasks.group_by("run_id")
     }
-    rows = []
+    rows: list[dict[str, object]] = []
+    p_values: list[float | None] = []
     for a, b in combinations(ids, 2):
         sha_a, sha_b = info[a].get("dataset_sha256"), info[b].get("dataset_sha256")
         if (sha_a and sha_b and sha_a != sha_b) or not task_ids.get(a, set()) & task_ids.get(
@@ -726,6 +727,7 @@ def compare_all(runs: Runs, run_ids: list[str] | None = None) -> pl.DataFrame:
             "errored_a": c.errored_a,
             "errored_b": c.errored_b,
         }
+        p_values += [c.p, c.rate_p]
         rows.append(
             common
             | {
@@ -752,7 +754,7 @@ def compare_all(runs: Runs, run_ids: list[str] | None = None) -> pl.DataFrame:
                 "test": "sign-flip",
             }
         )
-    adjusted = holm([r["p"] for r in rows])
+    adjusted = holm(p_values)
     schema = {
         **dict.fromkeys(["a", "b", "model_a", "model_b"], pl.Utf8),
         **dict.fromkeys(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import Any, cast
 
 
 def register(sub: Any) -> None:
@@ -30,7 +30,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from evalnb.analysis.runs import Runs
     from evalnb.errors import InputError
 
-    runs_a, runs_b = load(args.run_a), load(args.run_b)
+    runs_a, runs_b = (cast(Runs, load(path)) for path in (args.run_a, args.run_b))
     for path, runs in ((args.run_a, runs_a), (args.run_b, runs_b)):
         if runs.runs.height != 1:
             raise InputError(path, None, "run", f"expected one run, found {runs.runs.height}")
