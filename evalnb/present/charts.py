@@ -786,8 +786,10 @@ def guidance_differences(runs: Runs, pattern: str | None = None) -> alt.LayerCha
     """Paired differences between guidance versions (b minus a, in order of appearance).
 
     From :func:`evalnb.analysis.guidance.compare_guidance`: each metric's mean per-task
-    difference on the tasks both versions ran, with a paired bootstrap 95% interval;
-    an interval that misses 0 is a difference the tasks support.
+    difference on the tasks both versions ran, with a paired t 95% interval (from 10
+    shared tasks on; none below) and, in the tooltip, the exact sign-flip p-value and
+    its Holm adjustment over every metric and pair shown. Read a difference as real
+    where the Holm-adjusted p is at most 0.05.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -823,7 +825,8 @@ def guidance_differences(runs: Runs, pattern: str | None = None) -> alt.LayerCha
             alt.Tooltip("diff:Q", title="difference", format="+.3~f"),
             alt.Tooltip("diff_lo:Q", title="95% low", format="+.3~f"),
             alt.Tooltip("diff_hi:Q", title="95% high", format="+.3~f"),
-            alt.Tooltip("p_value:Q", title="p (paired bootstrap)", format=".3g"),
+            alt.Tooltip("p_value:Q", title="p (exact sign-flip)", format=".3g"),
+            alt.Tooltip("p_holm:Q", title="p, Holm-adjusted", format=".3g"),
             alt.Tooltip("n_shared:Q", title="shared tasks"),
         ],
     )
@@ -839,8 +842,9 @@ def guidance_differences(runs: Runs, pattern: str | None = None) -> alt.LayerCha
         title=_title(
             title,
             runs,
-            "Rates are shares (0-1); help and commands are per attempt. An interval"
-            " that misses 0 is a difference the shared tasks support.",
+            "Rates are shares (0-1); help and commands are per attempt. Intervals from"
+            " 10 shared tasks; the tooltip's Holm-adjusted p says which differences"
+            " the shared tasks support.",
         ),
         width=420,
         height=alt.Step(16),
