@@ -357,7 +357,7 @@ def paired_mean_diff(
         (0.375, None, None, 0.25)
     """
     import numpy as np
-    from scipy.stats import t  # type: ignore[import-untyped]
+    from scipy.stats import t
 
     d = np.asarray(x, dtype=float) - np.asarray(y, dtype=float)
     if d.size == 0:
@@ -400,7 +400,7 @@ def _mcnemar_power(n: np.ndarray, psi: float, share_a: float, alpha: float) -> n
     ``X ~ Bin(k, 1/2)``; the power sums that over ``k ~ Bin(n, psi)``.
     """
     import numpy as np
-    from scipy.stats import binom  # type: ignore[import-untyped]
+    from scipy.stats import binom
 
     k = np.arange(int(n.max()) + 1)
     c = binom.ppf(alpha / 2, k, 0.5)
@@ -471,7 +471,7 @@ def tasks_needed(
         raise ValueError(f"within must lie in [0, discordant - (p_a - p_b)²], got {within}")
     z_a, z_b = NormalDist().inv_cdf(1 - alpha / 2), NormalDist().inv_cdf(power)
     if epochs > 1 and within > 0:
-        from scipy.stats import t  # type: ignore[import-untyped]
+        from scipy.stats import t
 
         var = psi - d * d - within * (1 - 1 / epochs)
         n = 2
