@@ -340,9 +340,7 @@ def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
     return text.count("\n", 0, pos) + 1
 
 
-def _find_key(
-    decoder: json.JSONDecoder, text: str, pos: int, key: str
-) -> int | None:
+def _find_key(decoder: json.JSONDecoder, text: str, pos: int, key: str) -> int | None:
     while text[pos] != "}":
         name, pos = decoder.raw_decode(text, pos)
         pos = _skip_blank(text, _skip_blank(text, pos) + 1)
@@ -352,9 +350,7 @@ def _find_key(
     return None
 
 
-def _find_index(
-    decoder: json.JSONDecoder, text: str, pos: int, index: int
-) -> int | None:
+def _find_index(decoder: json.JSONDecoder, text: str, pos: int, index: int) -> int | None:
     for _ in range(index):
         if text[pos] == "]":
             return None
