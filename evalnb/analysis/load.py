@@ -6,8 +6,10 @@ Each path (or glob) may be:
 - a bashkit mira run folder (``meta.json`` + ``report.json``),
 - a bashkit-eval result JSON (top-level ``provider``, ``model``, ``results``, ...),
 - a ``report.json`` written by :func:`evalnb.present.report.write_report`,
-- any other folder: stands for the run folders, mira folders and ``*.json`` files
-  directly inside it.
+- an Inspect AI log, ``.eval`` or ``.json`` (needs the ``inspect`` extra; see
+  :mod:`evalnb.formats.inspect_log`),
+- any other folder: stands for the run folders, mira folders, ``*.json`` and
+  ``*.eval`` files directly inside it.
 
 A pattern that matches nothing, a folder with nothing loadable and a file of an
 unknown format raise :class:`~evalnb.errors.InputError`. The same file reached
@@ -36,9 +38,12 @@ from evalnb.analysis.report_file import REPORT_FORMAT, runs_from_report
 from evalnb.analysis.runs import PandasRuns, Runs, read_run_folder
 from evalnb.errors import InputError
 from evalnb.formats.bashkit_eval import read_bashkit_eval, read_json
+from evalnb.formats.inspect_log import is_inspect_json, read_inspect_log
 from evalnb.formats.mira import is_mira_folder, read_mira
 from evalnb.store import is_run_folder
 from evalnb.store.tables import tables_from_records
+
+_SUFFIXES = (".json", ".eval")
 
 
 def load(
@@ -88,9 +93,9 @@ def expand_inputs(*paths_or_globs: str | Path) -> list[Path]:
             raise InputError(item, None, None, "no file or folder matches")
         for match in map(Path, matches):
             if match.is_dir() and not _is_run(match):
-                inside = sorted(p for p in match.iterdir() if _is_run(p) or p.suffix == ".json")
+                inside = sorted(p for p in match.iterdir() if _is_run(p) or p.suffix in _SUFFIXES)
                 if not inside:
-                    msg = "no run folders, mira folders or .json files in this folder"
+                    msg = "no run folders, mira folders, .json or .eval files in this folder"
                     raise InputError(match, None, None, msg)
                 out.update(dict.fromkeys(p.resolve() for p in inside))
             else:
@@ -114,6 +119,8 @@ def read_input(path: str | Path) -> Runs:
         if is_mira_folder(path):
             return mira_runs(path)
         raise InputError(path, None, None, "not a run folder or mira folder")
+    if path.suffix == ".eval":
+        return inspect_runs(path)
     _, doc = read_json(path)
     keys = set(doc) if isinstance(doc, dict) else set()
     if isinstance(doc, dict) and doc.get("format") == REPORT_FORMAT:
@@ -121,6 +128,8 @@ def read_input(path: str | Path) -> Runs:
     if {"provider", "model", "results"} <= keys:
         meta, records = read_bashkit_eval(path)
         return Runs.concat([Runs(**tables_from_records(meta, records))])
+    if is_inspect_json(doc):
+        return inspect_runs(path)
     if {"results", "summary"} <= keys:
         msg = "looks like a mira report.json: load its folder (with meta.json) instead"
         raise InputError(path, None, None, msg)
@@ -128,8 +137,21 @@ def read_input(path: str | Path) -> Runs:
         path,
         None,
         None,
-        "unknown format: expected a bashkit-eval result file or an evalnb report.json",
+        "unknown format: expected a bashkit-eval result file, an evalnb report.json "
+        "or an Inspect log",
     )
+
+
+def inspect_runs(path: str | Path) -> Runs:
+    """The tidy tables of one Inspect AI log (``.eval`` or ``.json``).
+
+    Example:
+        >>> inspect_runs("no-such.eval")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: no-such.eval: file not found
+    """
+    return Runs.concat([Runs(**tables_from_records(*read_inspect_log(path)))])
 
 
 def _is_run(path: Path) -> bool:

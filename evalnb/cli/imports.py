@@ -11,7 +11,7 @@ from evalnb.errors import InputError
 def register(sub: Any) -> None:
     """Add ``import`` to the subcommand parsers."""
     imp = sub.add_parser("import", help="write run folders from foreign results")
-    imp.add_argument("format", choices=["bashkit-eval", "claude-code", "transcript"])
+    imp.add_argument("format", choices=["bashkit-eval", "claude-code", "transcript", "inspect"])
     imp.add_argument("files", nargs="+")
     imp.add_argument("--out", default="runs", help="where run folders go (default runs/)")
     imp.add_argument("--target", help="the tool's command (claude-code, transcript)")
@@ -23,6 +23,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
         from evalnb.formats.bashkit_eval import import_bashkit_eval
 
         folders = import_bashkit_eval(args.files, args.out)
+    elif args.format == "inspect":
+        from evalnb.formats.inspect_log import import_inspect_logs
+
+        folders = import_inspect_logs(args.files, args.out)
     elif not args.target:
         raise InputError("evalnb import", None, "--target", f"{args.format} needs --target")
     elif args.format == "claude-code":
