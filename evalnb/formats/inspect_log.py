@@ -19,8 +19,10 @@ One log is one evalnb run: a log holds one task run by one evaluated model
   ``input_tokens``, ``output_tokens``, ``input_tokens_cache_read`` →
   ``cache_read_tokens``, ``input_tokens_cache_write`` → ``cache_creation_tokens``.
   ``latency_ms`` is the event's ``working_time``; ``stop_reason`` the output's.
-  ``turns`` is the number of these calls; ``natural_stop`` is True when the sample
-  neither errored nor hit a limit and its last call stopped with ``stop``.
+  ``turns`` is the number of these calls; the task's token totals are their sums (the
+  sample's ``model_usage`` of the evaluated model when no event has usage);
+  ``natural_stop`` is True when the sample neither errored nor hit a limit and its
+  last call stopped with ``stop``.
 - **tool_calls**: one per tool event. ``commands`` is the argument ``cmd``,
   ``command`` or ``commands`` when one of them is a string (a bash-like tool), else
   ``function(<arguments as JSON>)``. ``stdout`` is the result's text, ``stderr`` the
@@ -247,7 +249,7 @@ def _trace(sample: Any, model: str) -> AgentTrace:
 
 def _usage_totals(calls: list[LLMCall], sample: Any, model: str) -> tuple[int, int]:
     """Token totals from the model events, or the sample's ``model_usage`` without them."""
-    if calls:
+    if any(c.input_tokens is not None or c.output_tokens is not None for c in calls):
         return sum(c.input_tokens or 0 for c in calls), sum(c.output_tokens or 0 for c in calls)
     usage = (sample.model_usage or {}).get(model)
     return (usage.input_tokens, usage.output_tokens) if usage else (0, 0)

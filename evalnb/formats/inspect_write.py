@@ -226,22 +226,26 @@ def _events(rec: TaskRecord, model: str, chat: list[Any]) -> list[Any]:
 
     turns = [n for n, m in enumerate(chat) if m.role == "assistant"]
     by_call: dict[int | None, list[Any]] = {}
-    for call in rec.trace.tool_calls:
-        by_call.setdefault(call.call_number, []).append(call)
+    for tool_call in rec.trace.tool_calls:
+        by_call.setdefault(tool_call.call_number, []).append(tool_call)
     events: list[Any] = []
     for n, call in enumerate(rec.trace.llm_calls):
         at = turns[n] if n < len(turns) else None
         message = chat[at] if at is not None else ChatMessageAssistant(content="")
         inp, out = call.input_tokens or 0, call.output_tokens or 0
-        usage = ModelUsage(
-            input_tokens=inp,
-            output_tokens=out,
-            total_tokens=inp
-            + out
-            + (call.cache_read_tokens or 0)
-            + (call.cache_creation_tokens or 0),
-            input_tokens_cache_read=call.cache_read_tokens,
-            input_tokens_cache_write=call.cache_creation_tokens,
+        usage = (
+            None
+            if call.input_tokens is None and call.output_tokens is None
+            else ModelUsage(
+                input_tokens=inp,
+                output_tokens=out,
+                total_tokens=inp
+                + out
+                + (call.cache_read_tokens or 0)
+                + (call.cache_creation_tokens or 0),
+                input_tokens_cache_read=call.cache_read_tokens,
+                input_tokens_cache_write=call.cache_creation_tokens,
+            )
         )
         stop = _STOP_REASONS.get(call.stop_reason or "", "unknown")
         events.append(
