@@ -96,7 +96,7 @@ def _script(epochs: int) -> list[ModelOutput]:
         _call("echo hello", 0),
         _call("sudo ls", 1),
         _say("goodbye", 2),
-        *[_call(f"echo {n}", n) for n in range(LOOP_CALLS)],
+        *[_call(f"seq {n} 60", n) for n in range(LOOP_CALLS)],  # a longer output
         _call("crash", 0),
     ]
     return one_epoch * epochs

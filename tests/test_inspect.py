@@ -173,6 +173,8 @@ def test_tool_events_are_tool_calls_with_the_command_output_error_and_reported_e
     assert rows["wc -l < /data/n.txt"] == (1, None, "")  # no exit code reported: null
     assert rows["cat /nope"] == (2, 1, "")  # "Exit code: 1" ends the result
     assert rows["sudo ls"] == (2, None, "sudo: permission denied")  # Inspect's ToolError
+    long = runs.tool_calls.filter(pl.col("commands") == "seq 0 60")["stdout"]
+    assert long.to_list() == ["".join(f"{n}\n" for n in range(61))] * 2  # kept whole
     unknown = _by_sample(runs.tasks, "exit_codes_unknown")
     assert unknown[("count", 1)] == (1,) and unknown[("greet", 1)] == (2,)
     _, records = read_inspect_log(agentic)

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,8 @@ EXIT_RULE = (
 )
 PROMPT_MISSING = "(no input text in the Inspect sample)"
 BASH_ARGUMENTS = ("cmd", "command", "commands")
+ATTACHMENT = "attachment://"
+Resolve = Callable[[str], str]
 EVALNB_KEY = "evalnb"  # where evalnb's exports keep what Inspect has no field for
 
 _EXIT_LINE = re.compile(r"^(?:exit code|exit status|returncode)\s*[:=]?\s*(-?\d+)\s*$", re.I)
@@ -108,7 +111,7 @@ def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
     except ImportError:
         raise InputError(path, None, None, INSTALL_HINT) from None
     try:
-        log = read_eval_log(str(path), resolve_attachments="core")
+        log = read_eval_log(str(path))  # attachments: resolved below, only where read
     except Exception as exc:  # inspect_ai raises many kinds for a broken log
         raise InputError(path, None, None, f"not a readable Inspect log: {exc}") from None
     if log.samples is None:
@@ -152,11 +155,15 @@ def log_to_run(log: Any, path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
 
 def _record(sample: Any, model: str, task_name: str) -> TaskRecord:
     ours = (sample.metadata or {}).get(EVALNB_KEY)
-    system = next((m.text for m in sample.messages if m.role == "system"), None)
+    res = _resolver(sample.attachments or {})
+    system = next((_text(m.content, res) for m in sample.messages if m.role == "system"), None)
     if isinstance(ours, dict):
         task = Task.model_validate(ours["task"])
     else:
-        prompt = sample.input if isinstance(sample.input, str) else _first_user(sample.input)
+        prompt = _text(sample.input, res) if isinstance(sample.input, str) else ""
+        prompt = prompt or next(
+            (_text(m.content, res) for m in sample.messages if m.role == "user"), ""
+        )
         task = Task(
             id=str(sample.id),
             category=task_name,
@@ -164,7 +171,7 @@ def _record(sample: Any, model: str, task_name: str) -> TaskRecord:
             system=system,
             prompt=prompt or PROMPT_MISSING,
         )
-    trace = _trace(sample, model)
+    trace = _trace(sample, model, res)
     results, numbers = _checks(sample.scores or {})
     error = _error(sample)
     last = trace.llm_calls[-1].stop_reason if trace.llm_calls else None
@@ -193,10 +200,6 @@ def _record(sample: Any, model: str, task_name: str) -> TaskRecord:
     )
 
 
-def _first_user(messages: list[Any]) -> str:
-    return next((m.text for m in messages if m.role == "user"), "")
-
-
 def _error(sample: Any) -> str | None:
     if sample.error is not None:
         return str(sample.error.message)
@@ -205,7 +208,7 @@ def _error(sample: Any) -> str | None:
     return None
 
 
-def _trace(sample: Any, model: str) -> AgentTrace:
+def _trace(sample: Any, model: str, res: Resolve) -> AgentTrace:
     llm_calls: list[LLMCall] = []
     tool_calls: list[ToolCallResult] = []
     cumulative = 0
@@ -234,10 +237,10 @@ def _trace(sample: Any, model: str) -> AgentTrace:
                 )
             )
         elif event.event == "tool":
-            tool_calls.append(_tool_call(event, len(tool_calls), len(llm_calls) or None))
+            tool_calls.append(_tool_call(event, len(tool_calls), len(llm_calls) or None, res))
     totals = _usage_totals(llm_calls, sample, model)
     return AgentTrace(
-        messages=_messages(sample.messages),
+        messages=_messages(sample.messages, res),
         tool_calls=tool_calls,
         llm_calls=llm_calls,
         turns=len(llm_calls),
@@ -259,12 +262,13 @@ def _ms(seconds: float | None) -> float | None:
     return seconds * 1000 if seconds is not None else None
 
 
-def _tool_call(event: Any, index: int, call_number: int | None) -> ToolCallResult:
-    stdout = _text(event.result)
+def _tool_call(event: Any, index: int, call_number: int | None, res: Resolve) -> ToolCallResult:
+    stdout = _text(event.result, res)
+    arguments = {k: res(v) if isinstance(v, str) else v for k, v in event.arguments.items()}
     error = event.error
     truncated = event.truncated is not None
     return ToolCallResult(
-        commands=tool_command(event.function, event.arguments),
+        commands=tool_command(event.function, arguments),
         stdout=stdout,
         stderr=error.message if error else "",
         exit_code=_exit_code(event.metadata, stdout),
@@ -300,26 +304,51 @@ def _exit_code(metadata: dict[str, Any] | None, stdout: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def _text(value: Any) -> str:
+def _resolver(attachments: dict[str, str]) -> Resolve:
+    """Swap an ``attachment://<hash>`` reference (a long text Inspect stored once) for its text.
+
+    Resolving only the texts evalnb reads is much faster than ``read_eval_log``'s
+    ``resolve_attachments``, which walks every event's full model input.
+
+    Example:
+        >>> _resolver({"ab": "long text"})("attachment://ab"), _resolver({})("plain")
+        ('long text', 'plain')
+    """
+
+    def resolve(text: str) -> str:
+        if text.startswith(ATTACHMENT):
+            return attachments.get(text.removeprefix(ATTACHMENT), text)
+        return text
+
+    return resolve
+
+
+def _text(value: Any, res: Resolve) -> str:
     """A tool result or message content as text (non-text content named in brackets)."""
     if isinstance(value, str):
-        return value
+        return res(value)
     if isinstance(value, list):
         return "".join(
-            getattr(c, "text", None) or f"[{getattr(c, 'type', 'content')}]" for c in value
+            res(getattr(c, "text", None) or f"[{getattr(c, 'type', 'content')}]") for c in value
         )
     return "" if value is None else str(value)
 
 
-def _messages(messages: list[Any]) -> list[Message]:
+def _messages(messages: list[Any], res: Resolve) -> list[Message]:
     out = []
     for m in messages:
+        text = _text(m.content, res)
         if m.role == "user":
-            out.append(Message(role="user", content=[ContentBlock(type="text", text=m.text)]))
+            out.append(Message(role="user", content=[ContentBlock(type="text", text=text)]))
         elif m.role == "assistant":
-            blocks = [ContentBlock(type="text", text=m.text)] if m.text else []
+            blocks = [ContentBlock(type="text", text=text)] if text else []
             blocks += [
-                ContentBlock(type="tool_use", id=c.id, name=c.function, input=c.arguments)
+                ContentBlock(
+                    type="tool_use",
+                    id=c.id,
+                    name=c.function,
+                    input={k: res(v) if isinstance(v, str) else v for k, v in c.arguments.items()},
+                )
                 for c in m.tool_calls or []
             ]
             out.append(Message(role="assistant", content=blocks))
@@ -327,7 +356,7 @@ def _messages(messages: list[Any]) -> list[Message]:
             block = ContentBlock(
                 type="tool_result",
                 tool_use_id=m.tool_call_id,
-                content=_text(m.content),
+                content=text,
                 is_error=m.error is not None,
             )
             out.append(Message(role="tool_result", content=[block]))
