@@ -19,7 +19,7 @@ from inspect_ai.log import read_eval_log
 import evalnb as en
 from evalnb.cli import main
 from evalnb.errors import InputError, SetupError
-from evalnb.formats.inspect_log import read_inspect_log
+from evalnb.formats.inspect_log import log_to_run, read_inspect_log
 from evalnb.formats.inspect_write import eval_log, write_inspect_log
 from evalnb.records import RunMeta
 from tests.conftest import ROOT
@@ -345,3 +345,20 @@ def _cli(argv: list[str]) -> list[str]:
     with contextlib.redirect_stdout(buf):
         assert main(argv) == 0
     return buf.getvalue().splitlines()
+
+
+def test_a_log_written_without_samples_is_bad_input_not_an_empty_run(tmp_path, real_logs):
+    from inspect_ai.log import write_eval_log
+
+    log = read_eval_log(str(sorted(REAL.glob("*.json"))[0]), header_only=True)
+    header = tmp_path / "header.json"
+    write_eval_log(log, str(header))
+    with pytest.raises(InputError, match=r"header\.json: samples: the log holds no samples"):
+        en.load(header)
+
+
+def test_a_task_name_with_a_slash_gives_a_run_id_that_is_one_folder_name(agentic, tmp_path):
+    log = read_eval_log(str(agentic))
+    log.eval.task = "inspect_evals/bash tasks"
+    meta, _ = log_to_run(log, agentic)
+    assert meta.run_id == f"inspect-inspect_evals-bash-tasks-{log.eval.eval_id}"

@@ -95,7 +95,7 @@ def expand_inputs(*paths_or_globs: str | Path) -> list[Path]:
             if match.is_dir() and not _is_run(match):
                 inside = sorted(p for p in match.iterdir() if _is_run(p) or p.suffix in _SUFFIXES)
                 if not inside:
-                    msg = "no run folders, mira folders, .json or .eval files in this folder"
+                    msg = "no run folders, mira folders or .json files in this folder"
                     raise InputError(match, None, None, msg)
                 out.update(dict.fromkeys(p.resolve() for p in inside))
             else:
@@ -137,8 +137,7 @@ def read_input(path: str | Path) -> Runs:
         path,
         None,
         None,
-        "unknown format: expected a bashkit-eval result file, an evalnb report.json "
-        "or an Inspect log",
+        "unknown format: expected a bashkit-eval result file or an evalnb report.json",
     )
 
 

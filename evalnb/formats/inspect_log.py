@@ -102,7 +102,14 @@ def is_inspect_json(doc: Any) -> bool:
 
 
 def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
-    """Read one Inspect log as one evalnb run (see the module docstring for the mapping)."""
+    """Read one Inspect log as one evalnb run (see the module docstring for the mapping).
+
+    Example:
+        >>> read_inspect_log("/")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: /: file not found
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError(path, None, None, "file not found")
@@ -121,7 +128,16 @@ def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
 
 
 def log_to_run(log: Any, path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
-    """An ``inspect_ai.log.EvalLog`` (with samples) as run metadata and task records."""
+    """An ``inspect_ai.log.EvalLog`` (with samples) as run metadata and task records.
+
+    Example:
+        >>> from inspect_ai.log import EvalLog, EvalSpec, EvalConfig, EvalDataset
+        >>> spec = EvalSpec(created="2025-01-01T00:00:00+00:00", task="t", eval_id="e1",
+        ...     dataset=EvalDataset(), model="openai/gpt-4o", config=EvalConfig())
+        >>> meta, records = log_to_run(EvalLog(eval=spec, samples=[]), "t.eval")
+        >>> meta.run_id, meta.provider, meta.model, meta.status, records
+        ('inspect-t-e1', 'openai', 'gpt-4o', 'partial', [])
+    """
     spec = log.eval
     ours = (spec.metadata or {}).get(EVALNB_KEY)
     records = [_record(sample, spec.model, spec.task) for sample in log.samples or []]
@@ -138,7 +154,7 @@ def log_to_run(log: Any, path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
     provider, _, model = spec.model.partition("/")
     created = str(spec.created) if spec.created else None
     meta = RunMeta(
-        run_id=f"inspect-{spec.task}-{spec.eval_id}",
+        run_id=re.sub(r"[^A-Za-z0-9._-]+", "-", f"inspect-{spec.task}-{spec.eval_id}"),
         provider=provider if model else "unknown",
         model=model or provider,
         source=SOURCE,

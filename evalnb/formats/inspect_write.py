@@ -68,6 +68,15 @@ def write_inspect_log(run_dir: str | Path, out_dir: str | Path) -> Path:
 
     An existing log of that name is an error (nothing is overwritten); the file is
     written under a temporary name and renamed, so no half-written log is left.
+
+    Example:
+        >>> import tempfile
+        >>> from evalnb.records import RunMeta
+        >>> from evalnb.store import RunStore
+        >>> root = tempfile.mkdtemp()
+        >>> run = RunStore.write_records(root, RunMeta(run_id="r1", provider="p", model="m"), [])
+        >>> write_inspect_log(run, f"{root}/logs").name
+        'r1.eval'
     """
     run_dir = Path(run_dir)
     if not is_run_folder(run_dir):
@@ -87,7 +96,13 @@ def write_inspect_log(run_dir: str | Path, out_dir: str | Path) -> Path:
 
 
 def eval_log(meta: RunMeta, records: list[TaskRecord]) -> Any:
-    """The ``inspect_ai.log.EvalLog`` of one run (see the module docstring)."""
+    """The ``inspect_ai.log.EvalLog`` of one run (see the module docstring).
+
+    Example:
+        >>> log = eval_log(RunMeta(run_id="r", provider="p", model="m", status="complete"), [])
+        >>> log.eval.model, log.eval.run_id, log.status
+        ('p/m', 'r', 'success')
+    """
     try:
         from inspect_ai.log import (
             EvalConfig,
