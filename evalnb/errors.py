@@ -4,7 +4,8 @@
   (datasets, scenarios, rubrics, scripted agents, price tables, foreign trace files)
   raises it.
 - :class:`ProviderError`: a model provider failed for good (after its own retries).
-- :class:`SetupError`: a task's workspace could not be prepared.
+- :class:`SetupError`: something evalnb needs is missing: a task's workspace could not be
+  prepared, or an optional extra is not installed.
 
 The CLI prints any of them as one line and exits with code 2.
 
@@ -25,11 +26,25 @@ class EvalnbError(Exception):
 
 
 class ProviderError(EvalnbError):
-    """A provider call failed for good (after the SDK's own retries)."""
+    """A provider call failed for good (after the SDK's own retries).
+
+    ``kind`` says how: ``"connection"`` (the server could not be reached or gave no
+    complete answer in time: a run stops after several in a row), ``"status"`` (it
+    answered with an HTTP error) or ``"response"`` (its answer could not be understood).
+
+    Example:
+        >>> ProviderError("connection refused", kind="connection").kind
+        'connection'
+    """
+
+    def __init__(self, message: str, kind: str = "status") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class SetupError(EvalnbError):
-    """A task's workspace could not be prepared (a scenario's setup or health check failed)."""
+    """Something evalnb needs is missing: a task's workspace could not be prepared (a
+    scenario's setup or health check failed), or an optional extra is not installed."""
 
 
 class InputError(EvalnbError):

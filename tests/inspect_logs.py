@@ -19,12 +19,13 @@ Only tests import this module, and only when ``inspect_ai`` is installed.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
-from inspect_ai.scorer import Score, Target, includes, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target, includes, mean, scorer
 from inspect_ai.solver import TaskState, generate, use_tools
 from inspect_ai.tool import Tool, ToolError, tool
 
@@ -59,7 +60,7 @@ def bash() -> Tool:
 
 
 @scorer(metrics={"answer": [mean()], "tools": [mean()]})
-def parts():  # type: ignore[no-untyped-def]
+def parts() -> Scorer:
     """A dict-valued scorer: full answer credit when 'three' is said, half for tools."""
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -102,7 +103,9 @@ def _script(epochs: int) -> list[ModelOutput]:
     return one_epoch * epochs
 
 
-def agentic_log(log_dir: Path, *, epochs: int = 2, fmt: str = "eval") -> EvalLog:
+def agentic_log(
+    log_dir: Path, *, epochs: int = 2, fmt: Literal["eval", "json"] = "eval"
+) -> EvalLog:
     """Run the scripted agentic task and return its log (written under ``log_dir``)."""
     samples = [
         Sample(id="count", input="How many lines are in /data/n.txt?", target="three"),

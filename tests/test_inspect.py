@@ -238,8 +238,9 @@ def test_without_the_inspect_extra_reading_and_writing_say_how_to_install_it(
     agentic, evalnb_run, tmp_path, monkeypatch
 ):
     monkeypatch.setitem(sys.modules, "inspect_ai.log", None)
-    with pytest.raises(InputError, match=r"pip install 'evalnb\[inspect\]'"):
+    with pytest.raises(SetupError, match=r"pip install 'evalnb\[inspect\]'"):
         en.load(agentic)
+    assert main(["summary", str(agentic)]) == 2
     with pytest.raises(SetupError, match=r"pip install 'evalnb\[inspect\]'"):
         write_inspect_log(evalnb_run, tmp_path / "logs")
     assert not (tmp_path / "logs").exists()

@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from evalnb.extras import require
 from evalnb.store.folder import RunStore
 from evalnb.store.tables import RUN_COLUMNS, SCHEMAS, TABLES, conform, tables_from_records
 
@@ -32,6 +33,7 @@ class Runs:
     tool_calls: pl.DataFrame
     checks: pl.DataFrame
     messages: pl.DataFrame
+    tool_invocations: pl.DataFrame
 
     @classmethod
     def empty(cls) -> Runs:
@@ -64,6 +66,8 @@ class Runs:
             >>> type(Runs.empty().to_pandas().tasks).__name__
             'DataFrame'
         """
+        require("pandas", "pandas")
+        require("pyarrow", "pandas")
         return PandasRuns(**{f.name: getattr(self, f.name).to_pandas() for f in fields(self)})
 
     def filter(self, expr: pl.Expr) -> Runs:
@@ -89,6 +93,7 @@ class PandasRuns:
     tool_calls: Any
     checks: Any
     messages: Any
+    tool_invocations: Any
 
 
 def read_run_folder(path: str | Path) -> Runs:

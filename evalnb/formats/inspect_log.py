@@ -1,7 +1,7 @@
 """Read Inspect AI eval logs (``.eval`` and ``.json``) through ``inspect_ai``'s own reader.
 
 Needs the ``inspect`` extra (``pip install 'evalnb[inspect]'``); without it reading a
-log raises :class:`~evalnb.errors.InputError` naming the file and the install command.
+log raises :class:`~evalnb.errors.SetupError` with that install command.
 
 One log is one evalnb run: a log holds one task run by one evaluated model
 (``eval.model``). The mapping (the README's "Inspect AI" section has the full table):
@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from evalnb.errors import InputError
+from evalnb.extras import require
 from evalnb.records import (
     AgentTrace,
     ContentBlock,
@@ -75,7 +76,6 @@ from evalnb.records import (
 )
 
 SOURCE = "inspect"
-INSTALL_HINT = "reading Inspect logs needs the inspect extra: pip install 'evalnb[inspect]'"
 EXIT_RULE = (
     "tool event metadata exit_code, else a last result line 'Exit code: N' / "
     "'exit status N' / 'returncode: N', else null"
@@ -113,12 +113,9 @@ def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
     path = Path(path)
     if not path.is_file():
         raise InputError(path, None, None, "file not found")
+    inspect_log = require("inspect_ai.log", "inspect")
     try:
-        from inspect_ai.log import read_eval_log
-    except ImportError:
-        raise InputError(path, None, None, INSTALL_HINT) from None
-    try:
-        log = read_eval_log(str(path))  # attachments: resolved below, only where read
+        log = inspect_log.read_eval_log(str(path))  # attachments: resolved below, only where read
     except Exception as exc:  # inspect_ai raises many kinds for a broken log
         raise InputError(path, None, None, f"not a readable Inspect log: {exc}") from None
     if log.samples is None:

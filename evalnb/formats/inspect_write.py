@@ -44,12 +44,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evalnb.errors import InputError, SetupError
+from evalnb.errors import InputError
+from evalnb.extras import require
 from evalnb.formats.inspect_log import EVALNB_KEY
 from evalnb.records import Message, RunMeta, TaskRecord, ToolCallResult
 from evalnb.store import RunStore, is_run_folder
 
-INSTALL_HINT = "writing Inspect logs needs the inspect extra: pip install 'evalnb[inspect]'"
 TOOL_NAME = "bash"
 _STOP_REASONS = {
     "end_turn": "stop",
@@ -86,11 +86,9 @@ def write_inspect_log(run_dir: str | Path, out_dir: str | Path) -> Path:
     if target.exists():
         raise InputError(target, None, None, "log already exists; remove it first")
     log = eval_log(store.meta, store.records())
-    from inspect_ai.log import write_eval_log
-
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.tmp")
-    write_eval_log(log, str(tmp), format="eval")
+    require("inspect_ai.log", "inspect").write_eval_log(log, str(tmp), format="eval")
     os.replace(tmp, target)
     return target
 
@@ -103,18 +101,17 @@ def eval_log(meta: RunMeta, records: list[TaskRecord]) -> Any:
         >>> log.eval.model, log.eval.run_id, log.status
         ('p/m', 'r', 'success')
     """
-    try:
-        from inspect_ai.log import (
-            EvalConfig,
-            EvalDataset,
-            EvalLog,
-            EvalResults,
-            EvalSpec,
-            EvalStats,
-        )
-        from inspect_ai.model import ModelUsage
-    except ImportError:
-        raise SetupError(INSTALL_HINT) from None
+    require("inspect_ai.log", "inspect")
+    from inspect_ai.log import (
+        EvalConfig,
+        EvalDataset,
+        EvalLog,
+        EvalResults,
+        EvalSpec,
+        EvalStats,
+    )
+    from inspect_ai.model import ModelUsage
+
     model = meta.model if "/" in meta.model else f"{meta.provider}/{meta.model}"
     samples = [_sample(rec, model) for rec in records]
     created = meta.started_at or _now()
@@ -272,7 +269,7 @@ def _events(rec: TaskRecord, model: str, chat: list[Any]) -> list[Any]:
                 config=GenerateConfig(),
                 output=ModelOutput(
                     model=model,
-                    choices=[ChatCompletionChoice(message=message, stop_reason=stop)],  # type: ignore[arg-type]
+                    choices=[ChatCompletionChoice(message=message, stop_reason=stop)],
                     usage=usage,
                 ),
                 working_time=call.latency_ms / 1000 if call.latency_ms is not None else None,
