@@ -61,6 +61,7 @@ from typing import Any
 
 from evalnb.errors import InputError
 from evalnb.extras import require
+from evalnb.formats.detect import Format, Probe
 from evalnb.records import (
     AgentTrace,
     ContentBlock,
@@ -91,14 +92,20 @@ _VALUE_NUMBERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 _WORD_NUMBERS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 
 
-def is_inspect_json(doc: Any) -> bool:
-    """True for a parsed ``.json`` Inspect log (it has ``version`` and an ``eval`` spec).
+def _recognises(probe: Probe) -> bool:
+    """An ``.eval`` zip archive, or a JSON object with ``version``, ``status`` and an ``eval``."""
+    if not probe.is_dir and probe.path.suffix == ".eval":
+        return probe.head[:4] == b"PK\x03\x04"
+    keys = probe.keys()
+    return {"version", "status", "eval"} <= keys and isinstance(probe.doc.get("eval"), dict)
 
-    Example:
-        >>> is_inspect_json({"version": 2, "eval": {"task": "t"}}), is_inspect_json({})
-        (True, False)
-    """
-    return isinstance(doc, dict) and "version" in doc and isinstance(doc.get("eval"), dict)
+
+def _read(path: Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
+    return [read_inspect_log(path)]
+
+
+FORMAT = Format("an Inspect AI log", _recognises, read=_read, key="inspect")
+"""Both log kinds (``.eval`` and ``.json``); ``evalnb import inspect`` takes either."""
 
 
 def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
@@ -435,20 +442,3 @@ def _checks(scores: dict[str, Any]) -> tuple[list[ScoreResult], dict[str, float 
                 )
             )
     return results, numbers
-
-
-def import_inspect_logs(paths: list[str], out_dir: str | Path) -> list[Path]:
-    """Write each Inspect log as a run folder under ``out_dir``; return the folders.
-
-    Every log is read before anything is written, so a bad one leaves nothing behind.
-
-    Example:
-        >>> import_inspect_logs(["missing.json"], "runs")
-        Traceback (most recent call last):
-        ...
-        evalnb.errors.InputError: missing.json: file not found
-    """
-    from evalnb.store import RunStore
-
-    runs = [read_inspect_log(p) for p in paths]
-    return [RunStore.write_records(out_dir, meta, records) for meta, records in runs]
