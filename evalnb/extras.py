@@ -2,7 +2,7 @@
 
 The base install runs evaluations, writes reports and analyses runs. Chart export
 (``export``), the notebook and widget stack (``notebooks``) and pandas frames
-(``pandas``) are extras; using one that is not installed raises
+(``pandas``) and Inspect AI logs (``inspect``) are extras; using one that is not installed raises
 :class:`~evalnb.errors.SetupError` with the pip command that adds it.
 
 Example:
@@ -25,6 +25,7 @@ EXTRAS = {
     "export": "chart export (PNG, SVG, PDF, HTML)",
     "notebooks": "notebooks and widgets",
     "pandas": "pandas frames",
+    "inspect": "reading and writing Inspect AI logs",
 }
 
 

@@ -5,9 +5,9 @@ Every reader module under :mod:`evalnb.formats` that reads runs defines ``FORMAT
 its JSON keys or a folder's file names) and how to read it; a module that also names
 inputs it will not read (a lone trial file, say) lists them all in ``FORMATS``.
 :data:`READERS` lists those modules, in the order they are tried; the formats evalnb
-recognises but cannot read (Inspect AI logs, any CSV or zip file, ...) follow them in
-:data:`RECOGNISED`, so an unsupported input is named ("an Inspect AI .eval log: not
-supported yet") instead of failing on its bytes.
+recognises but cannot read (any CSV or zip file, binary data, ...) follow them in
+:data:`RECOGNISED`, so an unsupported input is named ("a zip archive: not supported
+yet") instead of failing on its bytes.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -37,6 +37,7 @@ READERS = (
     "evalnb.formats.llm_tool_test",
     "evalnb.formats.terminal_bench",
     "evalnb.formats.onetool_bench",
+    "evalnb.formats.inspect_log",
 )
 """Reader modules, each with a ``FORMAT``; tried in this order (most specific first)."""
 
@@ -114,15 +115,6 @@ def _zip(probe: Probe) -> bool:
     return not probe.is_dir and probe.head[:4] == b"PK\x03\x04"
 
 
-def _inspect_eval(probe: Probe) -> bool:
-    return _zip(probe) and probe.path.suffix == ".eval"
-
-
-def _inspect_json(probe: Probe) -> bool:
-    keys = probe.keys()
-    return {"version", "status", "eval"} <= keys and isinstance(probe.doc.get("eval"), dict)
-
-
 def _csv(probe: Probe) -> bool:
     return not probe.is_dir and probe.path.suffix.lower() == ".csv"
 
@@ -142,8 +134,6 @@ def _binary(probe: Probe) -> bool:
 
 
 RECOGNISED = (
-    Format("an Inspect AI .eval log", _inspect_eval),
-    Format("an Inspect AI .json log", _inspect_json),
     Format("a zip archive", _zip),
     Format("binary data", _binary, advice="not a trace format evalnb reads"),
     Format("a CSV file", _csv, advice="not a format evalnb reads (onetool-mcp bench CSV is)"),

@@ -40,6 +40,8 @@ class ToolCallResult(BaseModel):
     ``timed_out`` is set by the sandbox when the call hit its time limit.
     ``call_index`` is the 0-based position among the task's tool calls;
     ``call_number`` is the 1-based number of the LLM call that asked for it.
+    ``exit_code`` is None where the source did not report one (an imported Inspect
+    tool event without an exit code); such a call does not count as ok.
     ``invocations`` are the runs of the tool under test the call made, recorded by a
     scenario's sandbox; None when nothing recorded them (bash tasks, imports).
     """
@@ -47,7 +49,7 @@ class ToolCallResult(BaseModel):
     commands: str
     stdout: str = ""
     stderr: str = ""
-    exit_code: int = 0
+    exit_code: int | None = 0
     duration_ms: float | None = None
     stdout_truncated: bool = False
     stderr_truncated: bool = False

@@ -1,0 +1,444 @@
+"""Read Inspect AI eval logs (``.eval`` and ``.json``) through ``inspect_ai``'s own reader.
+
+Needs the ``inspect`` extra (``pip install 'evalnb[inspect]'``); without it reading a
+log raises :class:`~evalnb.errors.SetupError` with that install command.
+
+One log is one evalnb run: a log holds one task run by one evaluated model
+(``eval.model``). The mapping (the README's "Inspect AI" section has the full table):
+
+- **tasks**: one per sample and epoch: ``task_id`` = the sample ``id``, ``epoch`` =
+  the sample ``epoch``, ``category`` = the Inspect task name, ``prompt`` = the input's
+  text, ``system`` = the first system message. ``error`` is ``sample.error``'s message,
+  or ``limit: <type> (<limit>)`` when a limit (messages, tokens, time, ...) ended the
+  sample: such a task is errored, counted and failed, never dropped (Inspect leaves
+  errored samples out of its metrics, so its accuracy can differ from the pass rate).
+  ``duration_ms`` is ``total_time``. ``score_<scorer>`` columns hold each score's value
+  as a number (``score_<scorer>_<key>`` for dict values), as Inspect's ``samples_df``.
+- **llm_calls**: one per model event of the evaluated model (events of other model
+  roles, such as a grader, are left out). Tokens are Inspect's usage as recorded:
+  ``input_tokens``, ``output_tokens``, ``input_tokens_cache_read`` →
+  ``cache_read_tokens``, ``input_tokens_cache_write`` → ``cache_creation_tokens``.
+  ``latency_ms`` is the event's ``working_time``; ``stop_reason`` the output's.
+  ``turns`` is the number of these calls; the task's token totals are their sums (the
+  sample's ``model_usage`` of the evaluated model when no event has usage);
+  ``natural_stop`` is True when the sample neither errored nor hit a limit and its
+  last call stopped with ``stop``.
+- **tool_calls**: one per tool event. ``commands`` is the argument ``cmd``,
+  ``command`` or ``commands`` when one of them is a string (a bash-like tool), else
+  ``function(<arguments as JSON>)``. ``stdout`` is the result's text, ``stderr`` the
+  tool error's message, ``timed_out`` an error of type ``timeout``. ``exit_code``
+  (:data:`EXIT_RULE`) is the event's ``metadata["exit_code"]`` (evalnb's own exports),
+  else N from a last result line ``Exit code: N`` / ``exit status N`` / ``returncode:
+  N``, else **null**; the task column ``exit_codes_unknown`` counts the null ones, and
+  the run's ``settings.unavailable`` lists ``exit_codes`` when there are any. A null
+  exit code is not "ok" in ``tool_call_success_rate``.
+- **checks**: one per score (one per key of a dict value, per item of a list value):
+  ``check`` = the scorer name (``name.key``), ``kind`` = the scorer name, ``detail`` =
+  the value, answer and explanation. The value counts as a number like Inspect's
+  ``value_to_float``: ``C`` 1, ``P`` 0.5, ``I`` and ``N`` 0, booleans, numbers, numeric
+  strings, ``yes``/``true`` 1 and ``no``/``false`` 0. **A check passes when that
+  number is at least 1** (full credit: ``C``, ``True``, 1.0); a partial, a 0.7 or an
+  unreadable value fails it. Weight 1 each, layer ``expectation``.
+
+A log written by :func:`evalnb.formats.inspect_write.write_inspect_log` carries evalnb's
+run metadata, task fields and check names, weights and layers; reading it back gives
+the original run (same ``run_id``), so loading both together is refused as a duplicate.
+
+Example:
+    >>> read_inspect_log("missing.eval")
+    Traceback (most recent call last):
+    ...
+    evalnb.errors.InputError: missing.eval: file not found
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from evalnb.errors import InputError
+from evalnb.extras import require
+from evalnb.formats.detect import Format, Probe
+from evalnb.records import (
+    AgentTrace,
+    ContentBlock,
+    LLMCall,
+    Message,
+    RunMeta,
+    RunSettings,
+    ScoreResult,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
+)
+
+SOURCE = "inspect"
+EXIT_RULE = (
+    "tool event metadata exit_code, else a last result line 'Exit code: N' / "
+    "'exit status N' / 'returncode: N', else null"
+)
+PROMPT_MISSING = "(no input text in the Inspect sample)"
+BASH_ARGUMENTS = ("cmd", "command", "commands")
+ATTACHMENT = "attachment://"
+Resolve = Callable[[str], str]
+EVALNB_KEY = "evalnb"  # where evalnb's exports keep what Inspect has no field for
+
+_EXIT_LINE = re.compile(r"^(?:exit code|exit status|returncode)\s*[:=]?\s*(-?\d+)\s*$", re.I)
+_VALUE_NUMBERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
+_WORD_NUMBERS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+
+
+def _recognises(probe: Probe) -> bool:
+    """An ``.eval`` zip archive, or a JSON object with ``version``, ``status`` and an ``eval``."""
+    if not probe.is_dir and probe.path.suffix == ".eval":
+        return probe.head[:4] == b"PK\x03\x04"
+    keys = probe.keys()
+    return {"version", "status", "eval"} <= keys and isinstance(probe.doc.get("eval"), dict)
+
+
+def _read(path: Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
+    return [read_inspect_log(path)]
+
+
+FORMAT = Format("an Inspect AI log", _recognises, read=_read, key="inspect")
+"""Both log kinds (``.eval`` and ``.json``); ``evalnb import inspect`` takes either."""
+
+
+def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
+    """Read one Inspect log as one evalnb run (see the module docstring for the mapping).
+
+    Example:
+        >>> read_inspect_log("/")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: /: file not found
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, None, "file not found")
+    inspect_log = require("inspect_ai.log", "inspect")
+    try:
+        log = inspect_log.read_eval_log(str(path))  # attachments: resolved below, only where read
+    except Exception as exc:  # inspect_ai raises many kinds for a broken log
+        raise InputError(path, None, None, f"not a readable Inspect log: {exc}") from None
+    if log.samples is None:
+        msg = "the log holds no samples (it was written without them): nothing to analyse"
+        raise InputError(path, None, "samples", msg)
+    return log_to_run(log, path)
+
+
+def log_to_run(log: Any, path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
+    """An ``inspect_ai.log.EvalLog`` (with samples) as run metadata and task records.
+
+    Example:
+        >>> from inspect_ai.log import EvalLog, EvalSpec, EvalConfig, EvalDataset
+        >>> spec = EvalSpec(created="2025-01-01T00:00:00+00:00", task="t", eval_id="e1",
+        ...     dataset=EvalDataset(), model="openai/gpt-4o", config=EvalConfig())
+        >>> meta, records = log_to_run(EvalLog(eval=spec, samples=[]), "t.eval")
+        >>> meta.run_id, meta.provider, meta.model, meta.status, records
+        ('inspect-t-e1', 'openai', 'gpt-4o', 'partial', [])
+    """
+    spec = log.eval
+    ours = (spec.metadata or {}).get(EVALNB_KEY)
+    records = [_record(sample, spec.model, spec.task) for sample in log.samples or []]
+    unknown = sum(r.extra.get("exit_codes_unknown", 0) for r in records)
+    settings = RunSettings(
+        source_files=[str(path)],
+        exit_codes=EXIT_RULE,
+        unavailable=["exit_codes"] if unknown else [],
+    )
+    if isinstance(ours, dict):
+        meta = RunMeta.model_validate(ours)
+        meta.settings.source_files = [*meta.settings.source_files, str(path)]
+        return meta, records
+    provider, _, model = spec.model.partition("/")
+    created = str(spec.created) if spec.created else None
+    meta = RunMeta(
+        run_id=re.sub(r"[^A-Za-z0-9._-]+", "-", f"inspect-{spec.task}-{spec.eval_id}"),
+        provider=provider if model else "unknown",
+        model=model or provider,
+        source=SOURCE,
+        dataset=spec.dataset.name if spec.dataset else None,
+        epochs=spec.config.epochs or 1,
+        started_at=created,
+        finished_at=str(log.stats.completed_at) if log.stats.completed_at else None,
+        status="complete" if log.status == "success" else "partial",
+        task_count=len(records),
+        settings=settings,
+    )
+    return meta, records
+
+
+def _record(sample: Any, model: str, task_name: str) -> TaskRecord:
+    ours = (sample.metadata or {}).get(EVALNB_KEY)
+    res = _resolver(sample.attachments or {})
+    system = next((_text(m.content, res) for m in sample.messages if m.role == "system"), None)
+    if isinstance(ours, dict):
+        task = Task.model_validate(ours["task"])
+    else:
+        prompt = _text(sample.input, res) if isinstance(sample.input, str) else ""
+        prompt = prompt or next(
+            (_text(m.content, res) for m in sample.messages if m.role == "user"), ""
+        )
+        task = Task(
+            id=str(sample.id),
+            category=task_name,
+            description=sample.description or "",
+            system=system,
+            prompt=prompt or PROMPT_MISSING,
+        )
+    trace = _trace(sample, model, res)
+    results, numbers = _checks(sample.scores or {})
+    error = _error(sample)
+    last = trace.llm_calls[-1].stop_reason if trace.llm_calls else None
+    trace.natural_stop = error is None and last == "stop"
+    if isinstance(ours, dict):  # evalnb's own export: what Inspect has no field for
+        trace = trace.model_copy(update=ours["trace"])
+    unknown = sum(1 for c in trace.tool_calls if c.exit_code is None)
+    extra: dict[str, Any] = {**numbers, "exit_codes_unknown": unknown}
+    fields: dict[str, Any] = {}
+    if isinstance(ours, dict):
+        extra = {**ours.get("extra", {}), **({"exit_codes_unknown": unknown} if unknown else {})}
+        fields = {k: ours[k] for k in ("scenario", "replay") if ours.get(k) is not None}
+    return TaskRecord(
+        task=task,
+        epoch=sample.epoch,
+        trace=trace,
+        score=TaskScore(
+            task_id=task.id,
+            results=results,
+            score=sum(r.weight for r in results if r.passed),
+            max_score=sum(r.weight for r in results),
+        ),
+        error=error,
+        extra=extra,
+        **fields,
+    )
+
+
+def _error(sample: Any) -> str | None:
+    if sample.error is not None:
+        return str(sample.error.message)
+    if sample.limit is not None:
+        return f"limit: {sample.limit.type} ({sample.limit.limit:g})"
+    return None
+
+
+def _trace(sample: Any, model: str, res: Resolve) -> AgentTrace:
+    llm_calls: list[LLMCall] = []
+    tool_calls: list[ToolCallResult] = []
+    cumulative = 0
+    for event in sample.events:
+        ours = (event.metadata or {}).get(EVALNB_KEY) if event.event in ("model", "tool") else None
+        if isinstance(ours, dict) and event.event == "model":
+            llm_calls.append(LLMCall.model_validate(ours))
+        elif isinstance(ours, dict):
+            tool_calls.append(ToolCallResult.model_validate(ours))
+        elif event.event == "model" and event.role is None:
+            usage = event.output.usage
+            inp = usage.input_tokens if usage else None
+            cumulative += inp or 0
+            message = event.output.message if event.output.choices else None
+            llm_calls.append(
+                LLMCall(
+                    call_number=len(llm_calls) + 1,
+                    input_tokens=inp,
+                    output_tokens=usage.output_tokens if usage else None,
+                    cache_read_tokens=usage.input_tokens_cache_read if usage else None,
+                    cache_creation_tokens=usage.input_tokens_cache_write if usage else None,
+                    cumulative_input=cumulative if inp is not None else None,
+                    latency_ms=_ms(event.working_time),
+                    tool_calls_made=len(message.tool_calls or []) if message else 0,
+                    stop_reason=event.output.stop_reason,
+                )
+            )
+        elif event.event == "tool":
+            tool_calls.append(_tool_call(event, len(tool_calls), len(llm_calls) or None, res))
+    totals = _usage_totals(llm_calls, sample, model)
+    return AgentTrace(
+        messages=_messages(sample.messages, res),
+        tool_calls=tool_calls,
+        llm_calls=llm_calls,
+        turns=len(llm_calls),
+        total_input_tokens=totals[0],
+        total_output_tokens=totals[1],
+        duration_ms=_ms(sample.total_time) or 0.0,
+    )
+
+
+def _usage_totals(calls: list[LLMCall], sample: Any, model: str) -> tuple[int, int]:
+    """Token totals from the model events, or the sample's ``model_usage`` without them."""
+    if any(c.input_tokens is not None or c.output_tokens is not None for c in calls):
+        return sum(c.input_tokens or 0 for c in calls), sum(c.output_tokens or 0 for c in calls)
+    usage = (sample.model_usage or {}).get(model)
+    return (usage.input_tokens, usage.output_tokens) if usage else (0, 0)
+
+
+def _ms(seconds: float | None) -> float | None:
+    return seconds * 1000 if seconds is not None else None
+
+
+def _tool_call(event: Any, index: int, call_number: int | None, res: Resolve) -> ToolCallResult:
+    stdout = _text(event.result, res)
+    arguments = {k: res(v) if isinstance(v, str) else v for k, v in event.arguments.items()}
+    error = event.error
+    truncated = event.truncated is not None
+    return ToolCallResult(
+        commands=tool_command(event.function, arguments),
+        stdout=stdout,
+        stderr=error.message if error else "",
+        exit_code=_exit_code(event.metadata, stdout),
+        duration_ms=_ms(event.working_time),
+        stdout_truncated=truncated,
+        timed_out=error is not None and error.type == "timeout",
+        call_index=index,
+        call_number=call_number,
+    )
+
+
+def tool_command(function: str, arguments: dict[str, Any]) -> str:
+    """The ``commands`` of a tool call: a bash-like tool's command string, else a call.
+
+    Example:
+        >>> tool_command("bash", {"cmd": "ls -l"})
+        'ls -l'
+        >>> tool_command("python", {"code": "print(1)"})
+        'python({"code": "print(1)"})'
+    """
+    for key in BASH_ARGUMENTS:
+        if isinstance(arguments.get(key), str):
+            return str(arguments[key])
+    return f"{function}({json.dumps(arguments, sort_keys=True, default=str)})"
+
+
+def _exit_code(metadata: dict[str, Any] | None, stdout: str) -> int | None:
+    code = (metadata or {}).get(EVALNB_KEY, {}).get("exit_code")
+    if isinstance(code, int):
+        return code
+    lines = stdout.rstrip().splitlines()
+    found = _EXIT_LINE.match(lines[-1].strip()) if lines else None
+    return int(found.group(1)) if found else None
+
+
+def _resolver(attachments: dict[str, str]) -> Resolve:
+    """Swap an ``attachment://<hash>`` reference (a long text Inspect stored once) for its text.
+
+    Resolving only the texts evalnb reads is much faster than ``read_eval_log``'s
+    ``resolve_attachments``, which walks every event's full model input.
+
+    Example:
+        >>> _resolver({"ab": "long text"})("attachment://ab"), _resolver({})("plain")
+        ('long text', 'plain')
+    """
+
+    def resolve(text: str) -> str:
+        if text.startswith(ATTACHMENT):
+            return attachments.get(text.removeprefix(ATTACHMENT), text)
+        return text
+
+    return resolve
+
+
+def _text(value: Any, res: Resolve) -> str:
+    """A tool result or message content as text (non-text content named in brackets)."""
+    if isinstance(value, str):
+        return res(value)
+    if isinstance(value, list):
+        return "".join(
+            res(getattr(c, "text", None) or f"[{getattr(c, 'type', 'content')}]") for c in value
+        )
+    return "" if value is None else str(value)
+
+
+def _messages(messages: list[Any], res: Resolve) -> list[Message]:
+    out = []
+    for m in messages:
+        text = _text(m.content, res)
+        if m.role == "user":
+            out.append(Message(role="user", content=[ContentBlock(type="text", text=text)]))
+        elif m.role == "assistant":
+            blocks = [ContentBlock(type="text", text=text)] if text else []
+            blocks += [
+                ContentBlock(
+                    type="tool_use",
+                    id=c.id,
+                    name=c.function,
+                    input={k: res(v) if isinstance(v, str) else v for k, v in c.arguments.items()},
+                )
+                for c in m.tool_calls or []
+            ]
+            out.append(Message(role="assistant", content=blocks))
+        elif m.role == "tool":
+            block = ContentBlock(
+                type="tool_result",
+                tool_use_id=m.tool_call_id,
+                content=text,
+                is_error=m.error is not None,
+            )
+            out.append(Message(role="tool_result", content=[block]))
+    return out
+
+
+def score_number(value: Any) -> float | None:
+    """An Inspect score value as a number (the rule in the module docstring), or None.
+
+    Example:
+        >>> [score_number(v) for v in ("C", "P", "I", True, 0.7, "0.5", "yes", "maybe")]
+        [1.0, 0.5, 0.0, 1.0, 0.7, 0.5, 1.0, None]
+    """
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text in _VALUE_NUMBERS:
+            return _VALUE_NUMBERS[text]
+        if text.lower() in _WORD_NUMBERS:
+            return _WORD_NUMBERS[text.lower()]
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return None
+
+
+def _checks(scores: dict[str, Any]) -> tuple[list[ScoreResult], dict[str, float | None]]:
+    """Check rows and ``score_<name>`` numbers of a sample's scores."""
+    results: list[ScoreResult] = []
+    numbers: dict[str, float | None] = {}
+    for name, score in scores.items():
+        ours = (score.metadata or {}).get(EVALNB_KEY)
+        value = score.value
+        if isinstance(value, dict):
+            parts = [(f"{name}.{k}", v) for k, v in value.items()]
+        elif isinstance(value, list):
+            parts = [(f"{name}.{i}", v) for i, v in enumerate(value)]
+        else:
+            parts = [(name, value)]
+        for check, part in parts:
+            number = score_number(part)
+            numbers[f"score_{check.replace('.', '_')}"] = number
+            if isinstance(ours, dict):
+                results.append(
+                    ScoreResult(
+                        **{**ours, "passed": number is not None and number >= 1.0},
+                    )
+                )
+                continue
+            said = [f"value={part!r}"]
+            said += [f"answer={score.answer!r}"] if score.answer else []
+            said += [score.explanation] if score.explanation else []
+            results.append(
+                ScoreResult(
+                    check=check,
+                    kind=name,
+                    passed=number is not None and number >= 1.0,
+                    detail="; ".join(said),
+                )
+            )
+    return results, numbers

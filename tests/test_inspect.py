@@ -1,0 +1,365 @@
+"""Inspect AI interop: Inspect logs read as evalnb runs, evalnb runs written as Inspect logs.
+
+Figures are checked against Inspect's own readers (``samples_df``, ``events_df`` and
+the log's ``results``) on the same logs: real published logs from ../shared/fixtures
+and agentic logs made on the spot with ``mockllm`` and a bash tool over bashkit.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+from inspect_ai.analysis import events_df, samples_df
+from inspect_ai.log import read_eval_log
+
+import evalnb as en
+from evalnb.cli import main
+from evalnb.errors import InputError, SetupError
+from evalnb.formats.inspect_log import log_to_run, read_inspect_log
+from evalnb.formats.inspect_write import eval_log, write_inspect_log
+from evalnb.records import RunMeta
+from tests.conftest import ROOT
+from tests.inspect_logs import agentic_log
+
+REAL = ROOT.parent / "shared" / "fixtures" / "inspect"
+TASKS = [
+    {
+        "id": "count",
+        "category": "text",
+        "prompt": "Count the words in /data/w.txt and print `words: N`.",
+        "files": {"/data/w.txt": "a b c\n"},
+        "expectations": [
+            {"check": "stdout_regex:words: 3", "weight": 2.0},
+            {"check": "exit_code:0"},
+        ],
+        "solution": 'echo "words: $(wc -w < /data/w.txt)"',
+    },
+    {
+        "id": "fail",
+        "category": "files",
+        "prompt": "Make /home/eval/x.txt.",
+        "expectations": [{"check": "file_exists:/home/eval/x.txt"}, {"check": "exit_code:0"}],
+        "solution": "ls /nope",
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def agentic(tmp_path_factory) -> Path:
+    """An .eval log of the scripted agentic task (4 samples x 2 epochs)."""
+    log = agentic_log(tmp_path_factory.mktemp("inspect"))
+    return Path(log.location)
+
+
+@pytest.fixture
+def real_logs() -> list[Path]:
+    files = sorted(REAL.glob("*.eval")) + sorted(REAL.glob("*.json"))
+    if not files:
+        pytest.skip("../shared/fixtures/inspect is absent")
+    return files
+
+
+@pytest.fixture
+def evalnb_run(tmp_path) -> Path:
+    """A finished evalnb run of two tasks x 2 epochs by a simulated agent (with token usage)."""
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("".join(json.dumps(t) + "\n" for t in TASKS))
+    out = tmp_path / "runs"
+    argv = ["run", str(tasks), "--model", "sim/careful", "--epochs", "2", "--out", str(out)]
+    assert main(argv) == 0
+    [run] = out.iterdir()
+    return run
+
+
+def _by_sample(frame: pl.DataFrame, *cols: str) -> dict[tuple[str, int], tuple]:
+    return {(r[0], r[1]): tuple(r[2:]) for r in frame.select("task_id", "epoch", *cols).rows()}
+
+
+# --- reading Inspect logs ---------------------------------------------------------------
+
+
+def test_real_logs_load_one_run_each_with_every_sample_and_inspect_s_token_totals(real_logs):
+    runs = en.load(*real_logs)
+    assert runs.runs.height == len(real_logs)
+    for path in real_logs:
+        log = read_eval_log(str(path))
+        run = runs.runs.filter(pl.col("run_id").str.ends_with(log.eval.eval_id))
+        tasks = runs.tasks.join(run.select("run_id"), on="run_id")
+        assert tasks.height == len(log.samples) == samples_df(str(path)).shape[0]
+        [usage] = log.stats.model_usage.values()
+        assert tasks["total_input_tokens"].sum() == usage.input_tokens
+        assert tasks["total_output_tokens"].sum() == usage.output_tokens
+        status = "complete" if log.status == "success" else "partial"
+        assert run.select("model", "provider", "status").row(0) == (
+            log.eval.model.split("/", 1)[1],
+            log.eval.model.split("/", 1)[0],
+            status,
+        )
+
+
+def test_a_scored_real_log_has_its_scorer_accuracy_as_the_check_pass_rate(real_logs):
+    scored = [
+        p for p in real_logs if (read_eval_log(str(p)).results or None) and p.suffix == ".json"
+    ]
+    for path in scored:
+        log = read_eval_log(str(path))
+        runs = en.load(path)
+        for score in log.results.scores:
+            checks = runs.checks.filter(pl.col("check") == score.name)
+            assert checks["passed"].mean() == pytest.approx(score.metrics["accuracy"].value)
+        summary = en.summary(runs).row(0, named=True)
+        assert summary["pass_rate"] == pytest.approx(
+            log.results.scores[0].metrics["accuracy"].value
+        )
+
+
+def test_every_sample_and_epoch_is_one_task_and_errors_and_limits_are_errored(agentic):
+    runs = en.load(agentic)
+    inspect = samples_df(str(agentic))
+    keys = set(zip(inspect["id"].astype(str), inspect["epoch"], strict=True))
+    assert set(zip(*runs.tasks.select("task_id", "epoch"), strict=True)) == keys
+    errored = (inspect["error"].fillna("") != "") | inspect["limit"].notna()
+    summary = en.summary(runs).row(0, named=True)
+    assert summary["total_tasks"] == len(inspect) == 8
+    assert summary["errored_tasks"] == int(errored.sum()) == 4
+    errors = _by_sample(runs.tasks, "error", "passed")
+    assert errors[("loop", 2)] == ("limit: message (8)", False)
+    assert "the tool itself broke" in errors[("crash", 1)][0]
+    assert errors[("count", 1)][0] is None
+
+
+def test_model_events_are_llm_calls_with_usage_cache_tokens_and_stop_reason(agentic):
+    runs = en.load(agentic)
+    inspect = samples_df(str(agentic)).set_index(["id", "epoch"])
+    model_events = events_df(str(agentic), filter=lambda e: e.event == "model")
+    assert runs.llm_calls.height == len(model_events)
+    per_task = runs.llm_calls.group_by("task_id", "epoch").agg(
+        (pl.col("input_tokens") + pl.col("output_tokens") + pl.col("cache_read_tokens")).sum()
+    )
+    for task_id, epoch, tokens in per_task.rows():
+        assert tokens == inspect.loc[(task_id, epoch), "total_tokens"]
+    count = runs.llm_calls.filter((pl.col("task_id") == "count") & (pl.col("epoch") == 1))
+    assert count.select(
+        "call_number", "input_tokens", "cumulative_input", "stop_reason"
+    ).rows() == [
+        (1, 100, 100, "tool_calls"),
+        (2, 140, 240, "tool_calls"),
+        (3, 180, 420, "stop"),
+    ]
+    assert count["cache_read_tokens"].to_list() == [30, 30, 30]
+    task = runs.tasks.filter((pl.col("task_id") == "count") & (pl.col("epoch") == 1))
+    assert task.select("turns", "base_context", "context_growth_avg", "natural_stop").row(0) == (
+        3,
+        100,
+        40.0,
+        True,
+    )
+
+
+def test_tool_events_are_tool_calls_with_the_command_output_error_and_reported_exit_code(
+    agentic,
+):
+    runs = en.load(agentic)
+    tool_events = events_df(str(agentic), filter=lambda e: e.event == "tool")
+    assert runs.tool_calls.height == len(tool_events) == 18
+    calls = runs.tool_calls.filter(pl.col("epoch") == 1)
+    rows = {
+        r[0]: r[1:] for r in calls.select("commands", "call_number", "exit_code", "stderr").rows()
+    }
+    assert rows["wc -l < /data/n.txt"] == (1, None, "")  # no exit code reported: null
+    assert rows["cat /nope"] == (2, 1, "")  # "Exit code: 1" ends the result
+    assert rows["sudo ls"] == (2, None, "sudo: permission denied")  # Inspect's ToolError
+    long = runs.tool_calls.filter(pl.col("commands") == "seq 0 60")["stdout"]
+    assert long.to_list() == ["".join(f"{n}\n" for n in range(61))] * 2  # kept whole
+    unknown = _by_sample(runs.tasks, "exit_codes_unknown")
+    assert unknown[("count", 1)] == (1,) and unknown[("greet", 1)] == (2,)
+    _, records = read_inspect_log(agentic)
+    meta, _ = read_inspect_log(agentic)
+    assert "exit_codes" in meta.settings.unavailable
+    assert sum(r.trace.tool_call_count for r in records) == 18
+
+
+def test_scores_are_checks_passing_on_full_credit_and_agree_with_inspect_s_metrics(agentic):
+    log = read_eval_log(str(agentic))
+    runs = en.load(agentic)
+    metrics = {s.name: next(iter(s.metrics.values())).value for s in log.results.scores}
+    # Inspect scores the samples that hit a limit and leaves out those that errored
+    scored = runs.tasks.filter(pl.col("error").is_null() | pl.col("error").str.starts_with("limit"))
+    assert scored["score_includes"].mean() == pytest.approx(metrics["includes"])
+    assert scored["score_parts_answer"].mean() == pytest.approx(metrics["answer"])
+    assert scored["score_parts_tools"].mean() == pytest.approx(metrics["tools"])
+    includes = runs.checks.filter(pl.col("check") == "includes")
+    assert includes["passed"].mean() == pytest.approx(metrics["includes"])
+    tools = runs.checks.filter(pl.col("check") == "parts.tools")
+    assert tools.height == 6 and not tools["passed"].any()  # 0.5 is not full credit
+    assert set(runs.checks["check"]) == {"includes", "parts.answer", "parts.tools"}
+
+
+def test_a_json_log_reads_like_the_eval_log_of_the_same_run(tmp_path):
+    log = agentic_log(tmp_path / "j", epochs=1, fmt="json")
+    runs = en.load(log.location)
+    assert en.summary(runs).select("total_tasks", "errored_tasks", "total_tool_calls").row(0) == (
+        4,
+        2,
+        9,
+    )
+
+
+def test_a_folder_stands_for_the_eval_and_json_logs_inside_it(agentic):
+    assert en.load(agentic.parent).runs.height == 1
+
+
+# --- bad input --------------------------------------------------------------------------
+
+
+def test_a_broken_eval_file_is_bad_input_naming_the_file(tmp_path):
+    bad = tmp_path / "broken.eval"
+    bad.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(InputError, match=r"broken\.eval: not a readable Inspect log"):
+        en.load(bad)
+    assert main(["summary", str(bad)]) == 2
+
+
+def test_a_json_log_with_a_wrong_field_type_is_bad_input(tmp_path, real_logs):
+    [path] = [p for p in real_logs if p.suffix == ".json"]
+    doc = json.loads(path.read_text())
+    doc["samples"][0]["epoch"] = "first"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match="not a readable Inspect log"):
+        en.load(bad)
+
+
+def test_without_the_inspect_extra_reading_and_writing_say_how_to_install_it(
+    agentic, evalnb_run, tmp_path, monkeypatch
+):
+    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)
+    with pytest.raises(SetupError, match=r"pip install 'evalnb\[inspect\]'"):
+        en.load(agentic)
+    assert main(["summary", str(agentic)]) == 2
+    with pytest.raises(SetupError, match=r"pip install 'evalnb\[inspect\]'"):
+        write_inspect_log(evalnb_run, tmp_path / "logs")
+    assert not (tmp_path / "logs").exists()
+
+
+# --- writing Inspect logs ---------------------------------------------------------------
+
+
+def test_an_exported_run_is_a_valid_inspect_log_with_messages_events_and_scores(
+    evalnb_run, tmp_path
+):
+    path = write_inspect_log(evalnb_run, tmp_path / "logs")
+    log = read_eval_log(str(path))
+    runs = en.load(evalnb_run)
+    assert log.eval.model == "sim/careful" and log.eval.run_id == runs.runs["run_id"][0]
+    assert len(log.samples) == runs.tasks.height == 4
+    inspect = samples_df(str(path))
+    assert (inspect["error"].fillna("") == "").all()
+    tokens = runs.llm_calls.select(pl.col("input_tokens") + pl.col("output_tokens")).sum().item()
+    assert inspect["total_tokens"].sum() == tokens > 0
+    for sample in log.samples:
+        key = (pl.col("task_id") == sample.id) & (pl.col("epoch") == sample.epoch)
+        assert sample.messages[0].role == "user"
+        models = [e for e in sample.events if e.event == "model"]
+        tools = [e for e in sample.events if e.event == "tool"]
+        calls = runs.llm_calls.filter(key)
+        assert [e.output.usage.input_tokens for e in models] == calls["input_tokens"].to_list()
+        tool_rows = runs.tool_calls.filter(key)
+        assert [e.arguments["commands"] for e in tools] == tool_rows["commands"].to_list()
+        checks = runs.checks.filter(key)
+        expected = {c: "C" if ok else "I" for c, ok in checks.select("check", "passed").rows()}
+        assert {k: s.value for k, s in sample.scores.items()} == expected
+        for event, code in zip(tools, tool_rows["exit_code"], strict=True):
+            assert (f"Exit code: {code}" in event.result) == (code != 0)
+    accuracy = {s.name: s.metrics["accuracy"].value for s in log.results.scores}
+    exit_checks = runs.checks.filter(pl.col("check") == "exit_code:0")
+    assert accuracy["exit_code:0"] == pytest.approx(exit_checks["passed"].mean())
+
+
+def test_evalnb_to_inspect_to_evalnb_gives_the_same_tables_and_summary(evalnb_run, tmp_path):
+    path = write_inspect_log(evalnb_run, tmp_path / "logs")
+    before, after = en.load(evalnb_run), en.load(path)
+    assert en.summary(after).equals(en.summary(before))
+    for name in ("tasks", "llm_calls", "tool_calls", "checks"):
+        assert _sorted(getattr(after, name)).equals(_sorted(getattr(before, name))), name
+    with pytest.raises(InputError, match="run_id"):  # the same run reached twice
+        en.load(evalnb_run, path)
+
+
+def test_an_imported_inspect_run_survives_export_and_import_again(agentic, tmp_path):
+    [folder] = [
+        Path(line.split(": ", 1)[1])
+        for line in _cli(["import", "inspect", str(agentic), "--out", str(tmp_path / "runs")])
+    ]
+    [log] = [
+        Path(line.split(": ", 1)[1])
+        for line in _cli(["export", "inspect", str(folder), "--out", str(tmp_path / "logs")])
+    ]
+    original, again = en.load(agentic), en.load(log)
+    assert en.summary(again).equals(en.summary(original))
+    assert _sorted(again.tool_calls).equals(_sorted(original.tool_calls))
+
+
+def test_bashkit_eval_runs_without_per_call_tokens_keep_their_totals(bashkit_eval_files, tmp_path):
+    assert main(["import", "bashkit-eval", str(bashkit_eval_files[0]), "--out", str(tmp_path)]) == 0
+    [folder] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    path = write_inspect_log(folder, tmp_path / "logs")
+    before, after = en.load(folder), en.load(path)
+    assert en.summary(after).equals(en.summary(before))
+    for name in ("tasks", "llm_calls", "tool_calls", "checks"):
+        assert _sorted(getattr(after, name)).equals(_sorted(getattr(before, name))), name
+    inspect = samples_df(str(path))
+    assert inspect["total_tokens"].sum() == sum(
+        en.load(folder)
+        .tasks.select(pl.col("total_input_tokens") + pl.col("total_output_tokens"))
+        .to_series()
+    )
+
+
+def test_export_refuses_to_overwrite_and_names_a_folder_that_is_not_a_run(evalnb_run, tmp_path):
+    out = tmp_path / "logs"
+    assert main(["export", "inspect", str(evalnb_run), "--out", str(out)]) == 0
+    assert main(["export", "inspect", str(evalnb_run), "--out", str(out)]) == 2
+    assert main(["export", "inspect", str(tmp_path), "--out", str(out)]) == 2
+    assert [p.name for p in out.iterdir()] == [f"{evalnb_run.name}.eval"]
+
+
+def test_an_empty_run_exports_as_a_log_without_samples_scores(tmp_path):
+    log = eval_log(RunMeta(run_id="r", provider="p", model="m", status="complete"), [])
+    assert log.samples == [] and log.results.scores == [] and log.status == "success"
+
+
+def _sorted(frame: pl.DataFrame) -> pl.DataFrame:
+    """Rows in task order (Inspect keeps samples sorted by id), each task's rows as they were."""
+    return frame.sort("run_id", "task_id", "epoch", maintain_order=True)
+
+
+def _cli(argv: list[str]) -> list[str]:
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(argv) == 0
+    return buf.getvalue().splitlines()
+
+
+def test_a_log_written_without_samples_is_bad_input_not_an_empty_run(tmp_path, real_logs):
+    from inspect_ai.log import write_eval_log
+
+    log = read_eval_log(str(sorted(REAL.glob("*.json"))[0]), header_only=True)
+    header = tmp_path / "header.json"
+    write_eval_log(log, str(header))
+    with pytest.raises(InputError, match=r"header\.json: samples: the log holds no samples"):
+        en.load(header)
+
+
+def test_a_task_name_with_a_slash_gives_a_run_id_that_is_one_folder_name(agentic, tmp_path):
+    log = read_eval_log(str(agentic))
+    log.eval.task = "inspect_evals/bash tasks"
+    meta, _ = log_to_run(log, agentic)
+    assert meta.run_id == f"inspect-inspect_evals-bash-tasks-{log.eval.eval_id}"
