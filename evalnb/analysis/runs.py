@@ -84,9 +84,10 @@ class Runs:
     ) -> None:
         self._frames: dict[str, pl.DataFrame] = {}
         self._scans: dict[str, pl.LazyFrame] = {}
-        given = dict(zip(TABLES, (runs, tasks, llm_calls, tool_calls, checks, messages), strict=True))
-        for name in TABLES:
-            self.set_table(name, given[name])
+        for name, table in zip(
+            TABLES, (runs, tasks, llm_calls, tool_calls, checks, messages), strict=True
+        ):
+            self.set_table(name, table)
 
     def __repr__(self) -> str:
         loaded = ", ".join(self._frames) or "none"
