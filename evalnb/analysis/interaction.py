@@ -76,7 +76,7 @@ import polars as pl
 
 from evalnb.analysis.runs import Runs
 from evalnb.scoring.commands import target_commands, transcript_calls
-from evalnb.store.tables import KEYS
+from evalnb.store.tables import KEYS, RUN_STRIDE
 
 COUNTS = [
     "total_commands",
@@ -125,11 +125,24 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
         [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
     """
     regex = re.compile(pattern) if isinstance(pattern, str) else pattern
-    rows, table = _flagged_rows(runs, regex)
-    keys = runs.tool_calls.select(*KEYS, _attempt=_ATTEMPT).unique("_attempt")
+    parsed: _Parsed = {}
+    return pl.concat(
+        [_piece_command_rows(piece, regex, parsed) for piece in runs.pieces()], how="vertical"
+    )
+
+
+_Parsed = dict[str, list[tuple[str, str | None, bool]]]
+"""Target commands of each script text already parsed: each text is parsed once."""
+
+
+def _piece_command_rows(
+    piece: Runs, regex: re.Pattern[str] | None, parsed: _Parsed
+) -> pl.DataFrame:
+    rows, table = _flagged_rows(piece, regex, parsed)
+    keys = piece.scan("tool_calls").select(*KEYS, "attempt_key").unique("attempt_key").collect()
     texts = table.select("_script", "command_index", "command", "subcommand")
     return (
-        rows.join(keys, on="_attempt", how="left", maintain_order="left")
+        rows.join(keys, on="attempt_key", how="left", maintain_order="left")
         .join(texts, on=["_script", "command_index"], how="left", maintain_order="left")
         .select(
             *KEYS,
@@ -148,29 +161,27 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
     )
 
 
-_ATTEMPT = pl.struct(KEYS).hash().alias("_attempt")
-"""An integer id per task attempt: grouping, joining and sorting on it is much cheaper
-than on the four key strings."""
-
-
-def _parsed_table(runs: Runs, regex: re.Pattern[str] | None) -> pl.DataFrame:
-    """One row per (distinct script, target command in it); each script parsed once."""
-    unique = runs.tool_calls.get_column("commands").drop_nulls().unique()
-    scripts = unique.to_list()
-    parsed = {
-        s: [(c.command, c.subcommand, c.is_help) for c in target_commands(s, regex)]
-        for s in scripts
-    }
+def _parsed_table(
+    scripts: pl.Series, regex: re.Pattern[str] | None, parsed: _Parsed
+) -> pl.DataFrame:
+    """One row per (distinct script, target command in it); texts in ``parsed`` are reused."""
+    unique = scripts.drop_nulls().unique()
+    texts = unique.to_list()
+    for text in texts:
+        if text not in parsed:
+            parsed[text] = [
+                (c.command, c.subcommand, c.is_help) for c in target_commands(text, regex)
+            ]
     return pl.DataFrame(
         {
             "_script": pl.Series(
-                [h for s, h in zip(scripts, unique.hash(), strict=True) for _ in parsed[s]],
+                [h for s, h in zip(texts, unique.hash(), strict=True) for _ in parsed[s]],
                 dtype=pl.UInt64,
             ),
-            "command_index": [i for s in scripts for i in range(len(parsed[s]))],
-            "_n": [len(parsed[s]) for s in scripts for _ in parsed[s]],
+            "command_index": [i for s in texts for i in range(len(parsed[s]))],
+            "_n": [len(parsed[s]) for s in texts for _ in parsed[s]],
             **{
-                col: pl.Series([t[k] for s in scripts for t in parsed[s]], dtype=dtype)
+                col: pl.Series([t[k] for s in texts for t in parsed[s]], dtype=dtype)
                 for k, (col, dtype) in enumerate(_PARSED.items())
             },
         },
@@ -178,26 +189,27 @@ def _parsed_table(runs: Runs, regex: re.Pattern[str] | None) -> pl.DataFrame:
     ).with_columns(_command=pl.col("command").rank("dense"))
 
 
-def _flagged_rows(runs: Runs, regex: re.Pattern[str] | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _flagged_rows(
+    piece: Runs, regex: re.Pattern[str] | None, parsed: _Parsed
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The command rows with integer ids only (no key or command text), and the parse table.
 
     Metrics need just these; :func:`command_rows` adds the keys and texts.
     """
-    table = _parsed_table(runs, regex)
-    calls = runs.tool_calls.select(
-        "call_index",
-        "call_number",
-        "exit_code",
-        _ATTEMPT,
-        _script=pl.col("commands").hash(),
+    calls = (
+        piece.scan("tool_calls")
+        .select("call_index", "call_number", "exit_code", "attempt_key", "commands")
+        .collect()
     )
+    table = _parsed_table(calls.get_column("commands"), regex, parsed)
+    calls = calls.with_columns(_script=pl.col("commands").hash()).drop("commands")
     if not _in_execution_order(calls):
-        calls = calls.sort("_attempt", "call_index", maintain_order=True)
+        calls = calls.sort("attempt_key", "call_index", maintain_order=True)
     lean = table.select("_script", "command_index", "_n", "is_help", "_command")
     rows = (
         calls.join(lean, on="_script", how="inner", maintain_order="left_right")
         .with_columns(exit_code_approximate=pl.col("_n") > 1)
-        .pipe(_with_flags, ["_attempt", "_command"])
+        .pipe(_with_flags, ["attempt_key", "_command"])
     )
     return rows, table
 
@@ -247,14 +259,37 @@ def interaction(
             .select("run_id", "model", "subcommand", "tasks", *METRICS)
             .sort("run_id", "subcommand", nulls_last=True)
         )
-    per_task = _per_task(runs, _flagged_rows(runs, regex)[0])
+    parsed: _Parsed = {}
+    counts = pl.concat(
+        [
+            _flagged_rows(piece, regex, parsed)[0].group_by("attempt_key").agg(_count_exprs())
+            for piece in runs.pieces()
+        ],
+        how="vertical",
+    )
+    completed = (pl.col("natural_stop") & pl.col("error").is_null()).alias("completed")
     if by == "task":
-        return per_task
-    per_run = per_task.group_by("run_id", "model", maintain_order=True).agg(
-        pl.len().cast(pl.Int64).alias("tasks"),
-        pl.col("completed").sum().cast(pl.Int64).alias("completed_tasks"),
-        pl.col("completed").mean().alias("completion_rate"),
-        *[pl.col(c).sum().cast(pl.Int64) for c in COUNTS],
+        tasks = runs.scan("tasks").select(*KEYS, "attempt_key", completed).collect()
+        joined = tasks.join(counts, on="attempt_key", how="left", maintain_order="left")
+        joined = joined.with_columns(pl.col(COUNTS).fill_null(0))
+        return _with_rates(joined).select(*KEYS, *METRICS, "completed")
+    run_key = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
+    per_run_tasks = (
+        runs.scan("tasks")
+        .group_by(run_key)
+        .agg(
+            pl.len().cast(pl.Int64).alias("tasks"),
+            completed.sum().cast(pl.Int64).alias("completed_tasks"),
+            completed.mean().alias("completion_rate"),
+        )
+        .collect()
+    )
+    per_run_counts = counts.group_by(run_key).agg(pl.col(COUNTS).sum().cast(pl.Int64))
+    per_run = (
+        runs.runs.select("run_id", "model", "run_key")
+        .join(per_run_tasks, on="run_key", how="inner", maintain_order="left")
+        .join(per_run_counts, on="run_key", how="left", maintain_order="left")
+        .with_columns(pl.col(COUNTS).fill_null(0))
     )
     return _with_rates(per_run).select(
         "run_id", "model", "tasks", "completed_tasks", "completion_rate", *METRICS
@@ -293,10 +328,10 @@ def _in_execution_order(calls: pl.DataFrame) -> bool:
 
     evalnb's tables list them so; checking costs one pass, sorting would cost more.
     """
-    starts = pl.col("_attempt") != pl.col("_attempt").shift(1)
+    starts = pl.col("attempt_key") != pl.col("attempt_key").shift(1)
     check = calls.select(
         runs=starts.fill_null(True).sum(),
-        attempts=pl.col("_attempt").n_unique(),
+        attempts=pl.col("attempt_key").n_unique(),
         ordered=(starts.fill_null(True) | (pl.col("call_index").diff() > 0)).all(),
     ).row(0, named=True)
     return check["ordered"] and check["runs"] == check["attempts"]
@@ -352,14 +387,3 @@ def _with_rates(counts: pl.DataFrame) -> pl.DataFrame:
         first_try_success_rate=rate(pl.col("first_try_successes")),
         iteration_ratio=rate(pl.col("unique_commands")),
     )
-
-
-def _per_task(runs: Runs, rows: pl.DataFrame) -> pl.DataFrame:
-    counts = rows.group_by("_attempt").agg(_count_exprs())
-    tasks = runs.tasks.select(
-        *KEYS,
-        _ATTEMPT,
-        completed=pl.col("natural_stop") & pl.col("error").is_null(),
-    )
-    joined = tasks.join(counts, on="_attempt", how="left").with_columns(pl.col(COUNTS).fill_null(0))
-    return _with_rates(joined).select(*KEYS, *METRICS, "completed")

@@ -28,7 +28,7 @@ from typing import Literal
 
 import polars as pl
 
-from evalnb.analysis.cost import Prices, task_cost
+from evalnb.analysis.cost import Prices, run_costs
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import (
     cluster_bootstrap_rate,
@@ -37,10 +37,13 @@ from evalnb.analysis.stats import (
     paired_bootstrap_diff,
     wilson_expr,
 )
-from evalnb.store.tables import KEYS
+from evalnb.store.tables import KEYS, RUN_STRIDE
 
 PASSED = pl.col("passed").fill_null(False) & pl.col("error").is_null()
 """A task attempt passed: every check passed and it did not error."""
+
+RUN_KEY = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
+"""The ``run_key`` of an attempt row (see :data:`evalnb.store.tables.RUN_STRIDE`)."""
 
 RUN_INFO = ["run_id", "model", "provider", "source", "simulated", "guidance", "started_at"]
 
@@ -70,22 +73,32 @@ def summary(
         >>> summary(Runs.empty()).height
         0
     """
-    tasks = runs.tasks
-    per_task = tasks.group_by("run_id").agg(
-        pl.len().alias("total_tasks"),
-        PASSED.sum().alias("total_passed"),
-        pl.col("error").is_not_null().sum().alias("errored_tasks"),
-        pl.col("score").sum().alias("total_score"),
-        pl.col("max_score").sum().alias("total_max_score"),
-        pl.col("turns").sum().alias("total_turns"),
-        pl.col("total_input_tokens").sum(),
-        pl.col("total_output_tokens").sum(),
-        pl.col("duration_ms").sum().alias("total_duration_ms"),
-        pl.col("natural_stop").mean().alias("natural_stop_rate"),
-    )
-    per_call = runs.tool_calls.group_by("run_id").agg(
-        pl.len().alias("total_tool_calls"),
-        (pl.col("exit_code") == 0).sum().alias("tool_calls_ok"),
+    per_task, per_call, clusters = pl.collect_all(
+        [
+            runs.scan("tasks")
+            .group_by(RUN_KEY)
+            .agg(
+                pl.len().alias("total_tasks"),
+                PASSED.sum().alias("total_passed"),
+                pl.col("error").is_not_null().sum().alias("errored_tasks"),
+                pl.col("score").sum().alias("total_score"),
+                pl.col("max_score").sum().alias("total_max_score"),
+                pl.col("turns").sum().alias("total_turns"),
+                pl.col("total_input_tokens").sum(),
+                pl.col("total_output_tokens").sum(),
+                pl.col("duration_ms").sum().alias("total_duration_ms"),
+                pl.col("natural_stop").mean().alias("natural_stop_rate"),
+            ),
+            runs.scan("tool_calls")
+            .group_by(RUN_KEY)
+            .agg(
+                pl.len().alias("total_tool_calls"),
+                (pl.col("exit_code") == 0).sum().alias("tool_calls_ok"),
+            ),
+            runs.scan("tasks")
+            .group_by(RUN_KEY, "task_id")
+            .agg(pl.col("score").fill_null(0.0).sum(), pl.col("max_score").fill_null(0.0).sum()),
+        ]
     )
     counts = [
         "total_tasks",
@@ -101,9 +114,9 @@ def summary(
     pass_lo, pass_hi = wilson_expr("total_passed", "total_tasks")
     tool_lo, tool_hi = wilson_expr("tool_calls_ok", "total_tool_calls")
     out = (
-        runs.runs.select(RUN_INFO)
-        .join(per_task, on="run_id", how="left")
-        .join(per_call, on="run_id", how="left")
+        runs.runs.select(*RUN_INFO, "run_key")
+        .join(per_task, on="run_key", how="left")
+        .join(per_call, on="run_key", how="left")
         .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64), pl.col(totals).fill_null(0.0))
         .with_columns(
             (pl.col("total_tool_calls") - pl.col("tool_calls_ok")).alias("tool_calls_error"),
@@ -118,8 +131,8 @@ def summary(
             _ratio("total_tool_calls", "total_tasks").alias("avg_tool_calls_per_task"),
             _ratio("total_duration_ms", "total_tasks").alias("avg_duration_ms"),
         )
-        .join(_overall_rate_intervals(tasks, n_boot, seed), on="run_id", how="left")
-        .join(_run_costs(runs, prices), on="run_id", how="left")
+        .join(_overall_rate_intervals(clusters, n_boot, seed), on="run_key", how="left")
+        .join(run_costs(runs, prices), on="run_key", how="left")
     )
     return out.select(
         *RUN_INFO,
@@ -152,37 +165,21 @@ def summary(
     )
 
 
-def _overall_rate_intervals(tasks: pl.DataFrame, n_boot: int, seed: int) -> pl.DataFrame:
-    """Per run: bootstrap interval of overall_rate, resampling tasks (epochs kept together)."""
-    clusters = tasks.group_by("run_id", "task_id").agg(
-        pl.col("score").fill_null(0.0).sum(), pl.col("max_score").fill_null(0.0).sum()
-    )
+def _overall_rate_intervals(clusters: pl.DataFrame, n_boot: int, seed: int) -> pl.DataFrame:
+    """Per run: bootstrap interval of overall_rate from per-task sums (epochs kept together)."""
     rows = []
-    for (run_id,), part in clusters.partition_by("run_id", as_dict=True).items():
+    for (run_key,), part in clusters.partition_by("run_key", as_dict=True).items():
         lo, hi = cluster_bootstrap_rate(
             part.get_column("score").to_numpy(),
             part.get_column("max_score").to_numpy(),
             n_boot=n_boot,
             seed=seed,
         )
-        rows.append((run_id, lo, hi))
+        rows.append((run_key, lo, hi))
     return pl.DataFrame(
         rows,
-        schema={"run_id": pl.Utf8, "overall_rate_lo": pl.Float64, "overall_rate_hi": pl.Float64},
+        schema={"run_key": pl.Int64, "overall_rate_lo": pl.Float64, "overall_rate_hi": pl.Float64},
         orient="row",
-    )
-
-
-def _run_costs(runs: Runs, prices: Prices | None) -> pl.DataFrame:
-    """Per run: total cost in USD, null when any task's cost is unknown."""
-    return (
-        task_cost(runs, prices)
-        .group_by("run_id")
-        .agg(
-            pl.when(pl.col("cost_usd").null_count() == 0)
-            .then(pl.col("cost_usd").sum())
-            .alias("cost_usd")
-        )
     )
 
 
@@ -196,14 +193,21 @@ def by_category(runs: Runs) -> pl.DataFrame:
         ['run_id', 'model', 'category', 'tasks']
     """
     lo, hi = wilson_expr("passed", "tasks")
-    return (
-        runs.tasks.group_by("run_id", "model", "category")
+    counts = (
+        runs.scan("tasks")
+        .group_by(RUN_KEY, "category")
         .agg(
             pl.len().cast(pl.Int64).alias("tasks"),
             PASSED.sum().cast(pl.Int64).alias("passed"),
             pl.col("score").sum(),
             pl.col("max_score").sum(),
         )
+        .collect()
+    )
+    return (
+        runs.runs.select("run_id", "model", "run_key")
+        .join(counts, on="run_key", how="inner")
+        .drop("run_key")
         .with_columns(
             _ratio("score", "max_score").alias("rate"),
             _ratio("passed", "tasks").alias("pass_rate"),
@@ -257,35 +261,36 @@ def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> 
         >>> context_growth(Runs.empty(), by="model").columns[:3]
         ['model', 'tasks', 'share_with_call_tokens']
     """
+    if by not in ("task", "run", "model"):
+        raise ValueError(f"by must be 'task', 'run' or 'model', got {by!r}")
     tokens = pl.col("input_tokens")
-    calls = runs.llm_calls.group_by(KEYS).agg(
-        pl.len().cast(pl.Int64).alias("calls"),
-        pl.when(tokens.is_not_null().any()).then(tokens.sum()).alias("final_cumulative_input"),
+    calls = (
+        runs.scan("llm_calls")
+        .group_by("attempt_key")
+        .agg(
+            pl.len().cast(pl.Int64).alias("calls"),
+            pl.when(tokens.is_not_null().any()).then(tokens.sum()).alias("final_cumulative_input"),
+        )
     )
+    figures = ["base_context", "context_growth_avg", "final_cumulative_input"]
+    keys = KEYS if by == "task" else []
     per_task = (
-        runs.tasks.select(*KEYS, "base_context", "context_growth_avg")
-        .join(calls, on=KEYS, how="left", nulls_equal=True)
+        runs.scan("tasks")
+        .select(*keys, "attempt_key", "base_context", "context_growth_avg")
+        .join(calls, on="attempt_key", how="left")
         .with_columns(
             pl.col("calls").fill_null(0),
             pl.col("base_context").is_not_null().alias("has_call_tokens"),
         )
-        .select(
-            *KEYS,
-            "calls",
-            "has_call_tokens",
-            "base_context",
-            "context_growth_avg",
-            "final_cumulative_input",
-        )
     )
     if by == "task":
-        return per_task.sort(KEYS)
-    keys = {"run": ["run_id", "model"], "model": ["model"]}.get(by)
-    if keys is None:
-        raise ValueError(f"by must be 'task', 'run' or 'model', got {by!r}")
-    figures = ["base_context", "context_growth_avg", "final_cumulative_input"]
+        return per_task.select(*KEYS, "calls", "has_call_tokens", *figures).collect().sort(KEYS)
+    group = {"run": ["run_id", "model"], "model": ["model"]}[by]
+    names = runs.runs.select("run_key", *group).lazy()
     return (
-        per_task.group_by(keys)
+        per_task.with_columns(RUN_KEY)
+        .join(names, on="run_key", how="left")
+        .group_by(group)
         .agg(
             pl.len().cast(pl.Int64).alias("tasks"),
             pl.col("has_call_tokens").mean().alias("share_with_call_tokens"),
@@ -293,7 +298,8 @@ def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> 
             *[pl.col(f).mean().alias(f"{f}_mean") for f in figures],
             *[pl.col(f).median().alias(f"{f}_median") for f in figures],
         )
-        .sort(keys)
+        .collect()
+        .sort(group)
     )
 
 

@@ -84,6 +84,7 @@ class Runs:
     ) -> None:
         self._frames: dict[str, pl.DataFrame] = {}
         self._scans: dict[str, pl.LazyFrame] = {}
+        self._pieces: list[Runs] = []
         for name, table in zip(
             TABLES, (runs, tasks, llm_calls, tool_calls, checks, messages), strict=True
         ):
@@ -125,6 +126,7 @@ class Runs:
         if name not in TABLES:
             raise ValueError(f"no table {name!r}; tables: {', '.join(TABLES)}")
         table = conform(table, name)
+        self._pieces = []
         if name == "runs":
             runs = table.lazy().collect()
             if runs.get_column("run_key").null_count():
@@ -189,17 +191,37 @@ class Runs:
             return cls.empty()
         if len(parts) == 1:
             return parts[0]
-        tables: dict[str, list[Table]] = {name: [] for name in TABLES}
+        pieces: list[Runs] = []
         offset = 0
-        for part in parts:
-            old = part.runs.get_column("run_key").to_list()
+        for piece in (p for part in parts for p in part.pieces()):
+            old = piece.runs.get_column("run_key").to_list()
             new = list(range(offset, offset + len(old)))
             offset += len(old)
-            tables["runs"].append(part.runs.with_columns(pl.Series("run_key", new)))
-            for name in TABLES[1:]:
-                source: Table = part._frames.get(name, part._scans[name])
-                tables[name].append(source.with_columns(_rekey(old, new)))
-        return cls(*(_stack(tables[name]) for name in TABLES))
+            pieces.append(
+                cls(
+                    piece.runs.with_columns(pl.Series("run_key", new, dtype=pl.Int64)),
+                    *(piece.source(name).with_columns(_rekey(old, new)) for name in TABLES[1:]),
+                )
+            )
+        out = cls(*(_stack([p.source(name) for p in pieces]) for name in TABLES))
+        out._pieces = pieces
+        return out
+
+    def source(self, name: str) -> Table:
+        """Table ``name`` as held: the DataFrame when loaded, else its scan."""
+        return self._frames.get(name, self._scans[name])
+
+    def pieces(self) -> list[Runs]:
+        """The inputs this Runs was stacked from (itself when it was not stacked).
+
+        Metrics that work per attempt process one piece at a time, so memory stays
+        bounded by the largest input rather than the whole collection.
+
+        Example:
+            >>> len(Runs.concat([Runs.empty(), Runs.empty()]).pieces())
+            2
+        """
+        return self._pieces or [self]
 
     def to_pandas(self) -> PandasRuns:
         """The same tables as pandas DataFrames.
@@ -222,13 +244,11 @@ class Runs:
         runs = self.runs.filter(expr)
         kept = runs.get_column("run_key").implode()
         in_kept = (pl.col("attempt_key") // RUN_STRIDE).is_in(kept)
-        tables = [
-            self._frames[name].filter(in_kept)
-            if name in self._frames
-            else self._scans[name].filter(in_kept)
-            for name in TABLES[1:]
-        ]
-        return Runs(runs, *tables)
+        out = Runs(runs, *(self.source(name).filter(in_kept) for name in TABLES[1:]))
+        if self._pieces:
+            out._pieces = [p.filter(expr) for p in self._pieces]
+            out._pieces = [p for p in out._pieces if p.runs.height]
+        return out
 
 
 def _rekey(old: list[int], new: list[int]) -> pl.Expr:
