@@ -125,20 +125,15 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
         [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
     """
     regex = re.compile(pattern) if isinstance(pattern, str) else pattern
-    parsed: _Parsed = {}
+    scripts = _Scripts(regex)
     return pl.concat(
-        [_piece_command_rows(piece, regex, parsed) for piece in runs.pieces()], how="vertical"
+        [_piece_command_rows(piece, scripts) for piece in runs.pieces()], how="vertical"
     )
 
 
-_Parsed = dict[str, list[tuple[str, str | None, bool]]]
-"""Target commands of each script text already parsed: each text is parsed once."""
-
-
-def _piece_command_rows(
-    piece: Runs, regex: re.Pattern[str] | None, parsed: _Parsed
-) -> pl.DataFrame:
-    rows, table = _flagged_rows(piece, regex, parsed)
+def _piece_command_rows(piece: Runs, scripts: _Scripts) -> pl.DataFrame:
+    rows = _flagged_rows(piece, scripts)
+    table = scripts.table()
     keys = piece.scan("tool_calls").select(*KEYS, "attempt_key").unique("attempt_key").collect()
     texts = table.select("_script", "command_index", "command", "subcommand")
     return (
@@ -161,57 +156,80 @@ def _piece_command_rows(
     )
 
 
-def _parsed_table(
-    scripts: pl.Series, regex: re.Pattern[str] | None, parsed: _Parsed
-) -> pl.DataFrame:
-    """One row per (distinct script, target command in it); texts in ``parsed`` are reused."""
-    unique = scripts.drop_nulls().unique()
-    texts = unique.to_list()
-    for text in texts:
-        if text not in parsed:
-            parsed[text] = [
-                (c.command, c.subcommand, c.is_help) for c in target_commands(text, regex)
-            ]
-    return pl.DataFrame(
-        {
-            "_script": pl.Series(
-                [h for s, h in zip(texts, unique.hash(), strict=True) for _ in parsed[s]],
-                dtype=pl.UInt64,
-            ),
-            "command_index": [i for s in texts for i in range(len(parsed[s]))],
-            "_n": [len(parsed[s]) for s in texts for _ in parsed[s]],
-            **{
-                col: pl.Series([t[k] for s in texts for t in parsed[s]], dtype=dtype)
-                for k, (col, dtype) in enumerate(_PARSED.items())
+class _Scripts:
+    """The parse table grown across pieces: each distinct script text is parsed once.
+
+    One row per (distinct script, target command in it): ``_script`` (hash of the
+    script text), ``command_index``, ``_n`` (target commands in the script), the
+    parsed ``command``, ``subcommand``, ``is_help`` and ``_command`` (hash of the
+    command text).
+    """
+
+    def __init__(self, regex: re.Pattern[str] | None) -> None:
+        self.regex = regex
+        self.parts: list[pl.DataFrame] = []
+        self.known = pl.Series("_script", [], dtype=pl.UInt64)
+
+    def table(self) -> pl.DataFrame:
+        return pl.concat(self.parts) if self.parts else self._frame([], [])
+
+    def add(self, scripts: pl.DataFrame) -> None:
+        """Parse the scripts (``commands`` text and ``_script`` hash) not seen before."""
+        new = scripts.filter(~pl.col("_script").is_in(self.known.implode())).unique("_script")
+        if new.height == 0:
+            return
+        texts = new.get_column("commands").to_list()
+        parsed = [
+            [(c.command, c.subcommand, c.is_help) for c in target_commands(t, self.regex)]
+            for t in texts
+        ]
+        self.parts.append(self._frame(new.get_column("_script").to_list(), parsed))
+        self.known = pl.concat([self.known, new.get_column("_script")])
+
+    @staticmethod
+    def _frame(hashes: list[int], parsed: list[list[tuple[str, str | None, bool]]]) -> pl.DataFrame:
+        counts = [len(p) for p in parsed]
+        flat = [c for p in parsed for c in p]
+        return pl.DataFrame(
+            {
+                "_script": [h for h, n in zip(hashes, counts, strict=True) for _ in range(n)],
+                "command_index": [i for n in counts for i in range(n)],
+                "_n": [n for n in counts for _ in range(n)],
+                "command": [c[0] for c in flat],
+                "subcommand": [c[1] for c in flat],
+                "is_help": [c[2] for c in flat],
             },
-        },
-        schema_overrides={"command_index": pl.Int64, "_n": pl.Int64},
-    ).with_columns(_command=pl.col("command").rank("dense"))
+            schema={"_script": pl.UInt64, "command_index": pl.Int64, "_n": pl.Int64, **_PARSED},
+        ).with_columns(_command=pl.col("command").hash())
 
 
-def _flagged_rows(
-    piece: Runs, regex: re.Pattern[str] | None, parsed: _Parsed
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The command rows with integer ids only (no key or command text), and the parse table.
+def _flagged_rows(piece: Runs, scripts: _Scripts) -> pl.DataFrame:
+    """The command rows of one piece with integer ids only (no key or command text).
 
     Metrics need just these; :func:`command_rows` adds the keys and texts.
     """
     calls = (
         piece.scan("tool_calls")
-        .select("call_index", "call_number", "exit_code", "attempt_key", "commands")
+        .select(
+            "call_index",
+            "call_number",
+            "exit_code",
+            "attempt_key",
+            "commands",
+            _script=pl.col("commands").hash(),
+        )
         .collect()
     )
-    table = _parsed_table(calls.get_column("commands"), regex, parsed)
-    calls = calls.with_columns(_script=pl.col("commands").hash()).drop("commands")
+    scripts.add(calls.select("commands", "_script").drop_nulls())
+    calls = calls.drop("commands")
     if not _in_execution_order(calls):
         calls = calls.sort("attempt_key", "call_index", maintain_order=True)
-    lean = table.select("_script", "command_index", "_n", "is_help", "_command")
-    rows = (
+    lean = scripts.table().select("_script", "command_index", "_n", "is_help", "_command")
+    return (
         calls.join(lean, on="_script", how="inner", maintain_order="left_right")
         .with_columns(exit_code_approximate=pl.col("_n") > 1)
         .pipe(_with_flags, ["attempt_key", "_command"])
     )
-    return rows, table
 
 
 def interaction(
@@ -259,10 +277,10 @@ def interaction(
             .select("run_id", "model", "subcommand", "tasks", *METRICS)
             .sort("run_id", "subcommand", nulls_last=True)
         )
-    parsed: _Parsed = {}
+    scripts = _Scripts(regex)
     counts = pl.concat(
         [
-            _flagged_rows(piece, regex, parsed)[0].group_by("attempt_key").agg(_count_exprs())
+            _flagged_rows(piece, scripts).group_by("attempt_key").agg(_count_exprs())
             for piece in runs.pieces()
         ],
         how="vertical",
@@ -340,27 +358,26 @@ def _in_execution_order(calls: pl.DataFrame) -> bool:
 def _with_flags(rows: pl.DataFrame, group: list[str]) -> pl.DataFrame:
     """Add ``failed``, ``is_first`` and ``is_retry``; ``group`` = (attempt, command text) ids.
 
-    ``rows`` must be in execution order within each attempt. A stable sort by one
-    integer key made from ``group`` lines up the executions of each command so a shift
-    finds the previous one (much faster than a window over the group); the flags are
-    then put back in the original order by the inverse permutation.
+    ``rows`` must be in execution order within each attempt. An as-of join on the row
+    number, by one integer key made from ``group``, finds each execution's previous
+    execution of the same command (hash-based, no sort).
     """
-    key = pl.struct(group).hash()
-    order = rows.select(
-        pl.int_range(pl.len(), dtype=pl.UInt32).sort_by(key, maintain_order=True)
-    ).to_series()
-    ranked = rows.select(
-        _key=key.gather(order),
-        failed=(pl.col("exit_code") != 0).fill_null(False).gather(order),
+    failed = (pl.col("exit_code") != 0).fill_null(False)
+    lean = rows.select(_k=pl.struct(group).hash(), _pf=failed).with_row_index("_i")
+    prev = lean.join_asof(
+        lean,
+        on="_i",
+        by="_k",
+        strategy="backward",
+        allow_exact_matches=False,
+        check_sortedness=False,
+        suffix="_prev",
     )
-    same = (pl.col("_key") == pl.col("_key").shift(1)).fill_null(False)
-    flags = ranked.select(
-        "failed",
-        is_first=~same,
-        is_retry=same & pl.col("failed").shift(1).fill_null(False),
+    return rows.with_columns(
+        failed=failed,
+        is_first=prev.get_column("_pf_prev").is_null(),
+        is_retry=prev.get_column("_pf_prev").fill_null(False),
     )
-    inverse = order.arg_sort()
-    return rows.with_columns(flags[inverse])
 
 
 def _count_exprs() -> list[pl.Expr]:

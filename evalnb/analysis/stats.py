@@ -82,10 +82,18 @@ def _resample_counts(counts: np.ndarray, n_boot: int, rng: np.random.Generator) 
 
     Drawing ``n`` units with replacement and counting them per distinct value is a
     multinomial draw, so ``(n_boot, K)`` counts replace a ``(n_boot, n)`` index matrix:
-    the same distribution, far less work when values repeat (scores usually do).
+    the same distribution, far less work when values repeat (scores usually do). When
+    most units are distinct (``n < 8 K``) drawing the indices and counting them is the
+    cheaper route to the same distribution.
     """
-    n = int(counts.sum())
-    return rng.multinomial(n, counts / n, size=n_boot)
+    import numpy as np
+
+    n, k = int(counts.sum()), counts.size
+    if n >= 8 * k:
+        return rng.multinomial(n, counts / n, size=n_boot)
+    unit = np.repeat(np.arange(k), counts)[rng.integers(0, n, size=(n_boot, n))]
+    unit += np.arange(n_boot)[:, None] * k
+    return np.bincount(unit.ravel(), minlength=n_boot * k).reshape(n_boot, k)
 
 
 def cluster_bootstrap_rate(
