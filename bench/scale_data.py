@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from evalnb.records import RunMeta, RunSettings
-from evalnb.store.tables import SCHEMAS, conform
+from evalnb.store.tables import conform
 
 TASKS = 1000
 RUNS = 20
@@ -92,7 +92,7 @@ def script_pool(rng: np.random.Generator, vocab: np.ndarray) -> list[str]:
             parts.append(
                 template.format(
                     p=f"/data/{w}_{int(rng.integers(0, 50))}.txt",
-                    d=f"/work/{str(vocab[int(rng.integers(0, len(vocab)))])}",
+                    d=f"/work/{vocab[int(rng.integers(0, len(vocab)))]!s}",
                     w=w,
                     n=int(rng.integers(1, 9)),
                 )
