@@ -358,26 +358,27 @@ def _in_execution_order(calls: pl.DataFrame) -> bool:
 def _with_flags(rows: pl.DataFrame, group: list[str]) -> pl.DataFrame:
     """Add ``failed``, ``is_first`` and ``is_retry``; ``group`` = (attempt, command text) ids.
 
-    ``rows`` must be in execution order within each attempt. An as-of join on the row
-    number, by one integer key made from ``group``, finds each execution's previous
-    execution of the same command (hash-based, no sort).
+    ``rows`` must be in execution order within each attempt. A stable sort by one
+    integer key made from ``group`` lines up the executions of each command so a shift
+    finds the previous one (much faster than a window over the group); the flags are
+    then put back in the original order by the inverse permutation.
     """
-    failed = (pl.col("exit_code") != 0).fill_null(False)
-    lean = rows.select(_k=pl.struct(group).hash(), _pf=failed).with_row_index("_i")
-    prev = lean.join_asof(
-        lean,
-        on="_i",
-        by="_k",
-        strategy="backward",
-        allow_exact_matches=False,
-        check_sortedness=False,
-        suffix="_prev",
+    key = pl.struct(group).hash()
+    order = rows.select(
+        pl.int_range(pl.len(), dtype=pl.UInt32).sort_by(key, maintain_order=True)
+    ).to_series()
+    ranked = rows.select(
+        _key=key.gather(order),
+        failed=(pl.col("exit_code") != 0).fill_null(False).gather(order),
     )
-    return rows.with_columns(
-        failed=failed,
-        is_first=prev.get_column("_pf_prev").is_null(),
-        is_retry=prev.get_column("_pf_prev").fill_null(False),
+    same = (pl.col("_key") == pl.col("_key").shift(1)).fill_null(False)
+    flags = ranked.select(
+        "failed",
+        is_first=~same,
+        is_retry=same & pl.col("failed").shift(1).fill_null(False),
     )
+    inverse = order.arg_sort()
+    return rows.with_columns(flags[inverse])
 
 
 def _count_exprs() -> list[pl.Expr]:
