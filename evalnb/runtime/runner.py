@@ -200,9 +200,12 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
         for i, p in enumerate(plans)
     ]
 
+    finished: dict[int, list[TaskRecord]] = {id(plan): [] for plan in plans}
+
     async def one(plan: RunPlan, bar: tqdm, case: Case, epoch: int) -> None:
         async with limit:
-            await run_attempt(plan.provider, plan.store, case, epoch, plan.max_turns)
+            record = await run_attempt(plan.provider, plan.store, case, epoch, plan.max_turns)
+        finished[id(plan)].append(record)
         bar.update(1)
 
     jobs = [
@@ -221,9 +224,15 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
         for bar in bars:
             bar.close()
     for plan in plans:
+        # records held in memory stand for the whole run unless it resumed earlier attempts
+        whole = len(plan.pending) == len(plan.cases) * plan.epochs
+        records = finished[id(plan)] if whole else None
         if plan.provider.recording is not None:
-            plan.store.meta.settings.replay_agreement = _agreement(plan.store)
-        plan.store.finalize("complete")
+            plan.store.meta.settings.replay_agreement = _agreement(
+                records if records is not None else plan.store.records()
+            )
+        # building and writing the tables is CPU and disk work: keep it off the event loop
+        await asyncio.to_thread(plan.store.finalize, "complete", None, records)
 
 
 async def run_attempt(
@@ -293,9 +302,9 @@ async def run_attempt(
     return record
 
 
-def _agreement(store: RunStore) -> ReplayAgreement:
+def _agreement(records: list[TaskRecord]) -> ReplayAgreement:
     """Sum the per-task replay agreement counts into the run's figure."""
-    counts = [r.replay for r in store.records() if r.replay is not None]
+    counts = [r.replay for r in records if r.replay is not None]
     return ReplayAgreement(
         checks_agree=sum(c.checks_agree for c in counts),
         checks_compared=sum(c.checks_compared for c in counts),
