@@ -121,7 +121,7 @@ def section(sizes: tuple[int, ...] = SIZES) -> list[str]:
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     notes = []
-    with tempfile.TemporaryDirectory(dir=Path(__file__).resolve().parents[1]) as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
         for rows in sizes:
             r = measure(rows, Path(tmp))
             e = r["evalnb"]
