@@ -37,6 +37,8 @@ class RunSettings(BaseModel):
     ``tool_call_duration``, ...), ``target`` and ``command_pattern`` (the tool whose
     commands were scored), ``exit_codes`` (how exit codes were obtained when they are
     not exact) and ``checks_available`` (False when some tasks carry no check verdicts).
+    ``shard`` (``"i/N"``): the run holds only shard i of N of the attempts (see
+    :mod:`evalnb.runtime.shard`); ``evalnb merge`` combines the N shard runs.
 
     Example:
         >>> RunSettings(spec="reference", filters={"tags": ["json"]}).filters.tags
@@ -58,6 +60,7 @@ class RunSettings(BaseModel):
     command_pattern: str | None = None
     exit_codes: str | None = None
     checks_available: bool | None = None
+    shard: str | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -49,6 +49,7 @@ from evalnb.runtime.agent import DEFAULT_MAX_TURNS, run_agent
 from evalnb.runtime.case import Case, Scoring
 from evalnb.runtime.providers.registry import resolve_provider
 from evalnb.runtime.sandbox.local import bash_version
+from evalnb.runtime.shard import in_shard, parse_shard
 from evalnb.store import RunStore, utc_now
 from evalnb.version import __version__
 
@@ -82,6 +83,7 @@ async def run_cases(
     run_ids: Sequence[str] | None = None,
     filters: Filters | None = None,
     progress: bool = True,
+    shard: tuple[int, int] | None = None,
 ) -> list[Path]:
     """Run every case against every model; return the run folders written.
 
@@ -89,6 +91,7 @@ async def run_cases(
     :func:`~evalnb.runtime.providers.registry.resolve_provider`) or a provider
     object. ``run_ids`` names the run folders (default: ``<UTC time>-<model>``);
     ``filters`` (the ``--tag`` and ``--task`` values) are recorded for ``--resume``.
+    ``shard`` ``(i, N)`` runs only shard i of N of the attempts (:mod:`.shard`).
 
     Example:
         >>> import tempfile
@@ -109,6 +112,7 @@ async def run_cases(
         for m in models
     ]
     sandbox, sandbox_version = _sandboxes(cases)
+    attempts = in_shard([(c, e) for c in cases for e in range(1, epochs + 1)], shard)
     plans = []
     for i, provider in enumerate(providers):
         spec = models[i] if isinstance(models[i], str) else f"{provider.provider}/{provider.model}"
@@ -128,7 +132,7 @@ async def run_cases(
             simulated=provider.simulated,
             recorded_from=provider.recording.source if provider.recording else None,
             started_at=utc_now(),
-            task_count=len(cases) * epochs,
+            task_count=len(attempts),
             settings=RunSettings(
                 spec=spec,
                 concurrency=concurrency,
@@ -136,11 +140,12 @@ async def run_cases(
                 base_url=base_url,
                 filters=filters or Filters(),
                 provider=provider.settings(),
+                shard=f"{shard[0]}/{shard[1]}" if shard else None,
             ),
         )
         store = RunStore.create(out_dir, meta)
         plan = RunPlan(provider, store, list(cases), epochs, max_turns)
-        plan.pending = [(c, e) for c in cases for e in range(1, epochs + 1)]
+        plan.pending = list(attempts)
         plans.append(plan)
     await _execute(plans, concurrency, progress)
     return [p.store.path for p in plans]
@@ -176,8 +181,11 @@ async def resume(
     provider = resolve_provider(settings.spec, base_url=settings.base_url, seed=settings.seed or 7)
     done = store.finished_keys()
     plan = RunPlan(provider, store, list(cases), meta.epochs, meta.max_turns or DEFAULT_MAX_TURNS)
+    shard = parse_shard(settings.shard) if settings.shard else None
     plan.pending = [
-        (c, e) for c in cases for e in range(1, meta.epochs + 1) if (c.task.id, e) not in done
+        (c, e)
+        for c, e in in_shard([(c, e) for c in cases for e in range(1, meta.epochs + 1)], shard)
+        if (c.task.id, e) not in done
     ]
     store.meta.status = "running"
     store.write_meta()
@@ -190,8 +198,8 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
     limit = asyncio.Semaphore(max(1, concurrency))
     bars = [
         tqdm(
-            total=len(p.cases) * p.epochs,
-            initial=len(p.cases) * p.epochs - len(p.pending),
+            total=p.store.meta.task_count or 0,
+            initial=(p.store.meta.task_count or 0) - len(p.pending),
             desc=_label(p),
             position=i,
             leave=True,
@@ -225,7 +233,7 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
             bar.close()
     for plan in plans:
         # records held in memory stand for the whole run unless it resumed earlier attempts
-        whole = len(plan.pending) == len(plan.cases) * plan.epochs
+        whole = len(plan.pending) == plan.store.meta.task_count
         records = finished[id(plan)] if whole else None
         if plan.provider.recording is not None:
             plan.store.meta.settings.replay_agreement = _agreement(
