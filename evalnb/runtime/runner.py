@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -49,6 +49,7 @@ from evalnb.runtime.agent import DEFAULT_MAX_TURNS, run_agent
 from evalnb.runtime.case import Case, Scoring
 from evalnb.runtime.providers.registry import resolve_provider
 from evalnb.runtime.sandbox.local import bash_version
+from evalnb.runtime.schedule import longest_first
 from evalnb.runtime.shard import in_shard, parse_shard
 from evalnb.store import RunStore, utc_now
 from evalnb.version import __version__
@@ -84,6 +85,7 @@ async def run_cases(
     filters: Filters | None = None,
     progress: bool = True,
     shard: tuple[int, int] | None = None,
+    durations: Mapping[str, float] | None = None,
 ) -> list[Path]:
     """Run every case against every model; return the run folders written.
 
@@ -92,6 +94,8 @@ async def run_cases(
     object. ``run_ids`` names the run folders (default: ``<UTC time>-<model>``);
     ``filters`` (the ``--tag`` and ``--task`` values) are recorded for ``--resume``.
     ``shard`` ``(i, N)`` runs only shard i of N of the attempts (:mod:`.shard`).
+    Attempts start longest first where durations are known (``durations``, task id ->
+    ms from a previous run, or difficulty tags; :mod:`.schedule`).
 
     Example:
         >>> import tempfile
@@ -147,7 +151,7 @@ async def run_cases(
         plan = RunPlan(provider, store, list(cases), epochs, max_turns)
         plan.pending = list(attempts)
         plans.append(plan)
-    await _execute(plans, concurrency, progress)
+    await _execute(plans, concurrency, progress, durations)
     return [p.store.path for p in plans]
 
 
@@ -193,8 +197,13 @@ async def resume(
     return store.path
 
 
-async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> None:
-    """Run every pending attempt of every plan under one shared concurrency limit."""
+async def _execute(
+    plans: list[RunPlan],
+    concurrency: int,
+    progress: bool,
+    durations: Mapping[str, float] | None = None,
+) -> None:
+    """Run every pending attempt of every plan under one shared limit, longest first."""
     limit = asyncio.Semaphore(max(1, concurrency))
     bars = [
         tqdm(
@@ -216,11 +225,16 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
         finished[id(plan)].append(record)
         bar.update(1)
 
-    jobs = [
-        one(plan, bar, case, epoch)
-        for plan, bar in zip(plans, bars, strict=True)
-        for case, epoch in plan.pending
-    ]
+    order = longest_first(
+        [
+            (plan, bar, case, epoch)
+            for plan, bar in zip(plans, bars, strict=True)
+            for case, epoch in plan.pending
+        ],
+        key=lambda job: job[2].task,
+        durations=durations,
+    )
+    jobs = [one(*job) for job in order]
     try:
         await asyncio.gather(*jobs)
     except BaseException:
