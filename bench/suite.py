@@ -29,8 +29,8 @@ from pathlib import Path
 
 from bench import finalize as finalize_bench
 from bench import frames as frames_bench
-from bench import scale as scale_bench
 from bench import runner_overhead
+from bench import scale as scale_bench
 from evalnb.records import Task
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
 from evalnb.runtime.bash_case import BashCase
