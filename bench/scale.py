@@ -52,7 +52,8 @@ import json, resource, sys, time
 import duckdb
 root = sys.argv[1]
 t0 = time.perf_counter()
-con = duckdb.connect(config={"enable_progress_bar": False})
+con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")
 q = lambda s: con.execute(s.replace("ROOT", root)).fetchall()
 q('''select t.run_id, count(*), sum(case when coalesce(passed, false) and error is null
      then 1 else 0 end), count(error), sum(score), sum(max_score), sum(turns),
@@ -80,9 +81,9 @@ print(json.dumps(out))
 
 
 def _run(code: str, folder: Path) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(folder)], capture_output=True, text=True, check=True
-    )
+    done = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stderr)
     return json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
 
 
