@@ -125,7 +125,7 @@ class Runs:
         """
         if name not in TABLES:
             raise ValueError(f"no table {name!r}; tables: {', '.join(TABLES)}")
-        table = conform(table, name)
+        table = conform(table, name) if isinstance(table, pl.DataFrame) else conform(table, name)
         self._pieces = []
         if name == "runs":
             runs = table.lazy().collect()

@@ -195,13 +195,13 @@ def conform(frame: Frame, name: str) -> Frame:
         >>> conform(pl.DataFrame({"epoch": ["2"]}), "checks").select("epoch", "weight").row(0)
         (2, None)
     """
-    schema = SCHEMAS[name]
+    schema: dict[str, Any] = SCHEMAS[name]
     have = frame.collect_schema()
     missing = [pl.lit(None, dtype=dt).alias(c) for c, dt in schema.items() if c not in have]
     casts = {c: dt for c, dt in schema.items() if c in have and have[c] != dt}
     frame = frame.with_columns(missing) if missing else frame
     frame = frame.cast(casts) if casts else frame  # type: ignore[arg-type]
-    extra = [c for c in have if c not in schema]
+    extra: list[str] = [c for c in have if c not in schema]
     return frame.select([*schema, *extra])
 
 
