@@ -125,7 +125,8 @@ class Runs:
         """
         if name not in TABLES:
             raise ValueError(f"no table {name!r}; tables: {', '.join(TABLES)}")
-        table = conform(table, name) if isinstance(table, pl.DataFrame) else conform(table, name)
+        # one call per type: conform's type variable takes a DataFrame or a LazyFrame
+        table = conform(table, name) if isinstance(table, pl.DataFrame) else conform(table, name)  # noqa: RUF034
         self._pieces = []
         if name == "runs":
             runs = table.lazy().collect()
