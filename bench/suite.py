@@ -8,7 +8,8 @@
 - analysis: load + summaries on ~1M tool-call rows against a naive pandas version,
   and scaling at 10k / 100k / 1M rows (bench/frames.py);
 - notebooks: wall time of the notebook suite under nbmake;
-- memory: peak RSS of a 1,000-task run and of loading 1M rows (each in a fresh process).
+- memory: peak RSS of a 1,000-task run and of loading 1M rows (each in a fresh process);
+- import time: ``import evalnb`` against ``import polars`` (bench/import_time.py).
 
 Run: ``python -m bench`` (prints Markdown; bench/RESULTS.md holds a recorded run).
 """
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from bench import finalize as finalize_bench
 from bench import frames as frames_bench
-from bench import runner_overhead
+from bench import import_time, runner_overhead
 from bench import scale as scale_bench
 from evalnb.records import Task
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
@@ -372,6 +373,7 @@ SECTIONS = {
     "finalize": ("Finalize and reading events (issue 18)", finalize_bench.main),
     "notebooks": ("Notebooks", notebooks),
     "memory": ("Memory", memory),
+    "import_time": ("Import time", import_time.lines),
 }
 
 

@@ -13,19 +13,25 @@ its exit code). Each call's ``commands`` text is split into *target commands*:
   parse counts as one command: its whole text, whitespace normalised, subcommand = its
   first word.
 - a regex ``pattern`` (spec 002 ``target.command_pattern``, e.g. ``r"notes\\s+(\\S+)"``):
-  every match in the call's text is a target command. Its text runs from the match to
-  the end of that shell command (the first unquoted newline, ``;``, ``|`` or ``&``),
-  whitespace normalised; the subcommand is capture group 1, or null when the pattern
-  has no group (then, as spec 002 says, only aggregate counts are available).
+  the parsed commands the pattern matches at the start of, the command name reduced to
+  its basename (``./notes``, ``/x/bin/notes``); never text in quotes, heredoc bodies or
+  comments, nor ``command -v notes``. The subcommand is capture group 1, or null when
+  the pattern has no group (then, as spec 002 says, only aggregate counts are
+  available).
 
 Each string is parsed once however often it recurs (the same script repeats across
 runs), so a million tool-call rows cost about as much as their distinct scripts.
 
-Exit codes: a tool call has one exit code, and every target command in it inherits
-it (the shell reports the status of the last command it ran, so a failure is charged
-to every target command of the call). Rows of calls that hold more than one target
-command are marked ``exit_code_approximate``; with a pattern, non-target commands in
-the same call (``cd x && notes add y``) can also set the status unmarked.
+Recorded invocations (spec 002's structured events, table ``tool_invocations``) come
+first: a tool call whose invocations were recorded (``invocations_recorded``) gives one
+target command per invocation, with the invocation's own exit code (``source`` =
+``"events"``; a run killed before it ended has a null exit code and counts as failed),
+its text and subcommand from its argv by the same rules
+(:func:`evalnb.scoring.commands.argv_command`; a run the pattern does not describe
+still counts, with a null subcommand). Other calls (bash tasks, imports) fall back to
+their text (``source`` = ``"text"``): a tool call has one exit code, and every target
+command in it inherits it; rows of calls that hold more than one target command are
+marked ``exit_code_approximate``.
 
 Definitions (per task attempt; commands ordered by call, then position in the call):
 
@@ -37,8 +43,9 @@ Definitions (per task attempt; commands ordered by call, then position in the ca
   succeeded is not a retry.
 - ``retry_rate``: spec 002's formula, ``(total - unique) / total``: the share of
   executions that repeat an earlier command, whether or not it had failed.
-- ``help_invocations``: commands with ``--help`` or ``-h`` among their arguments, whose
-  first argument is ``help``, or whose subcommand (or, in bash mode, name) is ``help``.
+- ``help_invocations``: commands with ``--help`` among their arguments, whose first
+  argument is ``help``, or named ``help``; ``-h`` only for commands whose ``-h`` means
+  help (:data:`evalnb.scoring.commands.SHORT_HELP`), so not ``df -h`` or ``sort -h``.
 - ``first_try_successes``: distinct commands whose first execution succeeded;
   ``first_try_success_rate`` = first_try_successes / total_commands (spec 002: "commands
   that succeeded on first attempt / total commands"), so repeating a command lowers it
@@ -75,7 +82,7 @@ from typing import Literal
 import polars as pl
 
 from evalnb.analysis.runs import Runs
-from evalnb.scoring.commands import target_commands, transcript_calls
+from evalnb.scoring.commands import argv_command, target_commands, transcript_calls
 from evalnb.store.tables import KEYS, RUN_STRIDE
 
 COUNTS = [
@@ -106,12 +113,13 @@ _PARSED = {"command": pl.Utf8, "subcommand": pl.Utf8, "is_help": pl.Boolean}
 
 
 def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl.DataFrame:
-    """One row per target command, in execution order, with its call's exit code.
+    """One row per target command, in execution order, with its exit code.
 
     Columns: keys (run_id, model, task_id, epoch), call_index, call_number,
     command_index (0-based position in the call), command, subcommand, exit_code,
-    exit_code_approximate, is_help, failed, is_first (first execution of this
-    command text in the attempt) and is_retry (see the module docstring).
+    source (``"events"``: a recorded invocation; ``"text"``: read from the call's
+    command text), exit_code_approximate, is_help, failed, is_first (first execution
+    of this command text in the attempt) and is_retry (see the module docstring).
 
     Example:
         >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
@@ -125,20 +133,21 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
         [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
     """
     regex = re.compile(pattern) if isinstance(pattern, str) else pattern
-    scripts = _Scripts(regex)
+    parsed: _Parsed = {}
     return pl.concat(
-        [_piece_command_rows(piece, scripts) for piece in runs.pieces()], how="vertical"
+        [_piece_command_rows(piece, regex, parsed) for piece in runs.pieces()], how="vertical"
     )
 
 
-def _piece_command_rows(piece: Runs, scripts: _Scripts) -> pl.DataFrame:
-    rows = _flagged_rows(piece, scripts)
-    table = scripts.table()
-    keys = piece.scan("tool_calls").select(*KEYS, "attempt_key").unique("attempt_key").collect()
-    texts = table.select("_script", "command_index", "command", "subcommand")
+def _piece_command_rows(
+    piece: Runs, regex: re.Pattern[str] | None, parsed: _Parsed
+) -> pl.DataFrame:
+    rows, table = _flagged_rows(piece, regex, parsed)
+    keys = piece.scan("tool_calls").select(*KEYS, _ATTEMPT).unique("_attempt").collect()
+    texts = table.select("_command", "command", "subcommand").unique("_command")
     return (
-        rows.join(keys, on="attempt_key", how="left", maintain_order="left")
-        .join(texts, on=["_script", "command_index"], how="left", maintain_order="left")
+        rows.join(keys, on="_attempt", how="left", maintain_order="left")
+        .join(texts, on="_command", how="left", maintain_order="left")
         .select(
             *KEYS,
             "call_index",
@@ -147,6 +156,7 @@ def _piece_command_rows(piece: Runs, scripts: _Scripts) -> pl.DataFrame:
             "command",
             "subcommand",
             "exit_code",
+            "source",
             "exit_code_approximate",
             "is_help",
             "failed",
@@ -156,80 +166,134 @@ def _piece_command_rows(piece: Runs, scripts: _Scripts) -> pl.DataFrame:
     )
 
 
-class _Scripts:
-    """The parse table grown across pieces: each distinct script text is parsed once.
+_ATTEMPT = pl.col("attempt_key").alias("_attempt")
+"""The integer id of a task attempt (:data:`evalnb.store.tables.RUN_STRIDE`): grouping,
+joining and sorting on it is much cheaper than on the four key strings."""
 
-    One row per (distinct script, target command in it): ``_script`` (hash of the
-    script text), ``command_index``, ``_n`` (target commands in the script), the
-    parsed ``command``, ``subcommand``, ``is_help`` and ``_command`` (hash of the
-    command text).
+_Parsed = dict[str, list[tuple[str, str | None, bool]]]
+"""Target commands of each script text already parsed: each text is parsed once, however
+many loaded inputs (pieces) it recurs in."""
+
+
+def _parsed_table(runs: Runs, regex: re.Pattern[str] | None, cache: _Parsed) -> pl.DataFrame:
+    """One row per (distinct script or argv, target command in it); each parsed once.
+
+    ``_src`` is the hash of a script (text rows) or of an argv (event rows: one
+    command each, counted even when the pattern does not match it, subcommand then
+    null); ``_command`` numbers the distinct command texts.
     """
-
-    def __init__(self, regex: re.Pattern[str] | None) -> None:
-        self.regex = regex
-        self.parts: list[pl.DataFrame] = []
-        self.known = pl.Series("_script", [], dtype=pl.UInt64)
-
-    def table(self) -> pl.DataFrame:
-        return pl.concat(self.parts) if self.parts else self._frame([], [])
-
-    def add(self, scripts: pl.DataFrame) -> None:
-        """Parse the scripts (``commands`` text and ``_script`` hash) not seen before."""
-        new = scripts.filter(~pl.col("_script").is_in(self.known.implode())).unique("_script")
-        if new.height == 0:
-            return
-        texts = new.get_column("commands").to_list()
-        parsed = [
-            [(c.command, c.subcommand, c.is_help) for c in target_commands(t, self.regex)]
-            for t in texts
-        ]
-        self.parts.append(self._frame(new.get_column("_script").to_list(), parsed))
-        self.known = pl.concat([self.known, new.get_column("_script")])
-
-    @staticmethod
-    def _frame(hashes: list[int], parsed: list[list[tuple[str, str | None, bool]]]) -> pl.DataFrame:
-        counts = [len(p) for p in parsed]
-        flat = [c for p in parsed for c in p]
-        return pl.DataFrame(
-            {
-                "_script": [h for h, n in zip(hashes, counts, strict=True) for _ in range(n)],
-                "command_index": [i for n in counts for i in range(n)],
-                "_n": [n for n in counts for _ in range(n)],
-                "command": [c[0] for c in flat],
-                "subcommand": [c[1] for c in flat],
-                "is_help": [c[2] for c in flat],
+    unique = (
+        runs.scan("tool_calls").select(pl.col("commands").drop_nulls().unique()).collect()
+    ).to_series()
+    scripts = unique.to_list()
+    for s in scripts:
+        if s not in cache:
+            cache[s] = [(c.command, c.subcommand, c.is_help) for c in target_commands(s, regex)]
+    parsed = cache
+    argvs = (
+        runs.scan("tool_invocations").select(pl.col("argv").drop_nulls().unique()).collect()
+    ).to_series()
+    events = [_event_command(a, regex) for a in argvs.to_list()]
+    hashes = [*unique.hash(), *argvs.hash()]
+    groups = [parsed[s] for s in scripts] + [[e] for e in events]
+    return pl.DataFrame(
+        {
+            "_src": pl.Series(
+                [h for h, g in zip(hashes, groups, strict=True) for _ in g], dtype=pl.UInt64
+            ),
+            "command_index": [i for g in groups for i in range(len(g))],
+            "_n": [len(g) for g in groups for _ in g],
+            **{
+                col: pl.Series([t[k] for g in groups for t in g], dtype=dtype)
+                for k, (col, dtype) in enumerate(_PARSED.items())
             },
-            schema={"_script": pl.UInt64, "command_index": pl.Int64, "_n": pl.Int64, **_PARSED},
-        ).with_columns(_command=pl.col("command").hash())
+        },
+        schema_overrides={"command_index": pl.Int64, "_n": pl.Int64},
+    ).with_columns(_command=pl.col("command").rank("dense"))
 
 
-def _flagged_rows(piece: Runs, scripts: _Scripts) -> pl.DataFrame:
-    """The command rows of one piece with integer ids only (no key or command text).
+def _event_command(argv: list[str], regex: re.Pattern[str] | None) -> tuple[str, str | None, bool]:
+    """A recorded invocation's command text, subcommand and help flag."""
+    command = argv_command(argv, regex)
+    if command is None:  # the tool ran, though the pattern does not describe this argv
+        plain = argv_command(argv)
+        assert plain is not None
+        return plain.command, None, plain.is_help
+    return command.command, command.subcommand, command.is_help
 
-    Metrics need just these; :func:`command_rows` adds the keys and texts.
+
+def _flagged_rows(
+    runs: Runs, regex: re.Pattern[str] | None, cache: _Parsed
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The command rows with integer ids only (no key or command text), and the parse table.
+
+    Calls whose invocations were recorded take their rows from ``tool_invocations``
+    (exact exit codes); the others are parsed from their text. Metrics need just
+    these; :func:`command_rows` adds the keys and texts.
     """
+    table = _parsed_table(runs, regex, cache)
+    recorded = pl.col("invocations_recorded").fill_null(False)
     calls = (
-        piece.scan("tool_calls")
+        runs.scan("tool_calls")
         .select(
             "call_index",
             "call_number",
             "exit_code",
-            "attempt_key",
-            "commands",
-            _script=pl.col("commands").hash(),
+            _ATTEMPT,
+            _src=pl.col("commands").hash(),
+            _events=recorded,
         )
         .collect()
     )
-    scripts.add(calls.select("commands", "_script").drop_nulls())
-    calls = calls.drop("commands")
-    if not _in_execution_order(calls):
-        calls = calls.sort("attempt_key", "call_index", maintain_order=True)
-    lean = scripts.table().select("_script", "command_index", "_n", "is_help", "_command")
-    return (
-        calls.join(lean, on="_script", how="inner", maintain_order="left_right")
-        .with_columns(exit_code_approximate=pl.col("_n") > 1)
-        .pipe(_with_flags, ["attempt_key", "_command"])
+    lean = table.select("_src", "command_index", "_n", "is_help", "_command")
+    text_rows = (
+        calls.filter(~pl.col("_events"))
+        .join(lean, on="_src", how="inner", maintain_order="left_right")
+        .select(
+            "call_index",
+            "call_number",
+            "exit_code",
+            "_attempt",
+            "command_index",
+            "is_help",
+            "_command",
+            source=pl.lit("text"),
+            exit_code_approximate=pl.col("_n") > 1,
+        )
     )
+    invocations = (
+        runs.scan("tool_invocations")
+        .select("call_index", "call_number", "exit_code", "invocation_index", "argv", "attempt_key")
+        .collect()
+    )
+    if invocations.height:
+        first = calls.select("_attempt", _first=pl.int_range(pl.len()).min().over("_attempt"))
+        event_rows = invocations.select(
+            "call_index",
+            "call_number",
+            "exit_code",
+            _ATTEMPT,
+            command_index="invocation_index",
+            _src=pl.col("argv").hash(),
+        ).join(lean.select("_src", "is_help", "_command"), on="_src", how="left")
+        rows = pl.concat(
+            [
+                text_rows,
+                event_rows.select(
+                    text_rows.columns[:-2], source=pl.lit("events"), exit_code_approximate=False
+                ),
+            ]
+        )
+        rows = (
+            rows.join(first.unique("_attempt"), on="_attempt", how="left")
+            .sort("_first", "call_index", "command_index", maintain_order=True)
+            .drop("_first")
+        )
+    else:
+        rows = text_rows
+        if not _in_execution_order(calls):
+            rows = rows.sort("_attempt", "call_index", maintain_order=True)
+    return rows.pipe(_with_flags, ["_attempt", "_command"]), table
 
 
 def interaction(
@@ -277,28 +341,29 @@ def interaction(
             .select("run_id", "model", "subcommand", "tasks", *METRICS)
             .sort("run_id", "subcommand", nulls_last=True)
         )
-    scripts = _Scripts(regex)
+    parsed: _Parsed = {}
     counts = pl.concat(
         [
-            _flagged_rows(piece, scripts).group_by("attempt_key").agg(_count_exprs())
+            _flagged_rows(piece, regex, parsed)[0].group_by("_attempt").agg(_count_exprs())
             for piece in runs.pieces()
         ],
         how="vertical",
     )
     completed = (pl.col("natural_stop") & pl.col("error").is_null()).alias("completed")
     if by == "task":
-        tasks = runs.scan("tasks").select(*KEYS, "attempt_key", completed).collect()
-        joined = tasks.join(counts, on="attempt_key", how="left", maintain_order="left")
+        tasks = runs.scan("tasks").select(*KEYS, _ATTEMPT, completed).collect()
+        joined = tasks.join(counts, on="_attempt", how="left", maintain_order="left")
         joined = joined.with_columns(pl.col(COUNTS).fill_null(0))
         return _with_rates(joined).select(*KEYS, *METRICS, "completed")
-    run_key = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
+    run_key = (pl.col("_attempt") // RUN_STRIDE).alias("run_key")
     per_run_tasks = (
         runs.scan("tasks")
+        .select(_ATTEMPT, completed)
         .group_by(run_key)
         .agg(
             pl.len().cast(pl.Int64).alias("tasks"),
-            completed.sum().cast(pl.Int64).alias("completed_tasks"),
-            completed.mean().alias("completion_rate"),
+            pl.col("completed").sum().cast(pl.Int64).alias("completed_tasks"),
+            pl.col("completed").mean().alias("completion_rate"),
         )
         .collect()
     )
@@ -337,6 +402,7 @@ def interaction_from_transcript(text: str, pattern: str | re.Pattern[str]) -> pl
         for c in target_commands(call.commands, regex)
     ]
     frame = pl.DataFrame(rows, schema={**_PARSED, "exit_code": pl.Int64}, orient="row")
+    frame = frame.with_columns(source=pl.lit("text"))
     counts = _with_flags(frame, ["command"]).select(_count_exprs())
     return _with_rates(counts).select(*METRICS, completed=pl.lit(None, dtype=pl.Boolean))
 
@@ -346,10 +412,10 @@ def _in_execution_order(calls: pl.DataFrame) -> bool:
 
     evalnb's tables list them so; checking costs one pass, sorting would cost more.
     """
-    starts = pl.col("attempt_key") != pl.col("attempt_key").shift(1)
+    starts = pl.col("_attempt") != pl.col("_attempt").shift(1)
     check = calls.select(
         runs=starts.fill_null(True).sum(),
-        attempts=pl.col("attempt_key").n_unique(),
+        attempts=pl.col("_attempt").n_unique(),
         ordered=(starts.fill_null(True) | (pl.col("call_index").diff() > 0)).all(),
     ).row(0, named=True)
     return check["ordered"] and check["runs"] == check["attempts"]
@@ -369,7 +435,7 @@ def _with_flags(rows: pl.DataFrame, group: list[str]) -> pl.DataFrame:
     ).to_series()
     ranked = rows.select(
         _key=key.gather(order),
-        failed=(pl.col("exit_code") != 0).fill_null(False).gather(order),
+        failed=_failed().gather(order),
     )
     same = (pl.col("_key") == pl.col("_key").shift(1)).fill_null(False)
     flags = ranked.select(
@@ -379,6 +445,11 @@ def _with_flags(rows: pl.DataFrame, group: list[str]) -> pl.DataFrame:
     )
     inverse = order.arg_sort()
     return rows.with_columns(flags[inverse])
+
+
+def _failed() -> pl.Expr:
+    """Non-zero exit code; a recorded invocation without one was killed, so it failed."""
+    return (pl.col("exit_code") != 0).fill_null(pl.col("source") == "events")
 
 
 def _count_exprs() -> list[pl.Expr]:

@@ -72,6 +72,7 @@ class Runs:
     tool_calls = _Table()
     checks = _Table()
     messages = _Table()
+    tool_invocations = _Table()
 
     def __init__(
         self,
@@ -81,13 +82,15 @@ class Runs:
         tool_calls: Table,
         checks: Table,
         messages: Table,
+        tool_invocations: Table | None = None,
     ) -> None:
         self._frames: dict[str, pl.DataFrame] = {}
         self._scans: dict[str, pl.LazyFrame] = {}
         self._pieces: list[Runs] = []
-        for name, table in zip(
-            TABLES, (runs, tasks, llm_calls, tool_calls, checks, messages), strict=True
-        ):
+        if tool_invocations is None:
+            tool_invocations = pl.DataFrame(schema=SCHEMAS["tool_invocations"])
+        given = (runs, tasks, llm_calls, tool_calls, checks, messages, tool_invocations)
+        for name, table in zip(TABLES, given, strict=True):
             self.set_table(name, table)
 
     def __repr__(self) -> str:
@@ -277,6 +280,7 @@ class PandasRuns:
     tool_calls: Any
     checks: Any
     messages: Any
+    tool_invocations: Any
 
 
 def read_run_folder(path: str | Path) -> Runs:

@@ -34,9 +34,10 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from evalnb.errors import InputError
+from evalnb.errors import EvalnbError, InputError
 from evalnb.records import (
     AgentTrace,
+    Connection,
     Filters,
     ReplayAgreement,
     RunMeta,
@@ -45,7 +46,9 @@ from evalnb.records import (
     TaskScore,
 )
 from evalnb.records.interfaces import Provider
-from evalnb.runtime.agent import DEFAULT_MAX_TURNS, run_agent
+from evalnb.records.run import DEFAULT_TASK_TIMEOUT_S
+from evalnb.redact import redact_url
+from evalnb.runtime.agent import DEFAULT_MAX_TURNS, UNREACHABLE, run_agent
 from evalnb.runtime.case import Case, Scoring
 from evalnb.runtime.providers.registry import resolve_provider
 from evalnb.runtime.sandbox.local import bash_version
@@ -64,7 +67,18 @@ class RunPlan:
     cases: list[Case]
     epochs: int
     max_turns: int
+    task_timeout_s: float | None = None
     pending: list[tuple[Case, int]] = field(default_factory=list)
+    unreachable_streak: int = 0
+
+
+FAIL_FAST_AFTER = 5
+"""A run stops (status ``partial``) after this many attempts in a row whose provider
+could not be reached (an error beginning :data:`~evalnb.runtime.agent.UNREACHABLE`)."""
+
+
+class RunStopped(EvalnbError):
+    """The run stopped early: its provider could not be reached; the message says how to resume."""
 
 
 async def run_cases(
@@ -78,7 +92,8 @@ async def run_cases(
     dataset: str | Path | None = None,
     dataset_sha256: str | None = None,
     guidance: str | None = None,
-    base_url: str | None = None,
+    connection: Connection | None = None,
+    task_timeout_s: float | None = DEFAULT_TASK_TIMEOUT_S,
     seed: int = 7,
     sim_sleep: bool = False,
     run_ids: Sequence[str] | None = None,
@@ -96,6 +111,9 @@ async def run_cases(
     ``shard`` ``(i, N)`` runs only shard i of N of the attempts (:mod:`.shard`).
     Attempts start longest first where durations are known (``durations``, task id ->
     ms from a previous run, or difficulty tags; :mod:`.schedule`).
+    ``connection`` says how real providers are reached; ``task_timeout_s`` bounds each
+    attempt's wall clock (provider retries included): an attempt past it is recorded as
+    errored with its trace so far. Both are recorded in ``run.json`` (URL secrets redacted).
 
     Example:
         >>> import tempfile
@@ -110,7 +128,7 @@ async def run_cases(
         raise ValueError("no cases to run")
     # every provider is built before any run folder is written: a bad --model writes nothing
     providers = [
-        resolve_provider(m, base_url=base_url, seed=seed, sim_sleep=sim_sleep)
+        resolve_provider(m, connection=connection, seed=seed, sim_sleep=sim_sleep)
         if isinstance(m, str)
         else m
         for m in models
@@ -119,7 +137,8 @@ async def run_cases(
     attempts = in_shard([(c, e) for c in cases for e in range(1, epochs + 1)], shard)
     plans = []
     for i, provider in enumerate(providers):
-        spec = models[i] if isinstance(models[i], str) else f"{provider.provider}/{provider.model}"
+        given = models[i]
+        spec = given if isinstance(given, str) else f"{provider.provider}/{provider.model}"
         run_id = run_ids[i] if run_ids else _new_run_id(out_dir, spec, guidance)
         meta = RunMeta(
             run_id=run_id,
@@ -141,14 +160,15 @@ async def run_cases(
                 spec=spec,
                 concurrency=concurrency,
                 seed=seed,
-                base_url=base_url,
+                connection=_stored(connection or Connection()),
+                task_timeout_s=task_timeout_s,
                 filters=filters or Filters(),
                 provider=provider.settings(),
                 shard=f"{shard[0]}/{shard[1]}" if shard else None,
             ),
         )
         store = RunStore.create(out_dir, meta)
-        plan = RunPlan(provider, store, list(cases), epochs, max_turns)
+        plan = RunPlan(provider, store, list(cases), epochs, max_turns, task_timeout_s)
         plan.pending = list(attempts)
         plans.append(plan)
     await _execute(plans, concurrency, progress, durations)
@@ -160,11 +180,17 @@ async def resume(
     cases: Sequence[Case],
     *,
     concurrency: int | None = None,
+    connection: Connection | None = None,
+    retry_errored: bool = False,
     progress: bool = True,
 ) -> Path:
     """Finish an interrupted run: run only the attempts with no ``task_finished`` event.
 
-    The provider is rebuilt from the spec recorded in ``run.json``.
+    The provider is rebuilt from the spec recorded in ``run.json``, reached through
+    ``connection`` when given (a stored base URL has its secrets redacted: give it again),
+    else the recorded one; ``concurrency`` overrides the recorded one too. With
+    ``retry_errored``, attempts that ended in an error (provider or infrastructure, never
+    a failed check) run again; the new record replaces the old one.
 
     Example:
         >>> import tempfile
@@ -182,9 +208,18 @@ async def resume(
     settings = meta.settings
     if settings.spec is None:
         raise InputError(run_dir, None, "settings.spec", "run.json does not say which model ran")
-    provider = resolve_provider(settings.spec, base_url=settings.base_url, seed=settings.seed or 7)
+    if connection is not None:
+        settings.connection = _stored(connection)
+    if concurrency is not None:
+        settings.concurrency = concurrency
+    provider = resolve_provider(
+        settings.spec, connection=connection or settings.connection, seed=settings.seed or 7
+    )
     done = store.finished_keys()
-    plan = RunPlan(provider, store, list(cases), meta.epochs, meta.max_turns or DEFAULT_MAX_TURNS)
+    if retry_errored:
+        done -= {(r.task.id, r.epoch) for r in store.records() if r.error is not None}
+    max_turns = meta.max_turns or DEFAULT_MAX_TURNS
+    plan = RunPlan(provider, store, list(cases), meta.epochs, max_turns, settings.task_timeout_s)
     shard = parse_shard(settings.shard) if settings.shard else None
     plan.pending = [
         (c, e)
@@ -193,7 +228,7 @@ async def resume(
     ]
     store.meta.status = "running"
     store.write_meta()
-    await _execute([plan], concurrency or settings.concurrency or 8, progress)
+    await _execute([plan], settings.concurrency or 8, progress)
     return store.path
 
 
@@ -221,9 +256,18 @@ async def _execute(
 
     async def one(plan: RunPlan, bar: tqdm, case: Case, epoch: int) -> None:
         async with limit:
-            record = await run_attempt(plan.provider, plan.store, case, epoch, plan.max_turns)
+            record = await run_attempt(
+                plan.provider, plan.store, case, epoch, plan.max_turns, plan.task_timeout_s
+            )
         finished[id(plan)].append(record)
         bar.update(1)
+        unreachable = (record.error or "").startswith(UNREACHABLE)
+        plan.unreachable_streak = plan.unreachable_streak + 1 if unreachable else 0
+        if plan.unreachable_streak >= FAIL_FAST_AFTER:
+            raise RunStopped(
+                f"{plan.store.meta.model}: the provider could not be reached "
+                f"{FAIL_FAST_AFTER} times in a row ({record.error})"
+            )
 
     order = longest_first(
         [
@@ -234,13 +278,19 @@ async def _execute(
         key=lambda job: job[2].task,
         durations=durations,
     )
-    jobs = [one(*job) for job in order]
+    jobs = [asyncio.ensure_future(one(*job)) for job in order]
     try:
         await asyncio.gather(*jobs)
-    except BaseException:
+    except BaseException as exc:
+        for job in jobs:  # attempts still in flight stop; --resume runs them again
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
         for plan in plans:
             plan.store.meta.status = "partial"
             plan.store.write_meta()
+        if isinstance(exc, RunStopped):
+            hints = "; ".join(f"evalnb run --resume {p.store.path}" for p in plans)
+            raise RunStopped(f"{exc}; the run stopped (partial): resume with `{hints}`") from None
         raise
     finally:
         for bar in bars:
@@ -258,7 +308,12 @@ async def _execute(
 
 
 async def run_attempt(
-    provider: Provider, store: RunStore, case: Case, epoch: int, max_turns: int
+    provider: Provider,
+    store: RunStore,
+    case: Case,
+    epoch: int,
+    max_turns: int,
+    task_timeout_s: float | None = None,
 ) -> TaskRecord:
     """Run and score one attempt, streaming its events; never raises for task failures.
 
@@ -292,6 +347,7 @@ async def run_attempt(
             epoch=epoch,
             system=case.system,
             on_event=on_event,
+            timeout_s=task_timeout_s,
         )
         trace, error = outcome.trace, outcome.error
         if provider.recording is not None:
@@ -322,6 +378,16 @@ async def run_attempt(
     )
     store.append({"event": "task_finished", **key, "ts": utc_now(), "record": record.model_dump()})
     return record
+
+
+def _stored(connection: Connection) -> Connection:
+    """``connection`` as ``run.json`` keeps it: secrets in the base URLs redacted."""
+    return connection.model_copy(
+        update={
+            "base_url": redact_url(connection.base_url),
+            "anthropic_base_url": redact_url(connection.anthropic_base_url),
+        }
+    )
 
 
 def _agreement(records: list[TaskRecord]) -> ReplayAgreement:

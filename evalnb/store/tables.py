@@ -25,13 +25,20 @@ table           one row per                columns
 ``tool_calls``  tool invocation            keys, call_index, call_number, commands,
                                            stdout, stderr, exit_code, duration_ms,
                                            stdout_truncated, stderr_truncated,
-                                           timed_out
+                                           timed_out, invocations_recorded
 ``checks``      check verdict              keys, layer, check, kind, passed, detail,
                                            weight
 ``messages``    content block              keys, message_index, role, block_index,
                                            type, text, tool_use_id, name, commands,
                                            is_error
 ==============  =========================  ============================================
+
+``tool_invocations`` has one row per run of the tool under test (spec 002's structured
+events, recorded by scenario sandboxes; see :class:`~evalnb.records.ToolInvocation`):
+keys, call_index and call_number of its tool call, invocation_index, argv, exit_code,
+stdout_bytes, stderr_bytes, duration_ms. ``tool_calls.invocations_recorded`` says
+whether a call's invocations were recorded (so a call without rows ran the tool zero
+times) or not (bash tasks, imports: the metrics then read the command text).
 
 Example:
     >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
@@ -56,7 +63,7 @@ KEYS = ["run_id", "model", "task_id", "epoch"]
 RUN_STRIDE = 2**32
 """``attempt_key = run_key * RUN_STRIDE + the attempt's position in its run``: one integer
 per task attempt, so metrics group and join on it instead of the four key strings."""
-TABLES = ("runs", "tasks", "llm_calls", "tool_calls", "checks", "messages")
+TABLES = ("runs", "tasks", "llm_calls", "tool_calls", "checks", "messages", "tool_invocations")
 RUN_COLUMNS = [
     "run_id",
     "provider",
@@ -152,6 +159,22 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "stdout_truncated": pl.Boolean,
         "stderr_truncated": pl.Boolean,
         "timed_out": pl.Boolean,
+        "invocations_recorded": pl.Boolean,
+        "attempt_key": pl.Int64,
+    },
+    "tool_invocations": {
+        "run_id": pl.Utf8,
+        "model": pl.Utf8,
+        "task_id": pl.Utf8,
+        "epoch": pl.Int64,
+        "call_index": pl.Int64,
+        "call_number": pl.Int64,
+        "invocation_index": pl.Int64,
+        "argv": pl.List(pl.Utf8),
+        "exit_code": pl.Int64,
+        "stdout_bytes": pl.Int64,
+        "stderr_bytes": pl.Int64,
+        "duration_ms": pl.Float64,
         "attempt_key": pl.Int64,
     },
     "checks": {
@@ -206,7 +229,7 @@ def conform(frame: Frame, name: str) -> Frame:
 
 
 def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, pl.DataFrame]:
-    """Build the six tables of one run from its task records.
+    """Build the seven tables of one run from its task records.
 
     Per-task ``base_context`` and ``context_growth_avg`` (spec 003) are derived
     from the LLM-call rows by :func:`with_context_growth`.
@@ -222,7 +245,7 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
         (2, (90, 40.0))
     """
     run_id, model = meta.run_id, meta.model
-    tasks, llm, tools, checks, messages = [], [], [], [], []
+    tasks, llm, tools, checks, messages, invocations = [], [], [], [], [], []
     for n, rec in enumerate(records):
         key = {"run_id": run_id, "model": model, "task_id": rec.task.id, "epoch": rec.epoch}
         attempt = {"attempt_key": n}
@@ -257,7 +280,19 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
             }
         )
         llm += [{**key, **c.model_dump(), **attempt} for c in tr.llm_calls]
-        tools += [{**key, **c.model_dump(), **attempt} for c in tr.tool_calls]
+        for c in tr.tool_calls:
+            tools.append(
+                {
+                    **key,
+                    **c.model_dump(exclude={"invocations"}),
+                    "invocations_recorded": c.invocations is not None,
+                    **attempt,
+                }
+            )
+            calls = {"call_index": c.call_index, "call_number": c.call_number}
+            invocations += [
+                {**key, **calls, **i.model_dump(), **attempt} for i in c.invocations or []
+            ]
         checks += [
             {**key, **r.model_dump(include=set(SCHEMAS["checks"]) - set(KEYS)), **attempt}
             for r in sc.results
@@ -289,6 +324,7 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
         "tool_calls": _frame(tools, "tool_calls"),
         "checks": _frame(checks, "checks"),
         "messages": _frame(messages, "messages"),
+        "tool_invocations": _frame(invocations, "tool_invocations"),
     }
     out["tasks"] = with_context_growth(out["tasks"], out["llm_calls"])
     return out
