@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from evalnb.records import RunMeta, RunSettings
-from evalnb.store.tables import conform
+from evalnb.store.tables import SCHEMAS, conform
 
 TASKS = 1000
 RUNS = 20
@@ -223,6 +223,7 @@ def write_run(folder: Path, run_no: int, epochs: int, pool: pl.Series, vocab: pl
         ("llm_calls", llm_calls),
         ("checks", checks),
         ("messages", messages),
+        ("tool_invocations", pl.DataFrame(schema=SCHEMAS["tool_invocations"])),
     ]:
         conform(frame, name).write_parquet(folder / f"{name}.parquet")
     meta = RunMeta(

@@ -299,8 +299,16 @@ def read_run_folder(path: str | Path) -> Runs:
     """
     store = RunStore.open(path)
     parquet = {name: Path(path) / f"{name}.parquet" for name in TABLES if name != "runs"}
-    if store.meta.status == "complete" and all(p.exists() for p in parquet.values()):
-        scans = {name: pl.scan_parquet(p) for name, p in parquet.items()}
+    # a folder written before the tool_invocations table had no invocations to record
+    optional = {"tool_invocations"}
+    core = [p for name, p in parquet.items() if name not in optional]
+    if store.meta.status == "complete" and all(p.exists() for p in core):
+        scans = {
+            name: pl.scan_parquet(p)
+            if p.exists()
+            else pl.LazyFrame(schema={**SCHEMAS[name], "attempt_key": pl.Int64})
+            for name, p in parquet.items()
+        }
         scans = _with_stored_keys(scans)
         run_row = {c: getattr(store.meta, c, None) for c in RUN_COLUMNS}
         run_row["task_count"] = scans["tasks"].select(pl.len()).collect().item()
