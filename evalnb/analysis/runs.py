@@ -16,13 +16,14 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 import polars as pl
 
 from evalnb.extras import require
+from evalnb.records import RunMeta, TaskRecord
 from evalnb.store.folder import RunStore
 from evalnb.store.tables import (
     KEYS,
@@ -54,6 +55,18 @@ class _Table:
         obj.set_table(self.name, value)
 
 
+class LoadError(NamedTuple):
+    """One input :func:`evalnb.load` could not read (with ``strict=False``).
+
+    Example:
+        >>> LoadError("a.json", "a.json:1: results: Field required").path
+        'a.json'
+    """
+
+    path: str
+    message: str
+
+
 class Runs:
     """The tidy tables of one or more runs (polars DataFrames, read on first use).
 
@@ -83,7 +96,9 @@ class Runs:
         checks: Table,
         messages: Table,
         tool_invocations: Table | None = None,
+        errors: list[LoadError] | None = None,
     ) -> None:
+        self.errors: list[LoadError] = list(errors or [])
         self._frames: dict[str, pl.DataFrame] = {}
         self._scans: dict[str, pl.LazyFrame] = {}
         self._pieces: list[Runs] = []
@@ -207,7 +222,10 @@ class Runs:
                     *(piece.source(name).with_columns(_rekey(old, new)) for name in TABLES[1:]),
                 )
             )
-        out = cls(*(_stack([p.source(name) for p in pieces]) for name in TABLES))
+        out = cls(
+            *(_stack([p.source(name) for p in pieces]) for name in TABLES),
+            errors=[e for p in parts for e in p.errors],
+        )
         out._pieces = pieces
         return out
 
@@ -236,7 +254,9 @@ class Runs:
         """
         require("pandas", "pandas")
         require("pyarrow", "pandas")
-        return PandasRuns(*(self.frame(name).to_pandas() for name in TABLES))
+        return PandasRuns(
+            *(self.frame(name).to_pandas() for name in TABLES), errors=list(self.errors)
+        )
 
     def filter(self, expr: pl.Expr) -> Runs:
         """Keep the runs whose ``runs`` row matches ``expr`` (and all their rows).
@@ -248,7 +268,11 @@ class Runs:
         runs = self.runs.filter(expr)
         kept = runs.get_column("run_key").implode()
         in_kept = (pl.col("attempt_key") // RUN_STRIDE).is_in(kept)
-        out = Runs(runs, *(self.source(name).filter(in_kept) for name in TABLES[1:]))
+        out = Runs(
+            runs,
+            *(self.source(name).filter(in_kept) for name in TABLES[1:]),
+            errors=list(self.errors),
+        )
         if self._pieces:
             out._pieces = [p.filter(expr) for p in self._pieces]
             out._pieces = [p for p in out._pieces if p.runs.height]
@@ -281,6 +305,7 @@ class PandasRuns:
     checks: Any
     messages: Any
     tool_invocations: Any
+    errors: list[LoadError] = field(default_factory=list)
 
 
 def read_run_folder(path: str | Path) -> Runs:
@@ -313,9 +338,54 @@ def read_run_folder(path: str | Path) -> Runs:
         run_row = {c: getattr(store.meta, c, None) for c in RUN_COLUMNS}
         run_row["task_count"] = scans["tasks"].select(pl.len()).collect().item()
         run_row["run_key"] = 0
-        runs = pl.DataFrame([run_row], schema=SCHEMAS["runs"])
-        return Runs(runs, *(scans[name] for name in TABLES[1:]))
-    tables = tables_from_records(store.meta, store.records())
+        tables: dict[str, Table] = {
+            **scans,
+            "runs": pl.DataFrame([run_row], schema=SCHEMAS["runs"]),
+        }
+        return _finish(store.meta, tables)
+    return _finish(store.meta, dict(tables_from_records(store.meta, store.records())))
+
+
+def runs_from_records(meta: RunMeta, records: list[TaskRecord]) -> Runs:
+    """The tables of one run read by a format reader (see :func:`_finish` for the extras).
+
+    Example:
+        >>> from evalnb.records import Task, TaskScore
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...     score=TaskScore(task_id="t"), extra={"recorded": {"tool_call_count": 4}})
+        >>> runs = runs_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec])
+        >>> runs.tasks.get_column("tool_call_count").to_list()
+        [4]
+    """
+    return _finish(meta, dict(tables_from_records(meta, records)))
+
+
+def _finish(meta: RunMeta, tables: dict[str, Table]) -> Runs:
+    """Apply what a foreign format recorded beyond the per-call rows.
+
+    - ``recorded`` (a task's ``extra``): task figures the source recorded but evalnb
+      cannot rebuild from per-call rows (no rows, or only some), such as a bench
+      CSV's ``tool_call_count`` or ``base_context``. Each key replaces that standard
+      column, nulls included (a null ``passed``: the source gave no pass/fail verdict).
+    - ``RunMeta.settings.skipped``: the ``skipped`` column of ``runs``.
+
+    A scanned tasks table stays lazy.
+    """
+    tasks = tables["tasks"]
+    recorded = tasks.collect_schema().get("recorded")
+    if recorded is not None:
+        keys = [f.name for f in recorded.fields] if isinstance(recorded, pl.Struct) else []
+        schema = SCHEMAS["tasks"]
+        fields_ = [
+            pl.col("recorded").struct.field(k).cast(schema.get(k, pl.Float64)).alias(k)
+            for k in keys
+        ]
+        tables["tasks"] = tasks.with_columns(fields_).drop("recorded")
+    runs = tables["runs"]
+    if meta.settings.skipped is not None:
+        tables["runs"] = runs.with_columns(
+            pl.lit(meta.settings.skipped, dtype=pl.Int64).alias("skipped")
+        )
     return Runs(*(tables[name] for name in TABLES))
 
 

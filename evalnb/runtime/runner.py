@@ -135,6 +135,8 @@ async def run_cases(
     ]
     sandbox, sandbox_version = _sandboxes(cases)
     attempts = in_shard([(c, e) for c in cases for e in range(1, epochs + 1)], shard)
+    limits = {c.max_turns or max_turns for c in cases}  # the limit each case runs with
+    common_limit = next(iter(limits)) if len(limits) == 1 else None
     plans = []
     for i, provider in enumerate(providers):
         given = models[i]
@@ -146,7 +148,7 @@ async def run_cases(
             model=provider.model,
             dataset=str(dataset) if dataset else None,
             dataset_sha256=dataset_sha256,
-            max_turns=max_turns,
+            max_turns=common_limit,
             epochs=epochs,
             sandbox=sandbox,
             sandbox_version=sandbox_version,
@@ -162,6 +164,7 @@ async def run_cases(
                 seed=seed,
                 connection=_stored(connection or Connection()),
                 task_timeout_s=task_timeout_s,
+                max_turns=max_turns,
                 filters=filters or Filters(),
                 provider=provider.settings(),
                 shard=f"{shard[0]}/{shard[1]}" if shard else None,
@@ -218,7 +221,7 @@ async def resume(
     done = store.finished_keys()
     if retry_errored:
         done -= {(r.task.id, r.epoch) for r in store.records() if r.error is not None}
-    max_turns = meta.max_turns or DEFAULT_MAX_TURNS
+    max_turns = settings.max_turns or meta.max_turns or DEFAULT_MAX_TURNS
     plan = RunPlan(provider, store, list(cases), meta.epochs, max_turns, settings.task_timeout_s)
     shard = parse_shard(settings.shard) if settings.shard else None
     plan.pending = [
