@@ -210,7 +210,14 @@ class RunStore:
         self.close()
         self.meta.status = status  # type: ignore[assignment]
         self.meta.finished_at = finished_at or utc_now()
-        tables = tables_from_records(self.meta, self.records() if records is None else records)
+        if records is None:
+            records = self.records()  # read back from events.jsonl: redacted when written
+        else:  # held in memory: redacted here, exactly as their events were
+            records = [
+                TaskRecord.model_validate_json(redact(r.model_dump_json(), self._secrets))
+                for r in records
+            ]
+        tables = tables_from_records(self.meta, records)
         for name, frame in tables.items():
             if name == "runs":
                 continue
