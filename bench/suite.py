@@ -17,6 +17,7 @@ Run: ``python -m bench`` (prints Markdown; bench/RESULTS.md holds a recorded run
 from __future__ import annotations
 
 import asyncio
+import heapq
 import os
 import platform
 import statistics
@@ -27,8 +28,10 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
+from bench import finalize as finalize_bench
 from bench import frames as frames_bench
 from bench import import_time, runner_overhead
+from bench import scale as scale_bench
 from evalnb.records import Task
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
 from evalnb.runtime.bash_case import BashCase
@@ -64,7 +67,7 @@ def machine() -> str:
 class RecordedLatencyProvider:
     """Plays a recorded task's turns: each call sleeps the recorded duration / turns / SCALE."""
 
-    provider, simulated, recorded = "bench", False, False
+    provider, simulated, recorded, recording = "bench", False, False, None
 
     def __init__(self, model: str, plans: dict[str, tuple[int, float]]) -> None:
         self.model = model
@@ -83,10 +86,20 @@ class RecordedLatencyProvider:
         return {}
 
 
+def makespan(durations: list[float], concurrency: int) -> float:
+    """Zero-overhead makespan: jobs start in the given order, each on the first free slot."""
+    slots = [0.0] * concurrency
+    for seconds in durations:
+        heapq.heapreplace(slots, slots[0] + seconds)
+    return max(slots)
+
+
 def scheduling() -> list[str]:
-    """Wall time at concurrency 1, 8, 32 against the ideal bound, and the recorded total."""
+    """Wall time at concurrency 1, 8, 32, in dataset order and longest first, each against
+    the zero-overhead makespan of the same order."""
     base = frames_bench.base_runs().tasks.select("model", "task_id", "turns", "duration_ms")
-    providers, work, longest, recorded_ms = [], 0.0, 0.0, 0.0
+    providers, recorded_ms = [], 0.0
+    jobs: list[tuple[str, float]] = []  # (task id, seconds) in the runner's FIFO order
     cases = [BashCase(Task(id=f"t{i:03d}", category="bench", prompt="p")) for i in range(100)]
     for (model,), group in base.group_by("model", maintain_order=True):
         rows = group.rows(named=True)
@@ -96,31 +109,54 @@ def scheduling() -> list[str]:
             turns = max(1, row["turns"])
             seconds = row["duration_ms"] / 1000 / SCALE
             plans[case.task.id] = (turns, seconds / turns)
-            work += seconds
-            longest = max(longest, seconds)
+            jobs.append((case.task.id, seconds))
             recorded_ms += row["duration_ms"]
         providers.append(RecordedLatencyProvider(model, plans))
+    # "a previous run": each task's mean duration over the three recordings
+    per_task: dict[str, list[float]] = {}
+    for task_id, seconds in jobs:
+        per_task.setdefault(task_id, []).append(seconds * 1000)
+    durations = {t: sum(v) / len(v) for t, v in per_task.items()}
+    lpt_jobs = sorted(jobs, key=lambda job: -durations[job[0]])
     lines = [
-        "| concurrency | wall (s) | ideal bound (s) | wall / bound |",
-        "|---:|---:|---:|---:|",
+        "| concurrency | order | wall (s) | zero-overhead makespan, same order (s) "
+        "| wall / makespan |",
+        "|---:|---|---:|---:|---:|",
     ]
     wall = {}
     for concurrency in (1, 8, 32):
-        with tempfile.TemporaryDirectory() as out:
-            started = time.perf_counter()
-            asyncio.run(run_cases(cases, providers, out, concurrency=concurrency, progress=False))
-            wall[concurrency] = time.perf_counter() - started
-        bound = max(longest, work / concurrency)
-        lines.append(
-            f"| {concurrency} | {wall[concurrency]:.2f} | {bound:.2f} | "
-            f"{wall[concurrency] / bound:.3f} |"
-        )
-    speedup = recorded_ms / 1000 / (wall[32] * SCALE)
+        orders = [("dataset", None, jobs)]
+        if concurrency > 1:
+            orders.append(("longest first", durations, lpt_jobs))
+        for label, known, order in orders:
+            with tempfile.TemporaryDirectory() as out:
+                started = time.perf_counter()
+                asyncio.run(
+                    run_cases(
+                        cases,
+                        providers,
+                        out,
+                        concurrency=concurrency,
+                        progress=False,
+                        durations=known,
+                    )
+                )
+                wall[concurrency, label] = time.perf_counter() - started
+            bound = makespan([seconds for _, seconds in order], concurrency)
+            lines.append(
+                f"| {concurrency} | {label} | {wall[concurrency, label]:.2f} | {bound:.2f} | "
+                f"{wall[concurrency, label] / bound:.3f} |"
+            )
+    best = min(wall[32, "dataset"], wall[32, "longest first"])
+    speedup = recorded_ms / 1000 / (best * SCALE)
     lines.append("")
     lines.append(
-        f"The recordings ran these 300 tasks one after another in {recorded_ms / 60000:.1f} min; "
-        f"at concurrency 32 the same latencies (scaled back up) take "
-        f"{wall[32] * SCALE / 60:.1f} min: a {speedup:.0f}x speed-up."
+        f"Longest first at concurrency 32: {wall[32, 'longest first']:.2f} s against "
+        f"{wall[32, 'dataset']:.2f} s in dataset order "
+        f"({wall[32, 'dataset'] / wall[32, 'longest first']:.2f}x). The recordings ran these "
+        f"300 tasks one after another in {recorded_ms / 60000:.1f} min; at concurrency 32 "
+        f"the same latencies (scaled back up) take {best * SCALE / 60:.1f} min: a "
+        f"{speedup:.0f}x speed-up."
     )
     return lines
 
@@ -319,23 +355,44 @@ def memory() -> list[str]:
     ]
 
 
+def scale() -> list[str]:
+    """Analysis at 1M / 10M / 100M rows (``BENCH_SCALE_ROWS=1e6,1e7`` picks sizes)."""
+    sizes = os.environ.get("BENCH_SCALE_ROWS")
+    chosen = tuple(int(float(x)) for x in sizes.split(",")) if sizes else scale_bench.SIZES
+    return scale_bench.section(chosen)
+
+
+SECTIONS = {
+    "scheduling": (
+        "Runner scheduling (latencies from the recorded runs, scaled down 100x)",
+        scheduling,
+    ),
+    "sandbox": ("Sandbox", sandbox),
+    "analysis": ("Analysis", analysis),
+    "scale": ("Analysis at scale: the lazy path (issue 18)", scale),
+    "finalize": ("Finalize and reading events (issue 18)", finalize_bench.main),
+    "notebooks": ("Notebooks", notebooks),
+    "memory": ("Memory", memory),
+    "import_time": ("Import time", import_time.lines),
+}
+
+
 def main() -> None:
-    """Print every section as Markdown."""
-    print(f"# Benchmark results\n\nMachine: {machine()}.\n\nCommand: `python -m bench`.\n")
-    sections = [
-        ("Runner scheduling (latencies from the recorded runs, scaled down 100x)", scheduling),
-        ("Sandbox", sandbox),
-        ("Analysis", analysis),
-        ("Notebooks", notebooks),
-        ("Memory", memory),
-        ("Import time", import_time.lines),
-    ]
+    """Print every section (or those named on the command line) as Markdown."""
+    names = sys.argv[1:] or list(SECTIONS)
+    command = " ".join(["python -m bench", *sys.argv[1:]])
+    print(f"# Benchmark results\n\nMachine: {machine()}.\n\nCommand: `{command}`.\n")
+    if sys.argv[1:]:
+        names = [n for n in names if n in SECTIONS]
+    sections = [SECTIONS[n] for n in names]
     for title, fn in sections:
         started = time.perf_counter()
         body = fn()
         print(f"## {title}\n")
         print("\n".join(body))
         print(f"\n(section took {time.perf_counter() - started:.0f} s)\n", flush=True)
+    if sys.argv[1:]:
+        return
     row = runner_overhead.overhead()
     scale = runner_overhead.scaling()
     print("## Runner overhead (issue 2)\n")

@@ -190,30 +190,38 @@ def run_demo(
 def execute_notebooks(runs_dir: Path, out: Path, notebooks: list[Path] | None = None) -> Path:
     """Execute the notebooks (default: the packaged ones) on ``runs_dir``; save HTML.
 
-    The HTML goes through :func:`evalnb.redact.redact`, so a key a cell printed is not
-    written out.
+    The notebooks run in parallel, one kernel each, as many at a time as there are
+    cores. The HTML goes through :func:`evalnb.redact.redact`, so a key a cell printed
+    is not written out.
     """
-    import nbformat
-    from nbclient import NotebookClient
-    from nbconvert import HTMLExporter
-
-    from evalnb.redact import redact
+    from concurrent.futures import ThreadPoolExecutor
 
     out.mkdir(parents=True, exist_ok=True)
-    exporter = HTMLExporter()
     previous = os.environ.get("EVALNB_RUNS")
-    os.environ["EVALNB_RUNS"] = str(runs_dir.resolve() / "*")  # the kernel inherits it
+    os.environ["EVALNB_RUNS"] = str(runs_dir.resolve() / "*")  # the kernels inherit it
     try:
-        for path in notebooks or sorted(notebooks_path().glob("*.ipynb")):
-            nb = nbformat.read(path, as_version=4)
-            where = {"metadata": {"path": str(path.parent)}}
-            quiet = ["--IPKernelApp.log_level=ERROR"]  # not the kernel's start-up notices
-            NotebookClient(nb, timeout=120, resources=where, extra_arguments=quiet).execute()
-            html, _ = exporter.from_notebook_node(nb)
-            (out / f"{path.stem}.html").write_text(redact(html), encoding="utf-8")
+        paths = notebooks or sorted(notebooks_path().glob("*.ipynb"))
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            list(pool.map(lambda path: _execute_notebook(path, out), paths))
     finally:
         if previous is None:
             os.environ.pop("EVALNB_RUNS", None)
         else:
             os.environ["EVALNB_RUNS"] = previous
     return out
+
+
+def _execute_notebook(path: Path, out: Path) -> None:
+    """Execute one notebook in its own kernel and write its redacted HTML to ``out``."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbconvert import HTMLExporter
+
+    from evalnb.redact import redact
+
+    nb = nbformat.read(path, as_version=4)
+    where = {"metadata": {"path": str(path.parent)}}
+    quiet = ["--IPKernelApp.log_level=ERROR"]  # not the kernel's start-up notices
+    NotebookClient(nb, timeout=120, resources=where, extra_arguments=quiet).execute()
+    html, _ = HTMLExporter().from_notebook_node(nb)
+    (out / f"{path.stem}.html").write_text(redact(html), encoding="utf-8")

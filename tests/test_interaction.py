@@ -13,7 +13,7 @@ import pytest
 from evalnb.analysis.interaction import command_rows, interaction, interaction_from_transcript
 from evalnb.analysis.runs import Runs
 from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
-from evalnb.store.tables import tables_from_records
+from evalnb.store.tables import TABLES, tables_from_records
 
 NOTES = r"notes\s+(\S+)"
 # the module itself (the package re-exports the function `interaction` under the same name)
@@ -113,7 +113,10 @@ def test_help_invocations():
 
 def test_rows_follow_call_order_not_table_order():
     runs = make_runs(("r", [record("t", [("false", 1), ("false", 0)])]))
-    shuffled = Runs(**{**vars(runs), "tool_calls": runs.tool_calls.reverse()})
+    shuffled = Runs(
+        **{name: runs.frame(name) for name in TABLES if name != "tool_calls"},
+        tool_calls=runs.tool_calls.reverse(),
+    )
     # executed: fail then ok -> the second execution is a retry, whatever the row order
     assert command_rows(shuffled).select("call_index", "is_retry").rows() == [
         (0, False),
@@ -352,7 +355,8 @@ def test_row_order_of_the_tool_calls_table_does_not_change_the_metrics(bashkit_e
 
     runs = load(*bashkit_eval_files)
     shuffled = Runs(
-        **{**vars(runs), "tool_calls": runs.tool_calls.sample(fraction=1.0, shuffle=True, seed=3)}
+        **{name: runs.frame(name) for name in TABLES if name != "tool_calls"},
+        tool_calls=runs.tool_calls.sample(fraction=1.0, shuffle=True, seed=3),
     )
     keys = ["run_id", "task_id", "epoch"]
     assert interaction(runs).sort(keys).equals(interaction(shuffled).sort(keys))

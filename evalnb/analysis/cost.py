@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from evalnb.analysis.runs import Runs
 from evalnb.formats.yamlio import load_model
 from evalnb.resources import data_path
-from evalnb.store.tables import KEYS
+from evalnb.store.tables import KEYS, RUN_STRIDE
 
 DEFAULT_PRICES = data_path("prices.yaml")
 """The price table shipped inside the package."""
@@ -153,57 +153,126 @@ def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
         >>> task_cost(runs).get_column("cost_usd").to_list()  # 2 x $1 + 0.1 x $5
         [2.5]
     """
-    prices = load_prices() if prices is None else prices
-    found = [
-        (run_id, model, price_for(model, provider, prices))
-        for run_id, model, provider in runs.runs.select("run_id", "model", "provider").iter_rows()
-    ]
-    unknown = sorted({model for _, model, price in found if price is None})
-    if unknown:
-        warnings.warn(
-            f"no price for model(s) {', '.join(unknown)}: cost_usd is null "
-            f"(add them to {DEFAULT_PRICES.name})",
-            stacklevel=2,
+    table = _price_table(runs, prices)
+    cache = (
+        runs.scan("llm_calls")
+        .group_by("attempt_key")
+        .agg(
+            pl.col("cache_read_tokens").fill_null(0).sum().alias("cache_read_tokens"),
+            pl.col("cache_creation_tokens").fill_null(0).sum().alias("cache_creation_tokens"),
         )
-    fields = ("free", *_RATES, "cache_write", "input_includes_cached")
-    table = pl.DataFrame(
-        {
-            "run_id": [run_id for run_id, _, _ in found],
-            **{f"_{f}": [getattr(p, f) if p else None for _, _, p in found] for f in fields},
-        },
-        schema_overrides={
-            "run_id": pl.Utf8,
-            **{f"_{f}": pl.Float64 for f in (*_RATES, "cache_write")},
-            "_free": pl.Boolean,
-            "_input_includes_cached": pl.Boolean,
-        },
-    )
-    cache = runs.llm_calls.group_by(KEYS).agg(
-        pl.col("cache_read_tokens").fill_null(0).sum().alias("cache_read_tokens"),
-        pl.col("cache_creation_tokens").fill_null(0).sum().alias("cache_creation_tokens"),
     )
     tokens = (
-        runs.tasks.select(*KEYS, "total_input_tokens", "total_output_tokens")
-        .join(cache, on=KEYS, how="left", nulls_equal=True)
+        runs.scan("tasks")
+        .select(*KEYS, "attempt_key", "total_input_tokens", "total_output_tokens")
+        .join(cache, on="attempt_key", how="left", maintain_order="left")
         .with_columns(pl.col("cache_read_tokens", "cache_creation_tokens").fill_null(0))
-        .join(table, on="run_id", how="left")
+        .with_columns((pl.col("attempt_key") // RUN_STRIDE).alias("run_key"))
+        .join(table.lazy(), on="run_key", how="left", maintain_order="left")
     )
+    return (
+        tokens.with_columns(_cost("total_input_tokens", "total_output_tokens"))
+        .select(
+            *KEYS,
+            "total_input_tokens",
+            "cache_read_tokens",
+            "cache_creation_tokens",
+            "total_output_tokens",
+            "cost_usd",
+        )
+        .collect()
+    )
+
+
+def run_costs(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
+    """Per run (``run_key``): total cost in USD, null when any task's cost is unknown.
+
+    The sum of :func:`task_cost` over the run's tasks, computed from per-run token
+    sums (the formula is linear in the counts), so no per-task join is needed.
+
+    Example:
+        >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+        >>> from evalnb.store.tables import tables_from_records
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...     trace=AgentTrace(total_input_tokens=2_000_000, total_output_tokens=100_000),
+        ...     score=TaskScore(task_id="t"))
+        >>> runs = Runs(**tables_from_records(
+        ...     RunMeta(run_id="r", provider="anthropic", model="claude-haiku-4-5"), [rec, rec]))
+        >>> run_costs(runs).get_column("cost_usd").to_list()
+        [5.0]
+    """
+    table = _price_table(runs, prices)
+    run_key = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
+    known = pl.col("total_input_tokens").is_not_null() & pl.col("total_output_tokens").is_not_null()
+    tokens, cache = pl.collect_all(
+        [
+            runs.scan("tasks")
+            .group_by(run_key)
+            .agg(
+                pl.col("total_input_tokens", "total_output_tokens").sum(),
+                (~known).any().alias("_unknown"),
+            ),
+            runs.scan("llm_calls")
+            .group_by(run_key)
+            .agg(pl.col("cache_read_tokens", "cache_creation_tokens").fill_null(0).sum()),
+        ]
+    )
+    return (
+        tokens.join(cache, on="run_key", how="left")
+        .with_columns(pl.col("cache_read_tokens", "cache_creation_tokens").fill_null(0))
+        .join(table, on="run_key", how="left")
+        .with_columns(
+            pl.when(pl.col("_unknown") & ~pl.col("_free").fill_null(False))
+            .then(None)
+            .otherwise(pl.col("total_input_tokens"))
+            .alias("total_input_tokens")
+        )
+        .select("run_key", _cost("total_input_tokens", "total_output_tokens"))
+    )
+
+
+def _cost(input_tokens: str, output_tokens: str) -> pl.Expr:
+    """``cost_usd`` from token columns and the ``_``-prefixed price columns (module formula)."""
     cached = pl.col("cache_read_tokens")
-    uncached = pl.col("total_input_tokens") - pl.when(pl.col("_input_includes_cached")).then(
+    uncached = pl.col(input_tokens) - pl.when(pl.col("_input_includes_cached")).then(
         cached
     ).otherwise(0)
     paid = (
         uncached * pl.col("_input")
         + cached * pl.col("_cached_input")
         + pl.col("cache_creation_tokens") * pl.coalesce("_cache_write", "_input")
-        + pl.col("total_output_tokens") * pl.col("_output")
+        + pl.col(output_tokens) * pl.col("_output")
     ) / 1e6
-    cost = pl.when(pl.col("_free")).then(pl.lit(0.0)).otherwise(paid).alias("cost_usd")
-    return tokens.with_columns(cost).select(
-        *KEYS,
-        "total_input_tokens",
-        "cache_read_tokens",
-        "cache_creation_tokens",
-        "total_output_tokens",
-        "cost_usd",
+    return pl.when(pl.col("_free")).then(pl.lit(0.0)).otherwise(paid).alias("cost_usd")
+
+
+def _price_table(runs: Runs, prices: Prices | None) -> pl.DataFrame:
+    """One row per run (``run_key``) with its price fields as ``_``-prefixed columns.
+
+    Warns once, naming the models without a price entry.
+    """
+    prices = load_prices() if prices is None else prices
+    found = [
+        (run_key, model, price_for(model, provider, prices))
+        for run_key, model, provider in runs.runs.select("run_key", "model", "provider").iter_rows()
+    ]
+    unknown = sorted({model for _, model, price in found if price is None})
+    if unknown:
+        warnings.warn(
+            f"no price for model(s) {', '.join(unknown)}: cost_usd is null "
+            f"(add them to {DEFAULT_PRICES.name})",
+            stacklevel=3,
+        )
+    fields = ("free", *_RATES, "cache_write", "input_includes_cached")
+    return pl.DataFrame(
+        {
+            "run_key": [run_key for run_key, _, _ in found],
+            **{f"_{f}": [getattr(p, f) if p else None for _, _, p in found] for f in fields},
+        },
+        schema_overrides={
+            "run_key": pl.Int64,
+            **{f"_{f}": pl.Float64 for f in (*_RATES, "cache_write")},
+            "_free": pl.Boolean,
+            "_input_includes_cached": pl.Boolean,
+        },
     )

@@ -88,7 +88,7 @@ from evalnb.analysis.runs import Runs
 from evalnb.formats.transcript import transcript_trace
 from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
 from evalnb.scoring.commands import argv_command, target_commands
-from evalnb.store.tables import KEYS, tables_from_records
+from evalnb.store.tables import KEYS, RUN_STRIDE, tables_from_records
 
 COUNTS = [
     "total_commands",
@@ -138,8 +138,17 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
         [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
     """
     regex = re.compile(pattern) if isinstance(pattern, str) else pattern
-    rows, table = _flagged_rows(runs, regex)
-    keys = runs.tool_calls.select(*KEYS, _attempt=_ATTEMPT).unique("_attempt")
+    parsed: _Parsed = {}
+    return pl.concat(
+        [_piece_command_rows(piece, regex, parsed) for piece in runs.pieces()], how="vertical"
+    )
+
+
+def _piece_command_rows(
+    piece: Runs, regex: re.Pattern[str] | None, parsed: _Parsed
+) -> pl.DataFrame:
+    rows, table = _flagged_rows(piece, regex, parsed)
+    keys = piece.scan("tool_calls").select(*KEYS, _ATTEMPT).unique("_attempt").collect()
     texts = table.select("_command", "command", "subcommand").unique("_command")
     return (
         rows.join(keys, on="_attempt", how="left", maintain_order="left")
@@ -162,25 +171,33 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
     )
 
 
-_ATTEMPT = pl.struct(KEYS).hash().alias("_attempt")
-"""An integer id per task attempt: grouping, joining and sorting on it is much cheaper
-than on the four key strings."""
+_ATTEMPT = pl.col("attempt_key").alias("_attempt")
+"""The integer id of a task attempt (:data:`evalnb.store.tables.RUN_STRIDE`): grouping,
+joining and sorting on it is much cheaper than on the four key strings."""
+
+_Parsed = dict[str, list[tuple[str, str | None, bool]]]
+"""Target commands of each script text already parsed: each text is parsed once, however
+many loaded inputs (pieces) it recurs in."""
 
 
-def _parsed_table(runs: Runs, regex: re.Pattern[str] | None) -> pl.DataFrame:
+def _parsed_table(runs: Runs, regex: re.Pattern[str] | None, cache: _Parsed) -> pl.DataFrame:
     """One row per (distinct script or argv, target command in it); each parsed once.
 
     ``_src`` is the hash of a script (text rows) or of an argv (event rows: one
     command each, counted even when the pattern does not match it, subcommand then
     null); ``_command`` numbers the distinct command texts.
     """
-    unique = runs.tool_calls.get_column("commands").drop_nulls().unique()
+    unique = (
+        runs.scan("tool_calls").select(pl.col("commands").drop_nulls().unique()).collect()
+    ).to_series()
     scripts = unique.to_list()
-    parsed = {
-        s: [(c.command, c.subcommand, c.is_help) for c in target_commands(s, regex)]
-        for s in scripts
-    }
-    argvs = runs.tool_invocations.get_column("argv").drop_nulls().unique()
+    for s in scripts:
+        if s not in cache:
+            cache[s] = [(c.command, c.subcommand, c.is_help) for c in target_commands(s, regex)]
+    parsed = cache
+    argvs = (
+        runs.scan("tool_invocations").select(pl.col("argv").drop_nulls().unique()).collect()
+    ).to_series()
     events = [_event_command(a, regex) for a in argvs.to_list()]
     hashes = [*unique.hash(), *argvs.hash()]
     groups = [parsed[s] for s in scripts] + [[e] for e in events]
@@ -210,22 +227,28 @@ def _event_command(argv: list[str], regex: re.Pattern[str] | None) -> tuple[str,
     return command.command, command.subcommand, command.is_help
 
 
-def _flagged_rows(runs: Runs, regex: re.Pattern[str] | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _flagged_rows(
+    runs: Runs, regex: re.Pattern[str] | None, cache: _Parsed
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The command rows with integer ids only (no key or command text), and the parse table.
 
     Calls whose invocations were recorded take their rows from ``tool_invocations``
     (exact exit codes); the others are parsed from their text. Metrics need just
     these; :func:`command_rows` adds the keys and texts.
     """
-    table = _parsed_table(runs, regex)
+    table = _parsed_table(runs, regex, cache)
     recorded = pl.col("invocations_recorded").fill_null(False)
-    calls = runs.tool_calls.select(
-        "call_index",
-        "call_number",
-        "exit_code",
-        _ATTEMPT,
-        _src=pl.col("commands").hash(),
-        _events=recorded,
+    calls = (
+        runs.scan("tool_calls")
+        .select(
+            "call_index",
+            "call_number",
+            "exit_code",
+            _ATTEMPT,
+            _src=pl.col("commands").hash(),
+            _events=recorded,
+        )
+        .collect()
     )
     lean = table.select("_src", "command_index", "_n", "is_help", "_command")
     text_rows = (
@@ -243,7 +266,11 @@ def _flagged_rows(runs: Runs, regex: re.Pattern[str] | None) -> tuple[pl.DataFra
             exit_code_approximate=pl.col("_n") > 1,
         )
     )
-    invocations = runs.tool_invocations
+    invocations = (
+        runs.scan("tool_invocations")
+        .select("call_index", "call_number", "exit_code", "invocation_index", "argv", "attempt_key")
+        .collect()
+    )
     if invocations.height:
         first = calls.select("_attempt", _first=pl.int_range(pl.len()).min().over("_attempt"))
         event_rows = invocations.select(
@@ -319,15 +346,44 @@ def interaction(
             .select("run_id", "model", "subcommand", "tasks", *METRICS)
             .sort("run_id", "subcommand", nulls_last=True)
         )
-    per_task = _per_task(runs, _flagged_rows(runs, regex)[0])
+    parsed: _Parsed = {}
+    counts = pl.concat(
+        [
+            _flagged_rows(piece, regex, parsed)[0].group_by("_attempt").agg(_count_exprs())
+            for piece in runs.pieces()
+        ],
+        how="vertical",
+    )
+    # null when the source does not say how the attempt ended (a transcript)
+    completed = (
+        pl.when(pl.col("natural_stop").is_not_null())
+        .then(pl.col("natural_stop") & pl.col("error").is_null())
+        .alias("completed")
+    )
     if by == "task":
-        return per_task
-    per_run = per_task.group_by("run_id", "model", maintain_order=True).agg(
-        pl.len().cast(pl.Int64).alias("tasks"),
-        pl.col("completed").sum().cast(pl.Int64).alias("completed_tasks"),
-        pl.col("completed").count().cast(pl.Int64).alias("known_completion"),
-        pl.col("completed").mean().alias("completion_rate"),
-        *[pl.col(c).sum().cast(pl.Int64) for c in COUNTS],
+        tasks = runs.scan("tasks").select(*KEYS, _ATTEMPT, completed).collect()
+        joined = tasks.join(counts, on="_attempt", how="left", maintain_order="left")
+        joined = joined.with_columns(pl.col(COUNTS).fill_null(0))
+        return _with_rates(joined).select(*KEYS, *METRICS, "completed")
+    run_key = (pl.col("_attempt") // RUN_STRIDE).alias("run_key")
+    per_run_tasks = (
+        runs.scan("tasks")
+        .select(_ATTEMPT, completed)
+        .group_by(run_key)
+        .agg(
+            pl.len().cast(pl.Int64).alias("tasks"),
+            pl.col("completed").sum().cast(pl.Int64).alias("completed_tasks"),
+            pl.col("completed").count().cast(pl.Int64).alias("known_completion"),
+            pl.col("completed").mean().alias("completion_rate"),
+        )
+        .collect()
+    )
+    per_run_counts = counts.group_by(run_key).agg(pl.col(COUNTS).sum().cast(pl.Int64))
+    per_run = (
+        runs.runs.select("run_id", "model", "run_key")
+        .join(per_run_tasks, on="run_key", how="inner", maintain_order="left")
+        .join(per_run_counts, on="run_key", how="left", maintain_order="left")
+        .with_columns(pl.col(COUNTS).fill_null(0))
     )
     return _with_rates(per_run).select(
         "run_id",
@@ -435,16 +491,3 @@ def _with_rates(counts: pl.DataFrame) -> pl.DataFrame:
         first_try_success_rate=rate(pl.col("first_try_successes")),
         iteration_ratio=rate(pl.col("unique_commands")),
     )
-
-
-def _per_task(runs: Runs, rows: pl.DataFrame) -> pl.DataFrame:
-    counts = rows.group_by("_attempt").agg(_count_exprs())
-    tasks = runs.tasks.select(
-        *KEYS,
-        _ATTEMPT,
-        completed=pl.when(pl.col("natural_stop").is_not_null()).then(
-            pl.col("natural_stop") & pl.col("error").is_null()
-        ),
-    )
-    joined = tasks.join(counts, on="_attempt", how="left").with_columns(pl.col(COUNTS).fill_null(0))
-    return _with_rates(joined).select(*KEYS, *METRICS, "completed")

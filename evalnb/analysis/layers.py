@@ -38,6 +38,7 @@ from __future__ import annotations
 import polars as pl
 
 from evalnb.analysis.runs import Runs
+from evalnb.store.tables import RUN_STRIDE
 
 LAYER_COLUMNS = [
     "outcome_pass_rate",
@@ -64,8 +65,10 @@ def scenario_layers(runs: Runs) -> pl.DataFrame:
     evaluated = pl.col("outcome").is_not_null().any()
     gates_ok = (pl.col("gates_passed") == pl.col("gates_total")).fill_null(False) & ok
     outcome_ok = (pl.col("outcome") == "pass").fill_null(False) & ok
-    return (
-        runs.tasks.group_by("run_id")
+    run_key = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
+    layers = (
+        runs.scan("tasks")
+        .group_by(run_key)
         .agg(
             pl.when(evaluated).then(outcome_ok.mean()).alias("outcome_pass_rate"),
             pl.when(evaluated).then(gates_ok.mean()).alias("gate_pass_rate"),
@@ -79,5 +82,10 @@ def scenario_layers(runs: Runs) -> pl.DataFrame:
             pl.col("gates_passed", "gates_total", "judge_scored").cast(pl.Int64),
             pl.col("outcome_pass_rate", "gate_pass_rate").cast(pl.Float64),
         )
+        .collect()
+    )
+    return (
+        runs.runs.select("run_id", "run_key")
+        .join(layers, on="run_key", how="inner", maintain_order="left")
         .select("run_id", *LAYER_COLUMNS)
     )

@@ -35,11 +35,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from itertools import combinations
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import polars as pl
 
-from evalnb.analysis.cost import Prices, task_cost
+from evalnb.analysis.cost import Prices, run_costs
 from evalnb.analysis.layers import LAYER_COLUMNS, scenario_layers
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import (
@@ -52,13 +52,18 @@ from evalnb.analysis.stats import (
     paired_rate_diff,
     sign_flip_test,
 )
-from evalnb.store.tables import KEYS
+from evalnb.store.tables import KEYS, RUN_STRIDE
 
 if TYPE_CHECKING:
     import numpy as np
 
 PASSED = pl.col("passed").fill_null(False) & pl.col("error").is_null()
 """A task attempt passed: every check passed and it did not error."""
+
+RUN_KEY = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
+"""The ``run_key`` of an attempt row (see :data:`evalnb.store.tables.RUN_STRIDE`)."""
+
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 RUN_INFO = ["run_id", "model", "provider", "source", "simulated", "guidance", "started_at"]
 
@@ -89,23 +94,53 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         >>> summary(Runs.empty()).height
         0
     """
-    tasks = _known_scores(runs.tasks)
-    per_task = tasks.group_by("run_id").agg(
-        pl.len().alias("total_tasks"),
-        pl.col("task_id").n_unique().alias("distinct_tasks"),
-        PASSED.sum().alias("total_passed"),
-        pl.col("error").is_not_null().sum().alias("errored_tasks"),
-        pl.col("score").sum().alias("total_score"),
-        pl.col("max_score").sum().alias("total_max_score"),
-        pl.col("turns").sum().alias("total_turns"),
-        pl.col("total_input_tokens").sum(),
-        pl.col("total_output_tokens").sum(),
-        pl.col("duration_ms").sum().alias("total_duration_ms"),
-        pl.col("natural_stop").mean().alias("natural_stop_rate"),
+    tasks = _known_scores(
+        runs.scan("tasks")
+        .select(
+            "attempt_key",
+            "task_id",
+            "passed",
+            "error",
+            "score",
+            "max_score",
+            "rate",
+            "turns",
+            "total_input_tokens",
+            "total_output_tokens",
+            "duration_ms",
+            "natural_stop",
+        )
+        .with_columns(RUN_KEY)
     )
-    per_call = runs.tool_calls.group_by("run_id").agg(
-        pl.len().alias("total_tool_calls"),
-        (pl.col("exit_code") == 0).sum().alias("tool_calls_ok"),
+    calls = (
+        runs.scan("tool_calls")
+        .select("attempt_key", "task_id", "exit_code")
+        .with_columns(
+            RUN_KEY,
+            (pl.col("exit_code") == 0).cast(pl.Float64).alias("_ok"),
+            pl.lit(1.0).alias("_n"),
+        )
+    )
+    per_task, per_call = pl.collect_all(
+        [
+            tasks.group_by("run_key").agg(
+                pl.len().alias("total_tasks"),
+                pl.col("task_id").n_unique().alias("distinct_tasks"),
+                PASSED.sum().alias("total_passed"),
+                pl.col("error").is_not_null().sum().alias("errored_tasks"),
+                pl.col("score").sum().alias("total_score"),
+                pl.col("max_score").sum().alias("total_max_score"),
+                pl.col("turns").sum().alias("total_turns"),
+                pl.col("total_input_tokens").sum(),
+                pl.col("total_output_tokens").sum(),
+                pl.col("duration_ms").sum().alias("total_duration_ms"),
+                pl.col("natural_stop").mean().alias("natural_stop_rate"),
+            ),
+            calls.group_by("run_key").agg(
+                pl.len().alias("total_tool_calls"),
+                (pl.col("exit_code") == 0).sum().alias("tool_calls_ok"),
+            ),
+        ]
     )
     counts = [
         "total_tasks",
@@ -119,10 +154,11 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "tool_calls_ok",
     ]
     totals = ["total_score", "total_max_score", "total_duration_ms"]
+    run_key = ["run_key"]
     out = (
-        runs.runs.select(RUN_INFO)
-        .join(per_task, on="run_id", how="left")
-        .join(per_call, on="run_id", how="left")
+        runs.runs.select(*RUN_INFO, "run_key")
+        .join(per_task, on="run_key", how="left")
+        .join(per_call, on="run_key", how="left")
         .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64), pl.col(totals).fill_null(0.0))
         .with_columns(
             (pl.col("total_tool_calls") - pl.col("tool_calls_ok")).alias("tool_calls_error"),
@@ -133,28 +169,18 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
             _ratio("total_tool_calls", "total_tasks").alias("avg_tool_calls_per_task"),
             _ratio("total_duration_ms", "total_tasks").alias("avg_duration_ms"),
         )
-        .join(_pass_interval(tasks, ["run_id"]), on="run_id", how="left")
+        .join(_pass_interval(tasks, run_key), on="run_key", how="left")
         .join(
-            clustered_interval(tasks, ["run_id"], "score", "max_score", "overall_rate"),
-            on="run_id",
+            clustered_interval(tasks, run_key, "score", "max_score", "overall_rate"),
+            on="run_key",
             how="left",
         )
         .join(
-            clustered_interval(
-                runs.tool_calls.with_columns(
-                    (pl.col("exit_code") == 0).cast(pl.Float64).alias("_ok"),
-                    pl.lit(1.0).alias("_n"),
-                ),
-                ["run_id"],
-                "_ok",
-                "_n",
-                "tool_call_success_rate",
-                counts=True,
-            ),
-            on="run_id",
+            clustered_interval(calls, run_key, "_ok", "_n", "tool_call_success_rate", counts=True),
+            on="run_key",
             how="left",
         )
-        .join(_run_costs(runs, prices), on="run_id", how="left")
+        .join(run_costs(runs, prices), on="run_key", how="left")
         .join(scenario_layers(runs), on="run_id", how="left")
     )
     return out.select(
@@ -190,7 +216,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
     )
 
 
-def _known_scores(tasks: pl.DataFrame) -> pl.DataFrame:
+def _known_scores(tasks: Frame) -> Frame:
     """The tasks table with NaN scores, maximum scores and rates made null (unknown).
 
     A NaN in either ``score`` or ``max_score`` makes both unknown: a score without
@@ -203,7 +229,7 @@ def _known_scores(tasks: pl.DataFrame) -> pl.DataFrame:
 
 
 def clustered_interval(
-    rows: pl.DataFrame,
+    rows: pl.DataFrame | pl.LazyFrame,
     by: list[str],
     y: str,
     m: str,
@@ -227,7 +253,8 @@ def clustered_interval(
     """
     yc, mc = pl.col("_y"), pl.col("_m")
     sums = (
-        rows.group_by(*by, "task_id")
+        rows.lazy()
+        .group_by(*by, "task_id")
         .agg(pl.col(y).fill_null(0).sum().alias("_y"), pl.col(m).fill_null(0).sum().alias("_m"))
         .group_by(by)
         .agg(
@@ -238,6 +265,7 @@ def clustered_interval(
             (yc * mc).sum().alias("sym"),
             (mc * mc).sum().alias("smm"),
         )
+        .collect()
     )
     lo, hi = clustered_wilson_sums(
         *(
@@ -252,23 +280,10 @@ def clustered_interval(
     )
 
 
-def _pass_interval(tasks: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+def _pass_interval(tasks: pl.LazyFrame, by: list[str]) -> pl.DataFrame:
     """Per group: the pass rate's interval, clustered by task (epochs together)."""
     rows = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
     return clustered_interval(rows, by, "_pass", "_one", "pass_rate", counts=True)
-
-
-def _run_costs(runs: Runs, prices: Prices | None) -> pl.DataFrame:
-    """Per run: total cost in USD, null when any task's cost is unknown."""
-    return (
-        task_cost(runs, prices)
-        .group_by("run_id")
-        .agg(
-            pl.when(pl.col("cost_usd").null_count() == 0)
-            .then(pl.col("cost_usd").sum())
-            .alias("cost_usd")
-        )
-    )
 
 
 def by_category(runs: Runs) -> pl.DataFrame:
@@ -282,16 +297,27 @@ def by_category(runs: Runs) -> pl.DataFrame:
         >>> by_category(Runs.empty()).columns[:4]
         ['run_id', 'model', 'category', 'tasks']
     """
-    tasks = _known_scores(runs.tasks)
-    keys = ["run_id", "category"]
-    return (
-        tasks.group_by("run_id", "model", "category")
+    tasks = _known_scores(
+        runs.scan("tasks")
+        .select(
+            "attempt_key", "task_id", "category", "passed", "error", "score", "max_score", "rate"
+        )
+        .with_columns(RUN_KEY)
+    )
+    keys = ["run_key", "category"]
+    counts = (
+        tasks.group_by(keys)
         .agg(
             pl.len().cast(pl.Int64).alias("tasks"),
             PASSED.sum().cast(pl.Int64).alias("passed"),
             pl.col("score").sum(),
             pl.col("max_score").sum(),
         )
+        .collect()
+    )
+    return (
+        runs.runs.select("run_id", "model", "run_key")
+        .join(counts, on="run_key", how="inner")
         .with_columns(
             _ratio("score", "max_score").alias("rate"),
             _ratio("passed", "tasks").alias("pass_rate"),
@@ -303,6 +329,7 @@ def by_category(runs: Runs) -> pl.DataFrame:
             nulls_equal=True,
         )
         .join(_pass_interval(tasks, keys), on=keys, how="left", nulls_equal=True)
+        .drop("run_key")
         .sort("run_id", "category", nulls_last=True)
     )
 
@@ -350,35 +377,36 @@ def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> 
         >>> context_growth(Runs.empty(), by="model").columns[:3]
         ['model', 'tasks', 'share_with_call_tokens']
     """
+    if by not in ("task", "run", "model"):
+        raise ValueError(f"by must be 'task', 'run' or 'model', got {by!r}")
     tokens = pl.col("input_tokens")
-    calls = runs.llm_calls.group_by(KEYS).agg(
-        pl.len().cast(pl.Int64).alias("calls"),
-        pl.when(tokens.is_not_null().any()).then(tokens.sum()).alias("final_cumulative_input"),
+    calls = (
+        runs.scan("llm_calls")
+        .group_by("attempt_key")
+        .agg(
+            pl.len().cast(pl.Int64).alias("calls"),
+            pl.when(tokens.is_not_null().any()).then(tokens.sum()).alias("final_cumulative_input"),
+        )
     )
+    figures = ["base_context", "context_growth_avg", "final_cumulative_input"]
+    keys = KEYS if by == "task" else []
     per_task = (
-        runs.tasks.select(*KEYS, "base_context", "context_growth_avg")
-        .join(calls, on=KEYS, how="left", nulls_equal=True)
+        runs.scan("tasks")
+        .select(*keys, "attempt_key", "base_context", "context_growth_avg")
+        .join(calls, on="attempt_key", how="left")
         .with_columns(
             pl.col("calls").fill_null(0),
             pl.col("base_context").is_not_null().alias("has_call_tokens"),
         )
-        .select(
-            *KEYS,
-            "calls",
-            "has_call_tokens",
-            "base_context",
-            "context_growth_avg",
-            "final_cumulative_input",
-        )
     )
     if by == "task":
-        return per_task.sort(KEYS)
-    keys = {"run": ["run_id", "model"], "model": ["model"]}.get(by)
-    if keys is None:
-        raise ValueError(f"by must be 'task', 'run' or 'model', got {by!r}")
-    figures = ["base_context", "context_growth_avg", "final_cumulative_input"]
+        return per_task.select(*KEYS, "calls", "has_call_tokens", *figures).collect().sort(KEYS)
+    group = {"run": ["run_id", "model"], "model": ["model"]}[by]
+    names = runs.runs.select("run_key", *group).lazy()
     return (
-        per_task.group_by(keys)
+        per_task.with_columns(RUN_KEY)
+        .join(names, on="run_key", how="left")
+        .group_by(group)
         .agg(
             pl.len().cast(pl.Int64).alias("tasks"),
             pl.col("has_call_tokens").mean().alias("share_with_call_tokens"),
@@ -386,7 +414,8 @@ def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> 
             *[pl.col(f).mean().alias(f"{f}_mean") for f in figures],
             *[pl.col(f).median().alias(f"{f}_median") for f in figures],
         )
-        .sort(keys)
+        .collect()
+        .sort(group)
     )
 
 

@@ -1,4 +1,13 @@
-"""``Runs``: the tidy tables of one or more runs, as polars DataFrames.
+"""``Runs``: the tidy tables of one or more runs, as polars DataFrames backed by lazy scans.
+
+A run folder is not read when it is loaded: each table is a ``pl.scan_parquet`` of its
+file, collected the first time the table is used (``runs.tool_calls``) and kept from
+then on. The metrics read :meth:`Runs.scan` instead, so a summary reads only the
+columns it needs and never the text columns (``stdout``, ``stderr``, ``messages.text``).
+
+Every attempt table carries ``attempt_key`` (``run_key * RUN_STRIDE + position``, see
+:data:`evalnb.store.tables.RUN_STRIDE`) and the runs table ``run_key``: one integer per
+attempt and per run, unique within a ``Runs``, so metrics group and join on integers.
 
 Example:
     >>> Runs.empty().tasks.columns[:4]
@@ -9,14 +18,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import polars as pl
 
 from evalnb.extras import require
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.store.folder import RunStore
-from evalnb.store.tables import RUN_COLUMNS, SCHEMAS, TABLES, conform, tables_from_records
+from evalnb.store.tables import (
+    KEYS,
+    RUN_COLUMNS,
+    RUN_STRIDE,
+    SCHEMAS,
+    TABLES,
+    conform,
+    tables_from_records,
+)
+
+Table = pl.DataFrame | pl.LazyFrame
+
+
+class _Table:
+    """A table attribute of :class:`Runs`: a DataFrame, collected from its scan on first use."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> _Table: ...
+    @overload
+    def __get__(self, obj: Runs, objtype: type | None = None) -> pl.DataFrame: ...
+    def __get__(self, obj: Runs | None, objtype: type | None = None) -> _Table | pl.DataFrame:
+        return self if obj is None else obj.frame(self.name)
+
+    def __set__(self, obj: Runs, value: pl.DataFrame) -> None:
+        obj.set_table(self.name, value)
 
 
 class LoadError(NamedTuple):
@@ -31,34 +67,140 @@ class LoadError(NamedTuple):
     message: str
 
 
-@dataclass
 class Runs:
-    """The tidy tables of one or more runs (polars DataFrames).
+    """The tidy tables of one or more runs (polars DataFrames, read on first use).
+
+    Build one from DataFrames or LazyFrames, one per table of
+    :data:`evalnb.store.tables.TABLES`. Missing ``run_key``/``attempt_key`` values are
+    assigned (runs in row order; attempts matched to the tasks table on the four keys).
 
     Example:
         >>> Runs.empty().tasks.columns[:4]
         ['run_id', 'model', 'task_id', 'epoch']
     """
 
-    runs: pl.DataFrame
-    tasks: pl.DataFrame
-    llm_calls: pl.DataFrame
-    tool_calls: pl.DataFrame
-    checks: pl.DataFrame
-    messages: pl.DataFrame
-    tool_invocations: pl.DataFrame
+    runs = _Table()
+    tasks = _Table()
+    llm_calls = _Table()
+    tool_calls = _Table()
+    checks = _Table()
+    messages = _Table()
+    tool_invocations = _Table()
 
-    errors: list[LoadError] = field(default_factory=list)
+    def __init__(
+        self,
+        runs: Table,
+        tasks: Table,
+        llm_calls: Table,
+        tool_calls: Table,
+        checks: Table,
+        messages: Table,
+        tool_invocations: Table | None = None,
+        errors: list[LoadError] | None = None,
+    ) -> None:
+        self.errors: list[LoadError] = list(errors or [])
+        self._frames: dict[str, pl.DataFrame] = {}
+        self._scans: dict[str, pl.LazyFrame] = {}
+        self._pieces: list[Runs] = []
+        if tool_invocations is None:
+            tool_invocations = pl.DataFrame(schema=SCHEMAS["tool_invocations"])
+        given = (runs, tasks, llm_calls, tool_calls, checks, messages, tool_invocations)
+        for name, table in zip(TABLES, given, strict=True):
+            self.set_table(name, table)
+
+    def __repr__(self) -> str:
+        loaded = ", ".join(self._frames) or "none"
+        return f"Runs({self.runs.height} runs; tables loaded: {loaded})"
+
+    def frame(self, name: str) -> pl.DataFrame:
+        """Table ``name`` as a DataFrame (collected from its scan once, then kept).
+
+        Example:
+            >>> Runs.empty().frame("checks").height
+            0
+        """
+        if name not in self._frames:
+            self._frames[name] = self._scans[name].collect()
+        return self._frames[name]
+
+    def scan(self, name: str) -> pl.LazyFrame:
+        """Table ``name`` as a LazyFrame: select the columns you need, then collect.
+
+        Example:
+            >>> Runs.empty().scan("tool_calls").select("exit_code").collect().height
+            0
+        """
+        return self._scans[name]
+
+    def set_table(self, name: str, table: Table) -> None:
+        """Replace table ``name`` (conformed to its schema, keys assigned when missing).
+
+        Example:
+            >>> r = Runs.empty()
+            >>> r.set_table("runs", pl.DataFrame({"run_id": ["a"], "model": ["m"]}))
+            >>> r.runs.select("run_id", "run_key").row(0)
+            ('a', 0)
+        """
+        if name not in TABLES:
+            raise ValueError(f"no table {name!r}; tables: {', '.join(TABLES)}")
+        # one call per type: conform's type variable takes a DataFrame or a LazyFrame
+        table = conform(table, name) if isinstance(table, pl.DataFrame) else conform(table, name)  # noqa: RUF034
+        self._pieces = []
+        if name == "runs":
+            runs = table.lazy().collect()
+            if runs.get_column("run_key").null_count():
+                runs = runs.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("run_key"))
+            self._frames["runs"], self._scans["runs"] = runs, runs.lazy()
+            return
+        if isinstance(table, pl.DataFrame):
+            if table.get_column("attempt_key").null_count():
+                table = self._assign_attempt_keys(name, table)
+            self._frames[name], self._scans[name] = table, table.lazy()
+        else:
+            self._frames.pop(name, None)
+            self._scans[name] = table
+
+    def _assign_attempt_keys(self, name: str, table: pl.DataFrame) -> pl.DataFrame:
+        """Keys for a hand-built table: tasks numbered per run; other rows matched on KEYS.
+
+        Rows whose attempt is not in the tasks table share one key per run (the last).
+        """
+        run_keys = self.runs.select("run_id", "run_key")
+        if name == "tasks":
+            return (
+                table.drop("attempt_key")
+                .join(run_keys, on="run_id", how="left", maintain_order="left")
+                .with_columns(
+                    (
+                        pl.col("run_key").fill_null(0) * RUN_STRIDE
+                        + pl.int_range(pl.len()).over("run_id")
+                    ).alias("attempt_key")
+                )
+                .drop("run_key")
+                .pipe(conform, name)
+            )
+        keys = self.tasks.select(*KEYS, "attempt_key").unique(KEYS)
+        return (
+            table.drop("attempt_key")
+            .join(keys, on=KEYS, how="left", nulls_equal=True, maintain_order="left")
+            .join(run_keys, on="run_id", how="left", maintain_order="left")
+            .with_columns(
+                pl.coalesce(
+                    "attempt_key", pl.col("run_key").fill_null(0) * RUN_STRIDE + RUN_STRIDE - 1
+                ).alias("attempt_key")
+            )
+            .drop("run_key")
+            .pipe(conform, name)
+        )
 
     @classmethod
     def empty(cls) -> Runs:
         """Runs with every table empty but fully typed."""
-        tables: dict[str, Any] = {name: pl.DataFrame(schema=SCHEMAS[name]) for name in TABLES}
-        return cls(**tables)
+        return cls(*(pl.DataFrame(schema=SCHEMAS[name]) for name in TABLES))
 
     @classmethod
     def concat(cls, parts: list[Runs]) -> Runs:
-        """Stack several Runs (tables aligned to the standard schemas).
+        """Stack several Runs; run and attempt keys are renumbered to stay unique.
 
         Example:
             >>> Runs.concat([Runs.empty(), Runs.empty()]).tasks.height
@@ -66,15 +208,42 @@ class Runs:
         """
         if not parts:
             return cls.empty()
-        return cls(
-            **{
-                name: pl.concat(
-                    [conform(getattr(p, name), name) for p in parts], how="diagonal_relaxed"
+        if len(parts) == 1:
+            return parts[0]
+        pieces: list[Runs] = []
+        offset = 0
+        for piece in (p for part in parts for p in part.pieces()):
+            old = piece.runs.get_column("run_key").to_list()
+            new = list(range(offset, offset + len(old)))
+            offset += len(old)
+            pieces.append(
+                cls(
+                    piece.runs.with_columns(pl.Series("run_key", new, dtype=pl.Int64)),
+                    *(piece.source(name).with_columns(_rekey(old, new)) for name in TABLES[1:]),
                 )
-                for name in TABLES
-            },
+            )
+        out = cls(
+            *(_stack([p.source(name) for p in pieces]) for name in TABLES),
             errors=[e for p in parts for e in p.errors],
         )
+        out._pieces = pieces
+        return out
+
+    def source(self, name: str) -> Table:
+        """Table ``name`` as held: the DataFrame when loaded, else its scan."""
+        return self._frames.get(name, self._scans[name])
+
+    def pieces(self) -> list[Runs]:
+        """The inputs this Runs was stacked from (itself when it was not stacked).
+
+        Metrics that work per attempt process one piece at a time, so memory stays
+        bounded by the largest input rather than the whole collection.
+
+        Example:
+            >>> len(Runs.concat([Runs.empty(), Runs.empty()]).pieces())
+            2
+        """
+        return self._pieces or [self]
 
     def to_pandas(self) -> PandasRuns:
         """The same tables as pandas DataFrames.
@@ -85,8 +254,9 @@ class Runs:
         """
         require("pandas", "pandas")
         require("pyarrow", "pandas")
-        tables = {name: getattr(self, name).to_pandas() for name in TABLES}
-        return PandasRuns(**tables, errors=list(self.errors))
+        return PandasRuns(
+            *(self.frame(name).to_pandas() for name in TABLES), errors=list(self.errors)
+        )
 
     def filter(self, expr: pl.Expr) -> Runs:
         """Keep the runs whose ``runs`` row matches ``expr`` (and all their rows).
@@ -95,11 +265,33 @@ class Runs:
             >>> Runs.empty().filter(pl.col("model") == "x").runs.height
             0
         """
-        ids = self.runs.filter(expr).get_column("run_id").implode()
-        return Runs(
-            **{name: getattr(self, name).filter(pl.col("run_id").is_in(ids)) for name in TABLES},
+        runs = self.runs.filter(expr)
+        kept = runs.get_column("run_key").implode()
+        in_kept = (pl.col("attempt_key") // RUN_STRIDE).is_in(kept)
+        out = Runs(
+            runs,
+            *(self.source(name).filter(in_kept) for name in TABLES[1:]),
             errors=list(self.errors),
         )
+        if self._pieces:
+            out._pieces = [p.filter(expr) for p in self._pieces]
+            out._pieces = [p for p in out._pieces if p.runs.height]
+        return out
+
+
+def _rekey(old: list[int], new: list[int]) -> pl.Expr:
+    """``attempt_key`` with its run part mapped from ``old`` run keys to ``new`` ones."""
+    key = pl.col("attempt_key")
+    if old == list(range(len(old))):
+        return (key + new[0] * RUN_STRIDE).alias("attempt_key") if new else key
+    run = (key // RUN_STRIDE).replace_strict(old, new, return_dtype=pl.Int64)
+    return (run * RUN_STRIDE + key % RUN_STRIDE).alias("attempt_key")
+
+
+def _stack(parts: list[Table]) -> Table:
+    if all(isinstance(p, pl.DataFrame) for p in parts):
+        return pl.concat([p for p in parts if isinstance(p, pl.DataFrame)], how="diagonal_relaxed")
+    return pl.concat([p.lazy() for p in parts], how="diagonal_relaxed")
 
 
 @dataclass
@@ -117,7 +309,10 @@ class PandasRuns:
 
 
 def read_run_folder(path: str | Path) -> Runs:
-    """Read one evalnb run folder: parquet when complete, else rebuilt from events.
+    """One evalnb run folder: parquet scans when complete, else built from its events.
+
+    A complete folder is not read here: its tables are scanned lazily (see the module
+    docstring). A run in progress is built from ``events.jsonl`` in memory.
 
     Example:
         >>> import tempfile
@@ -129,14 +324,26 @@ def read_run_folder(path: str | Path) -> Runs:
     """
     store = RunStore.open(path)
     parquet = {name: Path(path) / f"{name}.parquet" for name in TABLES if name != "runs"}
-    if store.meta.status == "complete" and all(p.exists() for p in parquet.values()):
-        tables = {name: pl.read_parquet(p) for name, p in parquet.items()}
+    # a folder written before the tool_invocations table had no invocations to record
+    optional = {"tool_invocations"}
+    core = [p for name, p in parquet.items() if name not in optional]
+    if store.meta.status == "complete" and all(p.exists() for p in core):
+        scans = {
+            name: pl.scan_parquet(p)
+            if p.exists()
+            else pl.LazyFrame(schema={**SCHEMAS[name], "attempt_key": pl.Int64})
+            for name, p in parquet.items()
+        }
+        scans = _with_stored_keys(scans)
         run_row = {c: getattr(store.meta, c, None) for c in RUN_COLUMNS}
-        run_row["task_count"] = tables["tasks"].height
-        tables["runs"] = pl.DataFrame([run_row], schema=SCHEMAS["runs"])
-    else:
-        tables = tables_from_records(store.meta, store.records())
-    return _finish(store.meta, tables)
+        run_row["task_count"] = scans["tasks"].select(pl.len()).collect().item()
+        run_row["run_key"] = 0
+        tables: dict[str, Table] = {
+            **scans,
+            "runs": pl.DataFrame([run_row], schema=SCHEMAS["runs"]),
+        }
+        return _finish(store.meta, tables)
+    return _finish(store.meta, dict(tables_from_records(store.meta, store.records())))
 
 
 def runs_from_records(meta: RunMeta, records: list[TaskRecord]) -> Runs:
@@ -150,10 +357,10 @@ def runs_from_records(meta: RunMeta, records: list[TaskRecord]) -> Runs:
         >>> runs.tasks.get_column("tool_call_count").to_list()
         [4]
     """
-    return _finish(meta, tables_from_records(meta, records))
+    return _finish(meta, dict(tables_from_records(meta, records)))
 
 
-def _finish(meta: RunMeta, tables: dict[str, pl.DataFrame]) -> Runs:
+def _finish(meta: RunMeta, tables: dict[str, Table]) -> Runs:
     """Apply what a foreign format recorded beyond the per-call rows.
 
     - ``recorded`` (a task's ``extra``): task figures the source recorded but evalnb
@@ -161,22 +368,37 @@ def _finish(meta: RunMeta, tables: dict[str, pl.DataFrame]) -> Runs:
       CSV's ``tool_call_count`` or ``base_context``. Each key replaces that standard
       column, nulls included (a null ``passed``: the source gave no pass/fail verdict).
     - ``RunMeta.settings.skipped``: the ``skipped`` column of ``runs``.
+
+    A scanned tasks table stays lazy.
     """
     tasks = tables["tasks"]
-    if "recorded" in tasks.columns and tasks.height:
-        recorded = tasks.get_column("recorded")
-        keys = (
-            [f.name for f in recorded.dtype.fields] if isinstance(recorded.dtype, pl.Struct) else []
-        )
+    recorded = tasks.collect_schema().get("recorded")
+    if recorded is not None:
+        keys = [f.name for f in recorded.fields] if isinstance(recorded, pl.Struct) else []
         schema = SCHEMAS["tasks"]
-        tasks = tasks.with_columns(
+        fields_ = [
             pl.col("recorded").struct.field(k).cast(schema.get(k, pl.Float64)).alias(k)
             for k in keys
-        ).drop("recorded")
-    tables = {**tables, "tasks": tasks}
+        ]
+        tables["tasks"] = tasks.with_columns(fields_).drop("recorded")
+    runs = tables["runs"]
     if meta.settings.skipped is not None:
-        tables["runs"] = tables["runs"].with_columns(
+        tables["runs"] = runs.with_columns(
             pl.lit(meta.settings.skipped, dtype=pl.Int64).alias("skipped")
         )
-    conformed: dict[str, Any] = {name: conform(tables[name], name) for name in TABLES}
-    return Runs(**conformed)
+    return Runs(*(tables[name] for name in TABLES))
+
+
+def _with_stored_keys(scans: dict[str, pl.LazyFrame]) -> dict[str, pl.LazyFrame]:
+    """Add ``attempt_key`` to the scans of a folder written before it existed."""
+    if "attempt_key" in scans["tasks"].collect_schema():
+        return scans
+    keys = scans["tasks"].select("task_id", "epoch").with_row_index("attempt_key")
+    keys = keys.with_columns(pl.col("attempt_key").cast(pl.Int64))
+    out = {"tasks": scans["tasks"].with_row_index("attempt_key")}
+    out["tasks"] = out["tasks"].with_columns(pl.col("attempt_key").cast(pl.Int64))
+    for name in TABLES[2:]:
+        out[name] = scans[name].join(
+            keys, on=["task_id", "epoch"], how="left", nulls_equal=True, maintain_order="left"
+        )
+    return out

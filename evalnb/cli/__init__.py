@@ -15,11 +15,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from evalnb.cli import compare, demo, export, imports, notebooks, run, summary, validate
+from evalnb.cli import compare, demo, export, imports, merge, notebooks, run, summary, validate
 from evalnb.errors import EvalnbError
 from evalnb.version import __version__
 
-SUBCOMMANDS = (run, validate, summary, compare, imports, export, demo, notebooks)
+SUBCOMMANDS = (run, validate, summary, compare, imports, export, merge, demo, notebooks)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

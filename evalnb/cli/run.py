@@ -91,6 +91,11 @@ def register(sub: Any) -> None:
         help="scenarios: run every scenario once per guidance version (repeatable)",
     )
     run.add_argument("--judge", help="the judge model (or EVALNB_JUDGE); never the model tested")
+    run.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run only shard I of N of the attempts (combine the N runs with `evalnb merge`)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bars or report")
     run.set_defaults(func=_cmd_run)
 
@@ -138,6 +143,7 @@ def _run(args: argparse.Namespace) -> int:
     from evalnb.resources import dataset_path
     from evalnb.runtime.cases import load_cases
     from evalnb.runtime.runner import resume, run_cases
+    from evalnb.runtime.shard import parse_shard
 
     if args.resume:
         from evalnb.store import RunStore
@@ -203,6 +209,7 @@ def _run(args: argparse.Namespace) -> int:
                         task_timeout_s=args.task_timeout,
                         seed=args.seed,
                         sim_sleep=args.sim_sleep,
+                        shard=parse_shard(args.shard) if args.shard else None,
                         filters=Filters(tags=args.tag, task_ids=args.task),
                         progress=not args.quiet,
                     )

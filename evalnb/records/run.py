@@ -71,6 +71,8 @@ class RunSettings(BaseModel):
     commands were scored), ``exit_codes`` (how exit codes were obtained when they are
     not exact), ``checks_available`` (False when some tasks carry no check verdicts) and
     ``skipped`` (cases the source skipped and evalnb left out, counted).
+    ``shard`` (``"i/N"``): the run holds only shard i of N of the attempts (see
+    :mod:`evalnb.runtime.shard`); ``evalnb merge`` combines the N shard runs.
 
     Example:
         >>> RunSettings(spec="reference", filters={"tags": ["json"]}).filters.tags
@@ -95,6 +97,7 @@ class RunSettings(BaseModel):
     exit_codes: str | None = None
     checks_available: bool | None = None
     skipped: int | None = None
+    shard: str | None = None
 
     @model_validator(mode="before")
     @classmethod

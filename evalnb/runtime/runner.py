@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -52,6 +52,8 @@ from evalnb.runtime.agent import DEFAULT_MAX_TURNS, UNREACHABLE, run_agent
 from evalnb.runtime.case import Case, Scoring
 from evalnb.runtime.providers.registry import resolve_provider
 from evalnb.runtime.sandbox.local import bash_version
+from evalnb.runtime.schedule import longest_first
+from evalnb.runtime.shard import in_shard, parse_shard
 from evalnb.store import RunStore, utc_now
 from evalnb.version import __version__
 
@@ -97,6 +99,8 @@ async def run_cases(
     run_ids: Sequence[str] | None = None,
     filters: Filters | None = None,
     progress: bool = True,
+    shard: tuple[int, int] | None = None,
+    durations: Mapping[str, float] | None = None,
 ) -> list[Path]:
     """Run every case against every model; return the run folders written.
 
@@ -104,6 +108,9 @@ async def run_cases(
     :func:`~evalnb.runtime.providers.registry.resolve_provider`) or a provider
     object. ``run_ids`` names the run folders (default: ``<UTC time>-<model>``);
     ``filters`` (the ``--tag`` and ``--task`` values) are recorded for ``--resume``.
+    ``shard`` ``(i, N)`` runs only shard i of N of the attempts (:mod:`.shard`).
+    Attempts start longest first where durations are known (``durations``, task id ->
+    ms from a previous run, or difficulty tags; :mod:`.schedule`).
     ``connection`` says how real providers are reached; ``task_timeout_s`` bounds each
     attempt's wall clock (provider retries included): an attempt past it is recorded as
     errored with its trace so far. Both are recorded in ``run.json`` (URL secrets redacted).
@@ -127,6 +134,7 @@ async def run_cases(
         for m in models
     ]
     sandbox, sandbox_version = _sandboxes(cases)
+    attempts = in_shard([(c, e) for c in cases for e in range(1, epochs + 1)], shard)
     limits = {c.max_turns or max_turns for c in cases}  # the limit each case runs with
     common_limit = next(iter(limits)) if len(limits) == 1 else None
     plans = []
@@ -149,7 +157,7 @@ async def run_cases(
             simulated=provider.simulated,
             recorded_from=provider.recording.source if provider.recording else None,
             started_at=utc_now(),
-            task_count=len(cases) * epochs,
+            task_count=len(attempts),
             settings=RunSettings(
                 spec=spec,
                 concurrency=concurrency,
@@ -159,13 +167,14 @@ async def run_cases(
                 max_turns=max_turns,
                 filters=filters or Filters(),
                 provider=provider.settings(),
+                shard=f"{shard[0]}/{shard[1]}" if shard else None,
             ),
         )
         store = RunStore.create(out_dir, meta)
         plan = RunPlan(provider, store, list(cases), epochs, max_turns, task_timeout_s)
-        plan.pending = [(c, e) for c in cases for e in range(1, epochs + 1)]
+        plan.pending = list(attempts)
         plans.append(plan)
-    await _execute(plans, concurrency, progress)
+    await _execute(plans, concurrency, progress, durations)
     return [p.store.path for p in plans]
 
 
@@ -214,8 +223,11 @@ async def resume(
         done -= {(r.task.id, r.epoch) for r in store.records() if r.error is not None}
     max_turns = settings.max_turns or meta.max_turns or DEFAULT_MAX_TURNS
     plan = RunPlan(provider, store, list(cases), meta.epochs, max_turns, settings.task_timeout_s)
+    shard = parse_shard(settings.shard) if settings.shard else None
     plan.pending = [
-        (c, e) for c in cases for e in range(1, meta.epochs + 1) if (c.task.id, e) not in done
+        (c, e)
+        for c, e in in_shard([(c, e) for c in cases for e in range(1, meta.epochs + 1)], shard)
+        if (c.task.id, e) not in done
     ]
     store.meta.status = "running"
     store.write_meta()
@@ -223,13 +235,18 @@ async def resume(
     return store.path
 
 
-async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> None:
-    """Run every pending attempt of every plan under one shared concurrency limit."""
+async def _execute(
+    plans: list[RunPlan],
+    concurrency: int,
+    progress: bool,
+    durations: Mapping[str, float] | None = None,
+) -> None:
+    """Run every pending attempt of every plan under one shared limit, longest first."""
     limit = asyncio.Semaphore(max(1, concurrency))
     bars = [
         tqdm(
-            total=len(p.cases) * p.epochs,
-            initial=len(p.cases) * p.epochs - len(p.pending),
+            total=p.store.meta.task_count or 0,
+            initial=(p.store.meta.task_count or 0) - len(p.pending),
             desc=_label(p),
             position=i,
             leave=True,
@@ -238,11 +255,14 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
         for i, p in enumerate(plans)
     ]
 
+    finished: dict[int, list[TaskRecord]] = {id(plan): [] for plan in plans}
+
     async def one(plan: RunPlan, bar: tqdm, case: Case, epoch: int) -> None:
         async with limit:
             record = await run_attempt(
                 plan.provider, plan.store, case, epoch, plan.max_turns, plan.task_timeout_s
             )
+        finished[id(plan)].append(record)
         bar.update(1)
         unreachable = (record.error or "").startswith(UNREACHABLE)
         plan.unreachable_streak = plan.unreachable_streak + 1 if unreachable else 0
@@ -252,11 +272,16 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
                 f"{FAIL_FAST_AFTER} times in a row ({record.error})"
             )
 
-    jobs = [
-        asyncio.ensure_future(one(plan, bar, case, epoch))
-        for plan, bar in zip(plans, bars, strict=True)
-        for case, epoch in plan.pending
-    ]
+    order = longest_first(
+        [
+            (plan, bar, case, epoch)
+            for plan, bar in zip(plans, bars, strict=True)
+            for case, epoch in plan.pending
+        ],
+        key=lambda job: job[2].task,
+        durations=durations,
+    )
+    jobs = [asyncio.ensure_future(one(*job)) for job in order]
     try:
         await asyncio.gather(*jobs)
     except BaseException as exc:
@@ -274,9 +299,15 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
         for bar in bars:
             bar.close()
     for plan in plans:
+        # records held in memory stand for the whole run unless it resumed earlier attempts
+        whole = len(plan.pending) == plan.store.meta.task_count
+        records = finished[id(plan)] if whole else None
         if plan.provider.recording is not None:
-            plan.store.meta.settings.replay_agreement = _agreement(plan.store)
-        plan.store.finalize("complete")
+            plan.store.meta.settings.replay_agreement = _agreement(
+                records if records is not None else plan.store.records()
+            )
+        # building and writing the tables is CPU and disk work: keep it off the event loop
+        await asyncio.to_thread(plan.store.finalize, "complete", None, records)
 
 
 async def run_attempt(
@@ -362,9 +393,9 @@ def _stored(connection: Connection) -> Connection:
     )
 
 
-def _agreement(store: RunStore) -> ReplayAgreement:
+def _agreement(records: list[TaskRecord]) -> ReplayAgreement:
     """Sum the per-task replay agreement counts into the run's figure."""
-    counts = [r.replay for r in store.records() if r.replay is not None]
+    counts = [r.replay for r in records if r.replay is not None]
     return ReplayAgreement(
         checks_agree=sum(c.checks_agree for c in counts),
         checks_compared=sum(c.checks_compared for c in counts),

@@ -32,11 +32,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from pydantic import BaseModel
+
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.redact import redact, secret_values
 
 EVENTS = "events.jsonl"
 META = "run.json"
+_FINISHED = '"event": "task_finished"'
+
+
+class _Finished(BaseModel):
+    """The part of an event line :meth:`RunStore.records` needs."""
+
+    event: str
+    record: TaskRecord | None = None
 
 
 def utc_now() -> str:
@@ -115,12 +125,28 @@ class RunStore:
                 yield json.loads(line)
 
     def records(self) -> list[TaskRecord]:
-        """The finished task records, one per (task_id, epoch): the last one written wins."""
+        """The finished task records, one per (task_id, epoch): the last one written wins.
+
+        Fast path: only lines holding a ``task_finished`` event are parsed, each straight
+        from its JSON text by pydantic (no intermediate dicts); a torn last line is
+        skipped with a warning, as in :meth:`events`.
+        """
         latest: dict[tuple[str, int], TaskRecord] = {}
-        for event in self.events():
-            if event.get("event") == "task_finished":
-                record = TaskRecord.model_validate(event["record"])
-                latest[(record.task.id, record.epoch)] = record
+        if not self._events.exists():
+            return []
+        with self._events.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.endswith("\n"):
+                    warnings.warn(
+                        f"{self._events}:{lineno}: torn last line discarded", stacklevel=2
+                    )
+                    break
+                if _FINISHED not in line:
+                    continue
+                event = _Finished.model_validate_json(line)
+                if event.event == "task_finished" and event.record is not None:
+                    record = event.record
+                    latest[(record.task.id, record.epoch)] = record
         return list(latest.values())
 
     def finished_keys(self) -> set[tuple[str, int]]:
@@ -148,6 +174,7 @@ class RunStore:
 
             raise InputError(target, None, None, "run folder already exists; remove it first")
         store = cls.create(root, meta)
+        latest = {(r.task.id, r.epoch): r for r in records}
         for n, record in enumerate(records, start=1):
             store.append(
                 {
@@ -160,21 +187,37 @@ class RunStore:
                 }
             )
         store.finalize(
-            meta.status if meta.status != "running" else "complete", finished_at=meta.finished_at
+            meta.status if meta.status != "running" else "complete",
+            finished_at=meta.finished_at,
+            records=list(latest.values()),
         )
         return store.path
 
-    def finalize(self, status: str = "complete", finished_at: str | None = None) -> None:
+    def finalize(
+        self,
+        status: str = "complete",
+        finished_at: str | None = None,
+        records: list[TaskRecord] | None = None,
+    ) -> None:
         """Write the parquet tables from the finished records and mark the run's status.
 
         ``finished_at`` defaults to now (an importer passes the recording's time).
+        ``records``: every finished record of the run when the caller holds them all in
+        memory (then events.jsonl is not re-read); by default they are read from it.
         """
         from evalnb.store.tables import tables_from_records
 
         self.close()
         self.meta.status = status  # type: ignore[assignment]
         self.meta.finished_at = finished_at or utc_now()
-        tables = tables_from_records(self.meta, self.records())
+        if records is None:
+            records = self.records()  # read back from events.jsonl: redacted when written
+        else:  # held in memory: redacted here, exactly as their events were
+            records = [
+                TaskRecord.model_validate_json(redact(r.model_dump_json(), self._secrets))
+                for r in records
+            ]
+        tables = tables_from_records(self.meta, records)
         for name, frame in tables.items():
             if name == "runs":
                 continue

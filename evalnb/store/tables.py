@@ -51,13 +51,18 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
 from evalnb.records import RunMeta, TaskRecord
 
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+
 KEYS = ["run_id", "model", "task_id", "epoch"]
+RUN_STRIDE = 2**32
+"""``attempt_key = run_key * RUN_STRIDE + the attempt's position in its run``: one integer
+per task attempt, so metrics group and join on it instead of the four key strings."""
 TABLES = ("runs", "tasks", "llm_calls", "tool_calls", "checks", "messages", "tool_invocations")
 RUN_COLUMNS = [
     "run_id",
@@ -78,6 +83,7 @@ RUN_COLUMNS = [
     "recorded_from",
     "status",
     "task_count",
+    "run_key",
 ]
 
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -87,6 +93,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "epochs": pl.Int64,
         "simulated": pl.Boolean,
         "task_count": pl.Int64,
+        "run_key": pl.Int64,
     },
     "tasks": {
         "run_id": pl.Utf8,
@@ -119,6 +126,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "judge_model": pl.Utf8,
         "composite_score": pl.Float64,
         "interaction_score": pl.Float64,
+        "attempt_key": pl.Int64,
     },
     "llm_calls": {
         "run_id": pl.Utf8,
@@ -134,6 +142,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "latency_ms": pl.Float64,
         "tool_calls_made": pl.Int64,
         "stop_reason": pl.Utf8,
+        "attempt_key": pl.Int64,
     },
     "tool_calls": {
         "run_id": pl.Utf8,
@@ -151,6 +160,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "stderr_truncated": pl.Boolean,
         "timed_out": pl.Boolean,
         "invocations_recorded": pl.Boolean,
+        "attempt_key": pl.Int64,
     },
     "tool_invocations": {
         "run_id": pl.Utf8,
@@ -165,6 +175,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "stdout_bytes": pl.Int64,
         "stderr_bytes": pl.Int64,
         "duration_ms": pl.Float64,
+        "attempt_key": pl.Int64,
     },
     "checks": {
         "run_id": pl.Utf8,
@@ -177,6 +188,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "passed": pl.Boolean,
         "detail": pl.Utf8,
         "weight": pl.Float64,
+        "attempt_key": pl.Int64,
     },
     "messages": {
         "run_id": pl.Utf8,
@@ -192,19 +204,27 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "name": pl.Utf8,
         "commands": pl.Utf8,
         "is_error": pl.Boolean,
+        "attempt_key": pl.Int64,
     },
 }
 
 
-def conform(frame: pl.DataFrame, name: str) -> pl.DataFrame:
-    """Add missing standard columns as nulls and cast known ones to their dtype."""
-    schema = SCHEMAS[name]
-    have = frame.schema
+def conform(frame: Frame, name: str) -> Frame:
+    """Add missing standard columns as nulls and cast known ones to their dtype.
+
+    Works on a DataFrame or a LazyFrame (a scan stays lazy).
+
+    Example:
+        >>> conform(pl.DataFrame({"epoch": ["2"]}), "checks").select("epoch", "weight").row(0)
+        (2, None)
+    """
+    schema: dict[str, Any] = SCHEMAS[name]
+    have = frame.collect_schema()
     missing = [pl.lit(None, dtype=dt).alias(c) for c, dt in schema.items() if c not in have]
     casts = {c: dt for c, dt in schema.items() if c in have and have[c] != dt}
     frame = frame.with_columns(missing) if missing else frame
     frame = frame.cast(casts) if casts else frame  # type: ignore[arg-type]
-    extra = [c for c in have if c not in schema]
+    extra: list[str] = [c for c in have if c not in schema]
     return frame.select([*schema, *extra])
 
 
@@ -226,8 +246,9 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
     """
     run_id, model = meta.run_id, meta.model
     tasks, llm, tools, checks, messages, invocations = [], [], [], [], [], []
-    for rec in records:
+    for n, rec in enumerate(records):
         key = {"run_id": run_id, "model": model, "task_id": rec.task.id, "epoch": rec.epoch}
+        attempt = {"attempt_key": n}
         tr, sc = rec.trace, rec.score
         tasks.append(
             {
@@ -255,21 +276,26 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
                     else {}
                 ),
                 **{k: v for k, v in rec.extra.items() if k not in SCHEMAS["tasks"]},
+                **attempt,
             }
         )
-        llm += [{**key, **c.model_dump()} for c in tr.llm_calls]
+        llm += [{**key, **c.model_dump(), **attempt} for c in tr.llm_calls]
         for c in tr.tool_calls:
             tools.append(
                 {
                     **key,
                     **c.model_dump(exclude={"invocations"}),
                     "invocations_recorded": c.invocations is not None,
+                    **attempt,
                 }
             )
             calls = {"call_index": c.call_index, "call_number": c.call_number}
-            invocations += [{**key, **calls, **i.model_dump()} for i in c.invocations or []]
+            invocations += [
+                {**key, **calls, **i.model_dump(), **attempt} for i in c.invocations or []
+            ]
         checks += [
-            {**key, **r.model_dump(include=set(SCHEMAS["checks"]) - set(KEYS))} for r in sc.results
+            {**key, **r.model_dump(include=set(SCHEMAS["checks"]) - set(KEYS)), **attempt}
+            for r in sc.results
         ]
         for mi, msg in enumerate(tr.messages):
             for bi, block in enumerate(msg.content):
@@ -285,10 +311,12 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
                         "name": block.name,
                         "commands": (block.input or {}).get("commands"),
                         "is_error": block.is_error,
+                        **attempt,
                     }
                 )
     run_row = {c: getattr(meta, c, None) for c in RUN_COLUMNS}
     run_row["task_count"] = len(records)
+    run_row["run_key"] = 0
     out = {
         "runs": pl.DataFrame([run_row], schema=SCHEMAS["runs"]),
         "tasks": _frame(tasks, "tasks"),
