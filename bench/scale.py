@@ -43,9 +43,6 @@ for name, fn in steps:
     fn(runs)
     out[name] = time.perf_counter() - t
 out["total"] = time.perf_counter() - t0
-t = time.perf_counter()
-en.summary(runs, n_boot=1)
-out["summary_no_boot"] = time.perf_counter() - t
 out["rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
 """
@@ -139,15 +136,12 @@ def section(sizes: tuple[int, ...] = SIZES) -> list[str]:
                 d = r["duckdb"]
                 assert isinstance(d, dict)
                 ours = e["load"] + e["summary"] + e["by_category"] + e["context_growth"]
-                lean = ours - e["summary"] + e["summary_no_boot"]
                 notes.append(
                     f"- {r['rows']:,} rows, load + summary + by_category + context_growth: "
                     f"evalnb {ours:.2f} s, DuckDB (the same figures in SQL, without the "
-                    f"bootstrap intervals and cost) {d['total']:.2f} s: "
-                    f"**{ours / d['total']:.2f}x DuckDB** (goal <= 2x); with the summary's "
-                    f"bootstrap cut to one resample (n_boot=1), {lean:.2f} s: "
-                    f"**{lean / d['total']:.2f}x DuckDB**. Peak RSS {e['rss_mib']:.0f} MiB "
-                    f"(evalnb, all four) vs {d['rss_mib']:.0f} MiB"
+                    f"intervals and cost) {d['total']:.2f} s: "
+                    f"**{ours / d['total']:.2f}x DuckDB** (goal <= 2x). Peak RSS "
+                    f"{e['rss_mib']:.0f} MiB (evalnb, all four) vs {d['rss_mib']:.0f} MiB"
                 )
             if rows >= 100_000_000:
                 notes.append(
