@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from evalnb.store.folder import RunStore
+from evalnb.store.legacy import LEGACY_COLUMN, is_legacy, upgrade_token_counts
 from evalnb.store.tables import RUN_COLUMNS, SCHEMAS, TABLES, conform, tables_from_records
 
 
@@ -94,6 +95,9 @@ class PandasRuns:
 def read_run_folder(path: str | Path) -> Runs:
     """Read one evalnb run folder: parquet when complete, else rebuilt from events.
 
+    A folder written before ``cache_write_tokens`` existed is read with today's token
+    meaning (:mod:`evalnb.store.legacy`).
+
     Example:
         >>> import tempfile
         >>> from evalnb.store import RunStore
@@ -109,6 +113,10 @@ def read_run_folder(path: str | Path) -> Runs:
         run_row = {c: getattr(store.meta, c, None) for c in RUN_COLUMNS}
         run_row["task_count"] = tables["tasks"].height
         tables["runs"] = pl.DataFrame([run_row], schema=SCHEMAS["runs"])
+        legacy = is_legacy(tables["llm_calls"])
     else:
         tables = tables_from_records(store.meta, store.records())
+        legacy = store.mentions(f'"{LEGACY_COLUMN}"')
+    if legacy:
+        tables = upgrade_token_counts(tables, store.meta.provider)
     return Runs(**{name: conform(tables[name], name) for name in TABLES})

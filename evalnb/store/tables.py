@@ -20,7 +20,7 @@ table           one row per                columns
                                            composite_score, interaction_score
 ``llm_calls``   ``provider.chat()`` call   keys, call_number, input_tokens,
                                            output_tokens, cache_read_tokens,
-                                           cache_creation_tokens, cumulative_input,
+                                           cache_write_tokens, cumulative_input,
                                            latency_ms, tool_calls_made, stop_reason
 ``tool_calls``  tool invocation            keys, call_index, call_number, commands,
                                            stdout, stderr, exit_code, duration_ms,
@@ -122,7 +122,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "input_tokens": pl.Int64,
         "output_tokens": pl.Int64,
         "cache_read_tokens": pl.Int64,
-        "cache_creation_tokens": pl.Int64,
+        "cache_write_tokens": pl.Int64,
         "cumulative_input": pl.Int64,
         "latency_ms": pl.Float64,
         "tool_calls_made": pl.Int64,
@@ -286,7 +286,8 @@ def _frame(rows: list[dict[str, Any]], name: str) -> pl.DataFrame:
 def with_context_growth(tasks: pl.DataFrame, llm_calls: pl.DataFrame) -> pl.DataFrame:
     """Set ``base_context`` and ``context_growth_avg`` (spec 003) on the task rows.
 
-    ``base_context`` is call 1's ``input_tokens``. ``context_growth_avg`` is
+    ``base_context`` is call 1's ``input_tokens`` (the whole prompt, cache included:
+    see :class:`~evalnb.records.LLMCall`). ``context_growth_avg`` is
     ``sum(input[i+1] - input[i]) / (N - 1)`` = ``(input[N] - input[1]) / (N - 1)``,
     0 for a single call, null when no per-call token counts were recorded. It may
     be negative (a provider's cache or a trimmed history can shrink the input).
