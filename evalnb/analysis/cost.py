@@ -165,9 +165,7 @@ def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
     ]
     has_recorded = "recorded_cost_usd" in runs.tasks.columns
     priced_runs = set(
-        runs.tasks.filter(pl.col("recorded_cost_usd").is_null())
-        .get_column("run_id")
-        .to_list()
+        runs.tasks.filter(pl.col("recorded_cost_usd").is_null()).get_column("run_id").to_list()
         if has_recorded
         else runs.runs.get_column("run_id").to_list()
     )
@@ -200,7 +198,9 @@ def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
         else pl.lit(None, dtype=pl.Float64)
     )
     tokens = (
-        runs.tasks.select(*KEYS, "total_input_tokens", "total_output_tokens", recorded.alias("_rec"))
+        runs.tasks.select(
+            *KEYS, "total_input_tokens", "total_output_tokens", recorded.alias("_rec")
+        )
         .join(cache, on=KEYS, how="left", nulls_equal=True)
         .with_columns(pl.col("cache_read_tokens", "cache_write_tokens").fill_null(0))
         .join(table, on="run_id", how="left")
