@@ -14,7 +14,11 @@ def register(sub: Any) -> None:
     imp.add_argument("format", choices=["bashkit-eval", "claude-code", "transcript"])
     imp.add_argument("files", nargs="+")
     imp.add_argument("--out", default="runs", help="where run folders go (default runs/)")
-    imp.add_argument("--target", help="the tool's command (claude-code, transcript)")
+    imp.add_argument(
+        "--target",
+        help="the tool's command (transcript: required; claude-code: optional, "
+        "scores its no_transcript_errors gate)",
+    )
     imp.set_defaults(func=_cmd_import)
 
 
@@ -23,12 +27,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
         from evalnb.formats.bashkit_eval import import_bashkit_eval
 
         folders = import_bashkit_eval(args.files, args.out)
-    elif not args.target:
-        raise InputError("evalnb import", None, "--target", f"{args.format} needs --target")
     elif args.format == "claude-code":
         from evalnb.formats.claude_code import import_claude_code
 
         folders = import_claude_code(args.files, args.out, args.target)
+    elif not args.target:
+        raise InputError("evalnb import", None, "--target", f"{args.format} needs --target")
     else:
         from evalnb.formats.transcript import import_transcripts
 
