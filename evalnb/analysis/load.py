@@ -9,6 +9,9 @@ Each path (or glob) may be:
 - any other folder: stands for the run folders, mira folders and ``*.json`` files
   directly inside it.
 
+Runs that lack tasks a sibling run of the same source and day has are marked
+partial (:func:`~evalnb.analysis.completeness.mark_partial`).
+
 A pattern that matches nothing, a folder with nothing loadable and a file of an
 unknown format raise :class:`~evalnb.errors.InputError`. The same file reached
 twice (say by two overlapping globs) is read once. Two different inputs holding
@@ -32,6 +35,7 @@ from typing import Literal
 
 import polars as pl
 
+from evalnb.analysis.completeness import mark_partial
 from evalnb.analysis.report_file import REPORT_FORMAT, runs_from_report
 from evalnb.analysis.runs import PandasRuns, Runs, read_run_folder
 from evalnb.errors import InputError
@@ -67,7 +71,7 @@ def load(
                 raise InputError(path, None, "run_id", msg)
             origin[run_id] = path
         parts.append(part)
-    runs = Runs.concat(parts)
+    runs = mark_partial(Runs.concat(parts))
     return runs.to_pandas() if backend == "pandas" else runs
 
 

@@ -42,7 +42,18 @@ from evalnb.store.tables import KEYS
 PASSED = pl.col("passed").fill_null(False) & pl.col("error").is_null()
 """A task attempt passed: every check passed and it did not error."""
 
-RUN_INFO = ["run_id", "model", "provider", "source", "simulated", "guidance", "started_at"]
+RUN_INFO = [
+    "run_id",
+    "model",
+    "model_family",
+    "provider",
+    "source",
+    "simulated",
+    "guidance",
+    "started_at",
+    "status",
+    "missing_tasks",
+]
 
 
 def _ratio(num: str, den: str) -> pl.Expr:

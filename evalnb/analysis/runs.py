@@ -15,7 +15,7 @@ import polars as pl
 
 from evalnb.store.folder import RunStore
 from evalnb.store.legacy import LEGACY_COLUMN, is_legacy, upgrade_token_counts
-from evalnb.store.tables import RUN_COLUMNS, SCHEMAS, TABLES, conform, tables_from_records
+from evalnb.store.tables import SCHEMAS, TABLES, conform, run_frame, tables_from_records
 
 
 @dataclass
@@ -110,9 +110,7 @@ def read_run_folder(path: str | Path) -> Runs:
     parquet = {name: Path(path) / f"{name}.parquet" for name in TABLES if name != "runs"}
     if store.meta.status == "complete" and all(p.exists() for p in parquet.values()):
         tables = {name: pl.read_parquet(p) for name, p in parquet.items()}
-        run_row = {c: getattr(store.meta, c, None) for c in RUN_COLUMNS}
-        run_row["task_count"] = tables["tasks"].height
-        tables["runs"] = pl.DataFrame([run_row], schema=SCHEMAS["runs"])
+        tables["runs"] = run_frame(store.meta, tables["tasks"].height)
         legacy = is_legacy(tables["llm_calls"])
     else:
         tables = tables_from_records(store.meta, store.records())

@@ -81,7 +81,11 @@ class RunSettings(BaseModel):
 
 
 class RunMeta(BaseModel):
-    """``run.json``: one model over one dataset."""
+    """``run.json``: one model over one dataset.
+
+    ``status`` is ``partial`` for a run that lacks tasks it should have; then
+    ``missing_tasks`` says how many, where the source tells (None: not known).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -103,4 +107,5 @@ class RunMeta(BaseModel):
     finished_at: str | None = None
     status: Literal["running", "partial", "complete"] = "running"
     task_count: int | None = None
+    missing_tasks: int | None = None
     settings: RunSettings = Field(default_factory=RunSettings)

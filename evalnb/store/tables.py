@@ -49,6 +49,7 @@ from typing import Any
 import polars as pl
 
 from evalnb.records import RunMeta, TaskRecord
+from evalnb.store.families import model_family
 
 KEYS = ["run_id", "model", "task_id", "epoch"]
 TABLES = ("runs", "tasks", "llm_calls", "tool_calls", "checks", "messages")
@@ -71,6 +72,8 @@ RUN_COLUMNS = [
     "recorded_from",
     "status",
     "task_count",
+    "missing_tasks",
+    "model_family",
 ]
 
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -80,6 +83,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "epochs": pl.Int64,
         "simulated": pl.Boolean,
         "task_count": pl.Int64,
+        "missing_tasks": pl.Int64,
     },
     "tasks": {
         "run_id": pl.Utf8,
@@ -175,8 +179,17 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 
 
 def conform(frame: pl.DataFrame, name: str) -> pl.DataFrame:
-    """Add missing standard columns as nulls and cast known ones to their dtype."""
+    """Add missing standard columns as nulls and cast known ones to their dtype.
+
+    A ``runs`` table without ``model_family`` (older run folders and reports) gets it
+    from ``model``.
+    """
     schema = SCHEMAS[name]
+    if name == "runs" and "model" in frame.columns:
+        family = model_family(pl.col("model"))
+        if "model_family" in frame.columns:
+            family = pl.coalesce(pl.col("model_family"), family).alias("model_family")
+        frame = frame.with_columns(family)
     have = frame.schema
     missing = [pl.lit(None, dtype=dt).alias(c) for c, dt in schema.items() if c not in have]
     casts = {c: dt for c, dt in schema.items() if c in have and have[c] != dt}
@@ -256,10 +269,8 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
                         "is_error": block.is_error,
                     }
                 )
-    run_row = {c: getattr(meta, c, None) for c in RUN_COLUMNS}
-    run_row["task_count"] = len(records)
     out = {
-        "runs": pl.DataFrame([run_row], schema=SCHEMAS["runs"]),
+        "runs": run_frame(meta, len(records)),
         "tasks": _frame(tasks, "tasks"),
         "llm_calls": _frame(llm, "llm_calls"),
         "tool_calls": _frame(tools, "tool_calls"),
@@ -268,6 +279,23 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
     }
     out["tasks"] = with_context_growth(out["tasks"], out["llm_calls"])
     return out
+
+
+def run_frame(meta: RunMeta, task_count: int) -> pl.DataFrame:
+    """The one-row ``runs`` table of a run: its ``run.json`` fields, task count and family.
+
+    ``model_family`` follows :func:`evalnb.store.families.model_family`;
+    ``missing_tasks`` is the number of tasks a partial run lacks, where known.
+
+    Example:
+        >>> run_frame(RunMeta(run_id="r", provider="anthropic",
+        ...     model="claude-haiku-4-5-20251001"), 3).select("task_count", "model_family").row(0)
+        (3, 'claude-haiku-4-5')
+    """
+    row = {c: getattr(meta, c, None) for c in RUN_COLUMNS}
+    row["task_count"] = task_count
+    frame = pl.DataFrame([row], schema=SCHEMAS["runs"])
+    return frame.with_columns(model_family(pl.col("model")))
 
 
 def _frame(rows: list[dict[str, Any]], name: str) -> pl.DataFrame:
