@@ -157,3 +157,22 @@ def test_model_family_joins_dated_snapshots_and_provider_prefixes(tmp_path):
         "claude-haiku-4-5-20251001": "claude-haiku-4-5",
         "claude-opus-4-6": "claude-opus-4-6",
     }
+
+
+def test_the_trend_chart_joins_a_family_and_draws_partial_runs_apart(tmp_path):
+    from evalnb.present import charts
+
+    haiku_27 = derived(HAIKU, tmp_path, model="claude-haiku-4-5-20251001", day="2026-02-27")
+    opus_27 = derived(OPUS, tmp_path, keep=5, day="2026-02-27")
+    with pytest.warns(UserWarning, match="looks partial"):
+        runs = load(HAIKU, OPUS, haiku_27, opus_27)
+    spec = charts.trend(runs).to_dict()
+    data = [row for values in spec["datasets"].values() for row in values]
+    kinds = {(r["run_id"], r["model_label"], r["completeness"]) for r in data}
+    assert kinds == {
+        (HAIKU.stem, "claude-haiku-4-5", "complete run"),
+        (haiku_27.stem, "claude-haiku-4-5", "complete run"),
+        (OPUS.stem, "claude-opus-4-6", "complete run"),
+        (opus_27.stem, "claude-opus-4-6", "partial run"),
+    }
+    assert any("partial" in line for line in spec["title"]["subtitle"])
