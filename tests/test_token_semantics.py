@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from evalnb.analysis.runs import read_run_folder
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
@@ -115,3 +116,28 @@ def test_a_folder_without_any_cache_columns_loads_them_as_nulls(tmp_path: Path):
 def test_legacy_events_name_cache_writes_cache_creation_tokens():
     call = LLMCall.model_validate({"call_number": 1, "cache_creation_tokens": 7})
     assert call.cache_write_tokens == 7
+
+
+def test_a_legacy_report_json_is_read_with_whole_prompt_input(tmp_path: Path):
+    import json
+
+    from evalnb.analysis.load import load
+    from evalnb.present.report import write_report
+
+    folder = _folder(tmp_path, "anthropic", WHOLE)
+    with pytest.warns(UserWarning, match="no price for model"):
+        paths = write_report(read_run_folder(folder), tmp_path / "report")
+    doc = json.loads(paths["report.json"].read_text())
+    for row in doc["tables"]["llm_calls"]:  # as evalnb wrote it before cache_write_tokens
+        row["cache_creation_tokens"] = row.pop("cache_write_tokens")
+        row["input_tokens"] -= row["cache_read_tokens"] + row["cache_creation_tokens"]
+    for row in doc["tables"]["tasks"]:
+        row["total_input_tokens"] = 3 + 5
+    paths["report.json"].write_text(json.dumps(doc))
+
+    runs = load(paths["report.json"])
+    assert runs.llm_calls.sort("call_number").get_column("input_tokens").to_list() == [
+        70_003,
+        70_505,
+    ]
+    assert runs.tasks.select("total_input_tokens", "base_context").row(0) == (140_508, 70_003)

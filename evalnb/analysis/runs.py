@@ -116,5 +116,5 @@ def read_run_folder(path: str | Path) -> Runs:
         tables = tables_from_records(store.meta, store.records())
         legacy = store.mentions(f'"{LEGACY_COLUMN}"')
     if legacy:
-        tables = upgrade_token_counts(tables, store.meta.provider)
+        tables = upgrade_token_counts(tables)
     return Runs(**{name: conform(tables[name], name) for name in TABLES})

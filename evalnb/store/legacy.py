@@ -12,7 +12,8 @@ whole prompt (see :class:`~evalnb.records.LLMCall`), so on reading such a folder
 - other providers' counts already were the whole prompt (OpenAI's ``prompt_tokens``)
   or had no cache counts, and are kept.
 
-Folders that never recorded cache counts load with nulls in both cache columns.
+Folders that never recorded cache counts load with nulls in both cache columns. The
+same applies to the tables of an older ``report.json``.
 
 Example:
     >>> import polars as pl
@@ -21,7 +22,8 @@ Example:
     ...     "cache_creation_tokens": [400]})
     >>> tasks = pl.DataFrame({"run_id": ["r"], "model": ["m"], "task_id": ["t"], "epoch": [1],
     ...     "total_input_tokens": [3]})
-    >>> new = upgrade_token_counts({"llm_calls": calls, "tasks": tasks}, "anthropic")
+    >>> runs = pl.DataFrame({"run_id": ["r"], "provider": ["anthropic"]})
+    >>> new = upgrade_token_counts({"runs": runs, "llm_calls": calls, "tasks": tasks})
     >>> new["llm_calls"].select("input_tokens", "cache_write_tokens").row(0)
     (70403, 400)
     >>> new["tasks"].select("total_input_tokens", "base_context").row(0)
@@ -51,17 +53,25 @@ def is_legacy(llm_calls: pl.DataFrame) -> bool:
     return LEGACY_COLUMN in llm_calls.columns
 
 
-def upgrade_token_counts(tables: dict[str, pl.DataFrame], provider: str) -> dict[str, pl.DataFrame]:
-    """The tables with legacy token columns brought to today's meaning (see the module)."""
+def upgrade_token_counts(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """The tables with legacy token columns brought to today's meaning (see the module).
+
+    The provider of each run comes from the ``runs`` table.
+    """
     calls = tables["llm_calls"]
     if LEGACY_COLUMN in calls.columns:
         calls = calls.drop([c for c in ("cache_write_tokens",) if c in calls.columns])
         calls = calls.rename({LEGACY_COLUMN: "cache_write_tokens"})
-    if provider not in UNCACHED_INPUT_PROVIDERS:
+    runs = tables["runs"]
+    uncached = runs.filter(pl.col("provider").is_in(UNCACHED_INPUT_PROVIDERS))
+    if uncached.height == 0:
         return {**tables, "llm_calls": calls}
+    ids = uncached.get_column("run_id").implode()
     cached = pl.col("cache_read_tokens").fill_null(0) + pl.col("cache_write_tokens").fill_null(0)
     calls = (
-        calls.with_columns(cached.alias("_cached"))
+        calls.with_columns(
+            pl.when(pl.col("run_id").is_in(ids)).then(cached).otherwise(0).alias("_cached")
+        )
         .with_columns(pl.col("input_tokens") + pl.col("_cached"))
         .sort([*KEYS, "call_number"])
         .with_columns(pl.col("input_tokens").cum_sum().over(KEYS).alias("cumulative_input"))
