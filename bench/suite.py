@@ -8,7 +8,8 @@
 - analysis: load + summaries on ~1M tool-call rows against a naive pandas version,
   and scaling at 10k / 100k / 1M rows (bench/frames.py);
 - notebooks: wall time of the notebook suite under nbmake;
-- memory: peak RSS of a 1,000-task run and of loading 1M rows (each in a fresh process).
+- memory: peak RSS of a 1,000-task run and of loading 1M rows (each in a fresh process);
+- import time: ``import evalnb`` against ``import polars`` (bench/import_time.py).
 
 Run: ``python -m bench`` (prints Markdown; bench/RESULTS.md holds a recorded run).
 """
@@ -27,7 +28,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from bench import frames as frames_bench
-from bench import runner_overhead
+from bench import import_time, runner_overhead
 from evalnb.records import Task
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
 from evalnb.runtime.bash_case import BashCase
@@ -260,7 +261,7 @@ def notebooks() -> list[str]:
             "-p",
             "no:cacheprovider",
             "--nbmake",
-            str(ROOT / "notebooks"),
+            str(ROOT / "evalnb" / "notebooks"),
         ],
         capture_output=True,
         text=True,
@@ -270,7 +271,7 @@ def notebooks() -> list[str]:
     wall = time.perf_counter() - started
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-200:]
     return [
-        f"{len(list((ROOT / 'notebooks').glob('*.ipynb')))} notebooks under nbmake: "
+        f"{len(list((ROOT / 'evalnb' / 'notebooks').glob('*.ipynb')))} notebooks under nbmake: "
         f"{wall:.1f} s ({last})"
     ]
 
@@ -327,6 +328,7 @@ def main() -> None:
         ("Analysis", analysis),
         ("Notebooks", notebooks),
         ("Memory", memory),
+        ("Import time", import_time.lines),
     ]
     for title, fn in sections:
         started = time.perf_counter()

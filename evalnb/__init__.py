@@ -41,10 +41,10 @@ if TYPE_CHECKING:
     from evalnb.demo import ensure_demo_runs
     from evalnb.present import charts, widgets
 
-_LAZY = {
-    "charts": ("evalnb.present.charts", None),
-    "widgets": ("evalnb.present.widgets", None),
-    "ensure_demo_runs": ("evalnb.demo", "ensure_demo_runs"),
+_LAZY = {  # name: (module, attribute or None for the module, the pip extra it needs)
+    "charts": ("evalnb.present.charts", None, None),
+    "widgets": ("evalnb.present.widgets", None, "notebooks"),
+    "ensure_demo_runs": ("evalnb.demo", "ensure_demo_runs", None),
 }
 
 
@@ -52,8 +52,13 @@ def __getattr__(name: str) -> Any:
     """Load the presentation layer and the demo on first use (PEP 562)."""
     if name not in _LAZY:
         raise AttributeError(f"module 'evalnb' has no attribute {name!r}")
-    module_name, attribute = _LAZY[name]
-    module = importlib.import_module(module_name)
+    module_name, attribute, extra = _LAZY[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if extra is None or exc.name is None or exc.name.startswith("evalnb"):
+            raise
+        raise SetupError(f"{exc.name} is not installed: pip install 'evalnb[{extra}]'") from None
     value = module if attribute is None else getattr(module, attribute)
     globals()[name] = value
     return value

@@ -1,8 +1,8 @@
 """``evalnb demo``: the whole pipeline offline, from the built-in suite to charts and notebooks.
 
-1. runs ``data/tasks/bash.jsonl`` with the reference agent and the simulated
-   personas (``sim/careful``, ``sim/hasty``, ``sim/flailing``) into ``runs/demo/``;
-2. writes ``reports/demo/``: ``report.md``, ``report.json``, ``comparison.md``,
+1. runs the built-in ``bash`` suite with the reference agent and the simulated
+   personas (``sim/careful``, ``sim/hasty``, ``sim/flailing``) into ``./runs/demo/``;
+2. writes ``./reports/demo/``: ``report.md``, ``report.json``, ``comparison.md``,
    every chart as PNG and SVG under ``charts/``, and the executed notebooks as HTML
    under ``notebooks/``.
 
@@ -17,8 +17,8 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import glob
+import importlib.util
 import os
 import shutil
 import time
@@ -29,19 +29,18 @@ from typing import Any, TypeVar
 
 from evalnb.formats.scenario import load_scenario
 from evalnb.formats.tasks import dataset_sha256
+from evalnb.resources import data_path, dataset_path, notebooks_path
 from evalnb.runtime.cases import load_cases
 from evalnb.runtime.runner import run_cases
 from evalnb.runtime.scenario_case import load_scenario_cases
 
 T = TypeVar("T")
 
-ROOT = Path(__file__).resolve().parents[1]
-DATASET = ROOT / "data" / "tasks" / "bash.jsonl"
 DEMO_MODELS = ["reference", "sim/careful", "sim/hasty", "sim/flailing"]
 DEMO_SEED = 7
-SCENARIOS = ROOT / "data" / "scenarios"
-GUIDANCE = {v: ROOT / "data" / "tools" / "notes" / f"AGENTS.{v}.md" for v in ("v1", "v2")}
-GUIDANCE_AGENT = ROOT / "data" / "demo" / "guidance" / "notes-agent.{version}.yaml"
+DEMO_RUNS = Path("runs") / "demo"
+DEMO_REPORTS = Path("reports") / "demo"
+GUIDANCE_VERSIONS = ("v1", "v2")
 
 
 def demo_run_ids() -> list[str]:
@@ -54,21 +53,20 @@ def demo_run_ids() -> list[str]:
     return [m.replace("/", "-") for m in DEMO_MODELS]
 
 
-def make_demo_runs(
-    out: str | Path = ROOT / "runs" / "demo", *, progress: bool = True
-) -> list[Path]:
+def make_demo_runs(out: str | Path = DEMO_RUNS, *, progress: bool = True) -> list[Path]:
     """Run the demo models on the built-in suite into ``out`` (replacing earlier demo runs)."""
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
+    dataset = dataset_path("bash")
     paths = _run_sync(
         run_cases(
-            load_cases(DATASET),
+            load_cases(dataset),
             DEMO_MODELS,
             out,
             concurrency=8,
-            dataset=DATASET.relative_to(ROOT),
-            dataset_sha256=dataset_sha256(DATASET),
+            dataset="bash",
+            dataset_sha256=dataset_sha256(dataset),
             seed=DEMO_SEED,
             run_ids=demo_run_ids(),
             progress=progress,
@@ -80,25 +78,26 @@ def make_demo_runs(
 def make_guidance_runs(out: Path, *, progress: bool = True) -> list[Path]:
     """The notes scenarios under guidance v1 and v2, played by the scripted demo agent.
 
-    The agent is scripted per version (``data/demo/guidance/``): it imitates an agent
+    The agent is scripted per version (``evalnb/data/demo/guidance/``): it imitates an agent
     that copies v1's wrong examples and recovers, and one that follows v2. Scenarios
     that need an LLM judge are left out (the demo is offline).
     """
+    scenarios = dataset_path("notes")
     files = [
-        f for f in sorted(SCENARIOS.glob("*.yaml")) if not load_scenario(f).evaluation.judge_enabled
+        f for f in sorted(scenarios.glob("*.yaml")) if not load_scenario(f).evaluation.judge_enabled
     ]
     paths = []
-    for version, guidance in GUIDANCE.items():
+    for version in GUIDANCE_VERSIONS:
+        guidance = data_path("tools", "notes", f"AGENTS.{version}.md")
+        agent = data_path("demo", "guidance", f"notes-agent.{version}.yaml")
         cases = [c for f in files for c in load_scenario_cases(f, {version: guidance})]
         paths += _run_sync(
             run_cases(
                 cases,
-                [
-                    f"scripted:{GUIDANCE_AGENT.with_name(GUIDANCE_AGENT.name.format(version=version))}"
-                ],
+                [f"scripted:{agent}"],
                 out,
-                dataset=SCENARIOS.relative_to(ROOT),
-                dataset_sha256=dataset_sha256(SCENARIOS),
+                dataset="notes",
+                dataset_sha256=dataset_sha256(scenarios),
                 guidance=version,
                 run_ids=[f"guidance-{version}"],
                 progress=progress,
@@ -124,9 +123,10 @@ def ensure_demo_runs(pattern: str) -> str:
     folder = Path(pattern).parent
     if glob.glob(pattern) or folder.name != "demo":
         return pattern
+    from filelock import FileLock
+
     folder.parent.mkdir(parents=True, exist_ok=True)
-    with (folder.parent / ".demo.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with FileLock(folder.parent / ".demo.lock"):
         if not glob.glob(pattern):  # another process may have made them meanwhile
             make_demo_runs(folder, progress=False)
     return pattern
@@ -143,12 +143,16 @@ def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def run_demo(
-    runs_dir: str | Path = ROOT / "runs" / "demo",
-    reports_dir: str | Path = ROOT / "reports" / "demo",
+    runs_dir: str | Path = DEMO_RUNS,
+    reports_dir: str | Path = DEMO_REPORTS,
     *,
     notebooks: bool = True,
 ) -> dict[str, Path]:
-    """Run the demo end to end and return what it wrote."""
+    """Run the demo end to end and return what it wrote.
+
+    Chart export and the notebooks need the ``export`` and ``notebooks`` extras; on a
+    base install they are skipped and the summary says which pip command adds them.
+    """
     from evalnb.analysis.load import load
     from evalnb.present.charts import all_charts, save
     from evalnb.present.report import write_report
@@ -161,22 +165,30 @@ def run_demo(
         shutil.rmtree(reports_dir)
     written = write_report(runs, reports_dir)
     print(written["comparison.md"].read_text(encoding="utf-8"))
-    charts = reports_dir / "charts"
-    for name, chart in all_charts(runs).items():
-        for suffix in ("png", "svg"):
-            save(chart, charts / f"{name}.{suffix}")
-    written["charts"] = charts
-    if notebooks:
+    skipped = []
+    if importlib.util.find_spec("vl_convert"):
+        charts = reports_dir / "charts"
+        for name, chart in all_charts(runs).items():
+            for suffix in ("png", "svg"):
+                save(chart, charts / f"{name}.{suffix}")
+        written["charts"] = charts
+    else:
+        skipped.append("charts (pip install 'evalnb[export]')")
+    if notebooks and importlib.util.find_spec("nbclient"):
         written["notebooks"] = execute_notebooks(runs_dir, reports_dir / "notebooks")
+    elif notebooks:
+        skipped.append("notebooks (pip install 'evalnb[notebooks]')")
     elapsed = time.perf_counter() - started
     print(f"\ndemo finished in {elapsed:.0f} s (simulated agents are synthetic)")
     for name, path in written.items():
         print(f"  {name:<14} {path}")
+    for part in skipped:
+        print(f"  skipped        {part}")
     return written
 
 
 def execute_notebooks(runs_dir: Path, out: Path, notebooks: list[Path] | None = None) -> Path:
-    """Execute the notebooks (default: all of ``notebooks/``) on ``runs_dir``; save HTML.
+    """Execute the notebooks (default: the packaged ones) on ``runs_dir``; save HTML.
 
     The HTML goes through :func:`evalnb.redact.redact`, so a key a cell printed is not
     written out.
@@ -192,7 +204,7 @@ def execute_notebooks(runs_dir: Path, out: Path, notebooks: list[Path] | None = 
     previous = os.environ.get("EVALNB_RUNS")
     os.environ["EVALNB_RUNS"] = str(runs_dir.resolve() / "*")  # the kernel inherits it
     try:
-        for path in notebooks or sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for path in notebooks or sorted(notebooks_path().glob("*.ipynb")):
             nb = nbformat.read(path, as_version=4)
             where = {"metadata": {"path": str(path.parent)}}
             quiet = ["--IPKernelApp.log_level=ERROR"]  # not the kernel's start-up notices

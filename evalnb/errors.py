@@ -4,7 +4,8 @@
   (datasets, scenarios, rubrics, scripted agents, price tables, foreign trace files)
   raises it.
 - :class:`ProviderError`: a model provider failed for good (after its own retries).
-- :class:`SetupError`: a task's workspace could not be prepared.
+- :class:`SetupError`: something evalnb needs is missing: a task's workspace could not be
+  prepared, or an optional extra is not installed.
 
 The CLI prints any of them as one line and exits with code 2.
 
@@ -29,7 +30,8 @@ class ProviderError(EvalnbError):
 
 
 class SetupError(EvalnbError):
-    """A task's workspace could not be prepared (a scenario's setup or health check failed)."""
+    """Something evalnb needs is missing: a task's workspace could not be prepared (a
+    scenario's setup or health check failed), or an optional extra is not installed."""
 
 
 class InputError(EvalnbError):

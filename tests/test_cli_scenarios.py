@@ -8,9 +8,10 @@ from evalnb.analysis.load import load
 from evalnb.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SCENARIO = ROOT / "data" / "scenarios" / "notes_capture.yaml"
+DATA = ROOT / "evalnb" / "data"
+SCENARIO = DATA / "scenarios" / "notes_capture.yaml"
 AGENT = ROOT / "tests" / "scripts" / "notes_capture.good.yaml"
-V1, V2 = (ROOT / "data" / "tools" / "notes" / f"AGENTS.{v}.md" for v in ("v1", "v2"))
+V1, V2 = (DATA / "tools" / "notes" / f"AGENTS.{v}.md" for v in ("v1", "v2"))
 
 
 def test_each_guidance_version_gets_its_own_run_and_a_guidance_column(tmp_path, capsys):
@@ -41,7 +42,7 @@ def test_each_guidance_version_gets_its_own_run_and_a_guidance_column(tmp_path, 
 
 
 def test_guidance_needs_scenarios_and_a_name(tmp_path, capsys):
-    tasks = ROOT / "data" / "tasks" / "smoke.jsonl"
+    tasks = DATA / "tasks" / "smoke.jsonl"
     assert (
         main(
             [
@@ -78,7 +79,7 @@ def test_guidance_needs_scenarios_and_a_name(tmp_path, capsys):
 
 
 def test_the_judge_may_not_be_the_model_under_test(tmp_path, capsys):
-    judged = ROOT / "data" / "scenarios" / "notes_export_report.yaml"
+    judged = DATA / "scenarios" / "notes_export_report.yaml"
     code = main(
         [
             "run",

@@ -10,7 +10,8 @@ import pytest
 from evalnb.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-DATASETS = sorted((ROOT / "data" / "tasks").glob("*.jsonl"))
+DATA = ROOT / "evalnb" / "data"
+DATASETS = sorted((DATA / "tasks").glob("*.jsonl"))
 
 
 @pytest.mark.parametrize("dataset", DATASETS, ids=[d.name for d in DATASETS])

@@ -1,6 +1,6 @@
 """Dollar cost of task attempts from token counts and a user-editable price table.
 
-Prices live in ``data/prices.yaml`` (US dollars per million tokens, with the date
+Prices live in ``evalnb/data/prices.yaml`` (US dollars per million tokens, with the date
 each was taken and its source). A model without an entry has an unknown cost:
 null, with a warning naming it, never 0. Offline agents (reference, scripted,
 simulated, replay) cost 0 only through an explicit ``free: true`` entry.
@@ -37,10 +37,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from evalnb.analysis.runs import Runs
 from evalnb.formats.yamlio import load_model
+from evalnb.resources import data_path
 from evalnb.store.tables import KEYS
 
-DEFAULT_PRICES = Path(__file__).resolve().parents[2] / "data" / "prices.yaml"
-"""The price table shipped with the project."""
+DEFAULT_PRICES = data_path("prices.yaml")
+"""The price table shipped inside the package."""
 
 _RATES = ("input", "output", "cached_input")
 
@@ -96,7 +97,7 @@ class Prices(BaseModel):
 
 
 def load_prices(path: str | Path | None = None) -> Prices:
-    """Load and validate a price table (default ``data/prices.yaml``).
+    """Load and validate a price table (default: the packaged ``evalnb/data/prices.yaml``).
 
     Raises :class:`evalnb.errors.InputError` naming file, line and field.
 

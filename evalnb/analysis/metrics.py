@@ -75,7 +75,7 @@ def summary(
     ``avg_turns_per_task``, ``avg_tool_calls_per_task``, ``natural_stop_rate``);
     tokens and time (``total_input_tokens``, ``total_output_tokens``,
     ``total_duration_ms``, ``avg_duration_ms``); ``cost_usd`` (null when any task's
-    cost is unknown; ``prices`` defaults to ``data/prices.yaml``).
+    cost is unknown; ``prices`` defaults to the packaged price table).
 
     Example:
         >>> summary(Runs.empty()).height

@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from evalnb.extras import require
 from evalnb.store.folder import RunStore
 from evalnb.store.legacy import LEGACY_COLUMN, is_legacy, upgrade_token_counts
 from evalnb.store.tables import SCHEMAS, TABLES, conform, run_frame, tables_from_records
@@ -65,6 +66,8 @@ class Runs:
             >>> type(Runs.empty().to_pandas().tasks).__name__
             'DataFrame'
         """
+        require("pandas", "pandas")
+        require("pyarrow", "pandas")
         return PandasRuns(**{f.name: getattr(self, f.name).to_pandas() for f in fields(self)})
 
     def filter(self, expr: pl.Expr) -> Runs:

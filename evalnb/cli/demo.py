@@ -9,6 +9,10 @@ from typing import Any
 def register(sub: Any) -> None:
     """Add ``demo`` to the subcommand parsers."""
     demo = sub.add_parser("demo", help="run the offline demo: runs, reports, charts, notebooks")
+    demo.add_argument("--runs", default="runs/demo", help="run folders go here (default runs/demo)")
+    demo.add_argument(
+        "--out", default="reports/demo", help="reports, charts, notebooks (default reports/demo)"
+    )
     demo.add_argument("--no-notebooks", action="store_true", help="skip executing the notebooks")
     demo.set_defaults(func=_cmd_demo)
 
@@ -16,5 +20,5 @@ def register(sub: Any) -> None:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from evalnb.demo import run_demo
 
-    run_demo(notebooks=not args.no_notebooks)
+    run_demo(args.runs, args.out, notebooks=not args.no_notebooks)
     return 0

@@ -15,7 +15,10 @@ def register(sub: Any) -> None:
     """Add ``run`` to the subcommand parsers."""
     run = sub.add_parser("run", help="run models on a dataset and record every call")
     run.add_argument(
-        "dataset", nargs="?", help="tasks JSONL, bashkit-eval result JSON, scenario YAML or folder"
+        "dataset",
+        nargs="?",
+        help="tasks JSONL, bashkit-eval result JSON, scenario YAML or folder, or a built-in"
+        " dataset: bash, smoke, notes",
     )
     run.add_argument(
         "--model",
@@ -63,6 +66,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from evalnb.errors import ProviderError
     from evalnb.formats.tasks import dataset_sha256
     from evalnb.records import Filters
+    from evalnb.resources import dataset_path
     from evalnb.runtime.cases import load_cases
     from evalnb.runtime.runner import resume, run_cases
 
@@ -73,17 +77,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         dataset = args.dataset or meta.dataset
         if not dataset:
             raise InputError(args.resume, None, "dataset", "run.json names no dataset")
-        if meta.dataset_sha256 and dataset_sha256(dataset) != meta.dataset_sha256:
+        if meta.dataset_sha256 and dataset_sha256(dataset_path(dataset)) != meta.dataset_sha256:
             raise InputError(dataset, None, None, "dataset changed since the run started")
         filters = meta.settings.filters
-        cases = _select(load_cases(dataset), filters.tags, filters.task_ids)
+        cases = _select(load_cases(dataset_path(dataset)), filters.tags, filters.task_ids)
         paths = [asyncio.run(resume(args.resume, cases, progress=not args.quiet))]
     else:
         if not args.dataset or not args.model:
             raise InputError("evalnb run", None, None, "give a DATASET and at least one --model")
         try:
             cases = load_cases(
-                args.dataset,
+                dataset_path(args.dataset),
                 guidance=_guidance_versions(args.guidance),
                 judge=args.judge,
                 models=args.model,
@@ -109,7 +113,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         epochs=args.epochs,
                         max_turns=args.max_turns,
                         dataset=args.dataset,
-                        dataset_sha256=dataset_sha256(args.dataset),
+                        dataset_sha256=dataset_sha256(dataset_path(args.dataset)),
                         guidance=guidance,
                         base_url=args.base_url,
                         seed=args.seed,

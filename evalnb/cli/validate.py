@@ -11,17 +11,18 @@ from typing import Any
 def register(sub: Any) -> None:
     """Add ``validate`` to the subcommand parsers."""
     val = sub.add_parser("validate", help="prove each task's checks are honest")
-    val.add_argument("datasets", nargs="+")
+    val.add_argument("datasets", nargs="+", help="task files, or a built-in dataset: bash, smoke")
     val.set_defaults(func=_cmd_validate)
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from evalnb.formats.tasks import load_tasks
+    from evalnb.resources import dataset_path
     from evalnb.runtime.validate import validate_tasks, validation_table
 
     broken: list[str] = []
     for dataset in args.datasets:
-        tasks = load_tasks(dataset)
+        tasks = load_tasks(dataset_path(dataset))
         results = asyncio.run(validate_tasks(tasks))
         print(f"{dataset}: {len(tasks)} tasks")
         print(validation_table(results))

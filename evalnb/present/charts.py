@@ -28,6 +28,7 @@ from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.interaction import interaction as interaction_metrics
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import wilson_expr
+from evalnb.extras import require
 from evalnb.store.tables import KEYS
 
 THEME = "evalnb"
@@ -67,11 +68,13 @@ _PALETTE = [
 ]
 
 
-@alt.theme.register(THEME, enable=True)
+@alt.theme.register(THEME, enable=False)
 def theme() -> alt.theme.ThemeConfig:
     """The evalnb theme: white background, readable fonts, one colour palette.
 
-    Registered and enabled when this module is imported; :func:`save` always uses it.
+    Registered (not enabled) when this module is imported, so importing evalnb changes
+    no global state: :func:`enable_theme` turns it on for a session, :func:`save`
+    always uses it.
 
     Example:
         >>> theme()["config"]["range"]["category"][0]
@@ -107,11 +110,24 @@ def theme() -> alt.theme.ThemeConfig:
     }
 
 
+def enable_theme() -> None:
+    """Draw every altair chart of this session in the evalnb theme (opt-in).
+
+    Example:
+        >>> enable_theme()
+        >>> alt.theme.active
+        'evalnb'
+        >>> _ = alt.theme.enable("default")  # back to altair's own
+    """
+    alt.theme.enable(THEME)
+
+
 def save(chart: alt.TopLevelMixin, path: str | Path) -> Path:
     """Write a chart to ``path``: PNG, SVG, PDF or self-contained HTML, chosen by suffix.
 
-    Rendering is offline (vl-convert); parent folders are created. Any other
-    suffix raises ValueError.
+    Rendering is offline (vl-convert, the ``export`` extra: without it this raises
+    :class:`~evalnb.errors.SetupError` with the pip command); parent folders are
+    created. Any other suffix raises ValueError.
 
     Example:
         >>> import tempfile
@@ -124,6 +140,7 @@ def save(chart: alt.TopLevelMixin, path: str | Path) -> Path:
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in {"png", "svg", "pdf", "html"}:
         raise ValueError(f"{path}: unknown chart format {path.suffix!r} (use .png .svg .pdf .html)")
+    require("vl_convert", "export")
     path.parent.mkdir(parents=True, exist_ok=True)
     extra = {"scale_factor": 2} if fmt == "png" else {"inline": True} if fmt == "html" else {}
     with alt.theme.enable(THEME):

@@ -1,7 +1,8 @@
 """Load a dataset as runner cases: bash tasks or CLI-tool scenarios.
 
 Example:
-    >>> [c.task.id for c in load_cases("data/tasks/smoke.jsonl")]
+    >>> from evalnb.resources import dataset_path
+    >>> [c.task.id for c in load_cases(dataset_path("smoke"))]
     ['smoke_count_words', 'smoke_make_project', 'smoke_jq_fields']
 """
 

@@ -92,8 +92,9 @@ async def run_cases(
 
     Example:
         >>> import tempfile
+        >>> from evalnb.resources import dataset_path
         >>> from evalnb.runtime.cases import load_cases
-        >>> [path] = asyncio.run(run_cases(load_cases("data/tasks/smoke.jsonl"), ["reference"],
+        >>> [path] = asyncio.run(run_cases(load_cases(dataset_path("smoke")), ["reference"],
         ...                                tempfile.mkdtemp(), run_ids=["ref"], progress=False))
         >>> path.name, (path / "run.json").exists()
         ('ref', True)
@@ -158,8 +159,9 @@ async def resume(
 
     Example:
         >>> import tempfile
+        >>> from evalnb.resources import dataset_path
         >>> from evalnb.runtime.cases import load_cases
-        >>> cases = load_cases("data/tasks/smoke.jsonl")
+        >>> cases = load_cases(dataset_path("smoke"))
         >>> [path] = asyncio.run(run_cases(cases, ["reference"], tempfile.mkdtemp(),
         ...                                progress=False))
         >>> asyncio.run(resume(path, cases, progress=False)) == path  # nothing left to run

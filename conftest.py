@@ -1,0 +1,17 @@
+"""pytest set-up for the whole checkout (the packaged notebooks run under nbmake too).
+
+- ``evalnb/data`` holds the sample tool and datasets, not modules to doctest.
+- The notebooks make the demo runs where ``EVALNB_RUNS`` points when they are missing;
+  one temporary folder per test session keeps them out of the package and shares them
+  between the xdist workers (which inherit this process's environment).
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+collect_ignore = ["evalnb/data"]
+
+if "EVALNB_RUNS" not in os.environ:
+    _runs = Path(tempfile.mkdtemp(prefix="evalnb-test-")) / "runs" / "demo" / "*"
+    os.environ["EVALNB_RUNS"] = str(_runs)

@@ -1,0 +1,36 @@
+"""Optional parts of evalnb, each behind a pip extra, imported on first use.
+
+The base install runs evaluations, writes reports and analyses runs. Chart export
+(``export``), the notebook and widget stack (``notebooks``) and pandas frames
+(``pandas``) are extras; using one that is not installed raises
+:class:`~evalnb.errors.SetupError` with the pip command that adds it.
+
+Example:
+    >>> require("json", "export").__name__
+    'json'
+    >>> require("no_such_module_xyz", "export")
+    Traceback (most recent call last):
+    evalnb.errors.SetupError: no_such_module_xyz is not installed: pip install 'evalnb[export]'
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from evalnb.errors import SetupError
+
+#: What each extra is for, as the error message says it.
+EXTRAS = {
+    "export": "chart export (PNG, SVG, PDF, HTML)",
+    "notebooks": "notebooks and widgets",
+    "pandas": "pandas frames",
+}
+
+
+def require(module: str, extra: str) -> ModuleType:
+    """Import ``module``, or raise SetupError naming the extra that installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise SetupError(f"{module} is not installed: pip install 'evalnb[{extra}]'") from None
