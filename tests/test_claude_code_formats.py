@@ -97,6 +97,13 @@ def test_stream_json_fixture_matches_a_recount_with_cache_tokens_in_the_context(
     assert task["context_growth_avg"] == pytest.approx((inputs[-1] - inputs[0]) / (len(inputs) - 1))
     assert (task["natural_stop"], task["error"]) == (True, None)
     assert task["duration_ms"] == result["duration_ms"]
+    # The result line's totals are kept apart (this file is the tail of a longer session).
+    u = result["usage"]
+    whole = u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"]
+    assert (task["session_input_tokens"], task["session_output_tokens"]) == (
+        whole,
+        u["output_tokens"],
+    )
     # The session's own cost is kept, not a price-table estimate.
     cost = task_cost(runs).row(0, named=True)
     assert (cost["cost_usd"], cost["cost_source"]) == (result["total_cost_usd"], "recorded")

@@ -203,6 +203,8 @@ def test_a_session_becomes_one_task_with_its_llm_and_bash_calls(tmp_path):
         "num_turns": 9,
         "claude_code_version": "2.0.14",
         "log_format": "stream-json",
+        "session_input_tokens": 15 + 40000 + 4300,
+        "session_output_tokens": 230,
         "command_pattern": default_command_pattern("notes"),
         "exit_codes_inferred": 0,
         "other_tool_calls": 1,

@@ -59,8 +59,13 @@ Files are grouped into one run per model. What evalnb makes of a session:
 - Task fields also hold ``session_id``, ``recorded_cost_usd`` (``total_cost_usd``: the
   session's own cost, sub-agents and side calls included, which
   :func:`evalnb.analysis.cost.task_cost` keeps as the task's cost), ``num_turns`` (as
-  Claude Code counts them), ``claude_code_version`` and ``log_format``
-  (``stream-json``, ``json`` or ``session-log``).
+  Claude Code counts them), ``claude_code_version``, ``log_format``
+  (``stream-json``, ``json`` or ``session-log``) and ``session_input_tokens`` /
+  ``session_output_tokens`` (the ``result`` line's ``usage``, input as the whole
+  prompt). The per-call ``output_tokens`` are the usage Claude Code wrote with each
+  message, a snapshot taken while the reply streamed that can fall short of the final
+  count; the ``result`` line's totals (main thread and sub-agents, whole session) are
+  kept apart for that reason, and the task totals stay the sums of the calls read.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -405,7 +410,8 @@ class _Session:
                 call.cumulative_input = cumulative
         result = self.result or {}
         natural_stop, error = self._ending()
-        totals = _usage_totals(result.get("usage")) if not calls else None
+        session = _usage_totals(result.get("usage"))
+        totals = session if not calls else None
         trace = AgentTrace(
             messages=self.messages,
             tool_calls=self.tools,
@@ -442,6 +448,8 @@ class _Session:
                 "num_turns": result.get("num_turns"),
                 "claude_code_version": self.init.get("claude_code_version") or self.version,
                 "log_format": self.log_format,
+                "session_input_tokens": session[0] if session else None,
+                "session_output_tokens": session[1] if session else None,
                 "command_pattern": pattern,
                 "exit_codes_inferred": self.inferred,
                 **self.counts,
