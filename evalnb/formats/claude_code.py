@@ -139,7 +139,7 @@ def read_claude_code(
         sessions = sorted(str(r.extra.get("session_id")) for r in records)
         digest = hashlib.sha256("\n".join(sessions).encode()).hexdigest()[:8]
         slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model)
-        versions = {r.extra.get("claude_code_version") for r in records} - {None}
+        versions = {str(v) for r in records if (v := r.extra.get("claude_code_version"))}
         meta = RunMeta(
             run_id=f"claude-code-{slug}-{digest}",
             provider="anthropic",

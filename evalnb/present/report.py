@@ -400,7 +400,8 @@ def _trend(rows: pl.DataFrame) -> list[str]:
         ("overall rate", "overall_rate"),
         ("tool call success", "tool_call_success_rate"),
     )
-    body, marks = [], set()
+    body: list[list[str]] = []
+    marks: set[str] = set()
     for family in dict.fromkeys(trend.get_column("family").to_list()):
         runs = [cells.get((family, d)) for d in dates]
         first_size = next(r["_size"] for r in runs if r)
