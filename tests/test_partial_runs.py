@@ -12,7 +12,7 @@ import pytest
 
 from evalnb.analysis.load import load
 from evalnb.analysis.metrics import by_category, summary
-from evalnb.present.report import PARTIAL_MARK, SIZE_MARK, comparison_markdown
+from evalnb.present.report import PARTIAL_MARK, SIZE_MARK, comparison_markdown, terminal_report
 
 FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures" / "bashkit-eval"
 HAIKU = FIXTURES / "eval-anthropic-claude-haiku-4-5-2026-02-07-052023.json"
@@ -68,6 +68,7 @@ def test_a_file_whose_summary_counts_more_tasks_is_partial_with_the_missing_coun
         20,
         full - 20,
     )
+    assert f"partial: {full - 20} missing ==" in terminal_report(runs).splitlines()[0]
 
 
 def test_a_run_that_looks_complete_is_found_partial_by_a_sibling_of_the_same_day(tmp_path):

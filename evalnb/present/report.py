@@ -69,7 +69,8 @@ def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
     summaries, categories = _figures(runs, prices)
     blocks = []
     for row in summaries.iter_rows(named=True):
-        lines = [f"== {_label(row)} · run {row['run_id']} =="]
+        note = _partial_note(row)
+        lines = [f"== {_label(row)} · run {row['run_id']}" + (f" · {note}" if note else "") + " =="]
         tasks = runs.tasks.filter(pl.col("run_id") == row["run_id"])
         several_epochs = tasks.get_column("epoch").n_unique() > 1
         names = [
