@@ -220,3 +220,13 @@ def test_a_full_date_in_yaml_is_accepted_as_as_of(tmp_path):
         "    as_of: 2026-02-10\n    source: s\n"
     )
     assert load_prices(path).models["m"].as_of == "2026-02-10"
+
+
+def test_a_price_table_from_before_whole_prompt_counts_is_told_what_changed(tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_text(
+        "models:\n  m:\n    input: 1\n    output: 2\n    cached_input: 0.5\n"
+        "    input_includes_cached: true\n    as_of: '2026-02'\n    source: s\n"
+    )
+    with pytest.raises(InputError, match="input_includes_cached is no longer used"):
+        load_prices(path)

@@ -60,6 +60,16 @@ class Price(BaseModel):
     source: str = Field(min_length=1)
     aliases: list[str] = Field(default_factory=list)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_input_includes_cached(cls, data: object) -> object:
+        if isinstance(data, dict) and "input_includes_cached" in data:
+            raise ValueError(
+                "input_includes_cached is no longer used (input token counts always include "
+                "cached tokens now): remove it"
+            )
+        return data
+
     @field_validator("as_of", mode="before")
     @classmethod
     def _date_to_text(cls, value: object) -> object:
