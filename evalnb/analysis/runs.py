@@ -34,6 +34,7 @@ class Runs:
     tool_calls: pl.DataFrame
     checks: pl.DataFrame
     messages: pl.DataFrame
+    tool_invocations: pl.DataFrame
 
     @classmethod
     def empty(cls) -> Runs:
@@ -93,6 +94,7 @@ class PandasRuns:
     tool_calls: Any
     checks: Any
     messages: Any
+    tool_invocations: Any
 
 
 def read_run_folder(path: str | Path) -> Runs:
