@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import polars as pl
@@ -79,11 +80,4 @@ def mark_partial(runs: Runs) -> Runs:
         )
         .drop("_missing")
     )
-    return Runs(
-        runs=table,
-        tasks=runs.tasks,
-        llm_calls=runs.llm_calls,
-        tool_calls=runs.tool_calls,
-        checks=runs.checks,
-        messages=runs.messages,
-    )
+    return dataclasses.replace(runs, runs=table)
