@@ -190,6 +190,7 @@ def test_a_killed_invocation_has_no_exit_code_and_counts_as_failed(tmp_path):
     slow.parent.mkdir()
     slow.write_text("#!/usr/bin/env bash\nsleep 30\n")
     slow.chmod(0o755)
+    tmp_path.chmod(0o755)  # confined commands run as an unprivileged user: tools must be readable
     box = LocalSandbox(path_dirs=[slow.parent], record="slow", timeout_s=2)
     try:
         result = asyncio.run(box.exec("slow"))

@@ -81,6 +81,7 @@ CONFINE = r"""
 set -e
 ws=$1; parent=$2; n=$3; shift 3
 shared=("${@:1:n}"); shift "$n"
+m=$1; shift; closed=("${@:1:m}"); shift "$m"
 mount --make-rprivate /
 mount -t tmpfs -o size=1m,mode=755 tmpfs /mnt
 mkdir /mnt/ws
@@ -89,6 +90,7 @@ for i in "${!shared[@]}"; do mkdir "/mnt/$i"; mount --bind "${shared[$i]}" "/mnt
 mount -t tmpfs -o size=256m,mode=1777 tmpfs /tmp
 [ "$parent" = /tmp ] || mount -t tmpfs -o size=256m,mode=1777 tmpfs "$parent"
 mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm
+for c in "${closed[@]}"; do mount -t tmpfs -o size=1m,mode=755 tmpfs "$c"; done
 mkdir -p "$ws"
 mount --move /mnt/ws "$ws"
 for i in "${!shared[@]}"; do mkdir -p "${shared[$i]}"; mount --move "/mnt/$i" "${shared[$i]}"; done
@@ -101,7 +103,8 @@ done < /proc/self/mounts
 cd "$ws"
 unset OLDPWD
 set +e
-exec "$@"
+"$@"  # a child, not PID 1 of the namespace: PID 1 would ignore signals sent to itself
+exit $?
 """
 """Run as (mapped) root inside the new namespaces: a fresh ``/tmp`` holding only the
 workspace, a private ``/dev/shm``, the rest of the host read-only; then run the command
@@ -189,21 +192,19 @@ def confined_argv(mode: str, workdir: str, commands: str, shared: Sequence[str] 
     inner = ["bash", "-c", LIMITS, "confine", commands]
     parent = os.path.dirname(workdir)
     as_root = os.geteuid() == 0
+    # as root the command runs as nobody: it must still reach the tools and Python itself
+    mounted = [*shared, *([str(Path(sys.base_prefix).resolve())] if as_root else [])]
+    closed = _closed_ancestors(mounted, [Path("/tmp"), Path(parent)])
     if mode == "bwrap":
         fresh = ["/tmp", "/dev/shm"] + ([] if parent == "/tmp" else [parent])
         view = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         view += [arg for d in fresh for arg in ("--perms", "1777", "--tmpfs", d)]
         view += ["--bind", workdir, workdir, "--chdir", workdir]
-        hidden = [Path("/tmp"), Path(parent)]
-        runtime = [str(Path(sys.base_prefix).resolve())] if as_root else []
-        for folder in [*shared, *runtime]:
-            above = list(reversed(Path(folder).parents))
-            closed = [a for a in above if a.parent != a and not _enterable(a)]
-            if closed and not any(closed[0] >= h for h in hidden):
-                view += ["--tmpfs", str(closed[0])]  # hide what nobody could enter anyway
-                hidden.append(closed[0])
+        view += [arg for c in closed for arg in ("--tmpfs", c)]  # nobody could enter anyway
+        hidden = [Path("/tmp"), Path(parent), *map(Path, closed)]
+        for folder in mounted:
             # the folder's ancestors under a fresh tmpfs: made, and enterable by nobody
-            above = [a for a in above if any(a > h for h in hidden)]
+            above = [a for a in reversed(Path(folder).parents) if any(a > h for h in hidden)]
             view += [arg for a in above for arg in ("--perms", "0755", "--dir", str(a))]
             view += ["--ro-bind", folder, folder]
         spaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
@@ -219,7 +220,8 @@ def confined_argv(mode: str, workdir: str, commands: str, shared: Sequence[str] 
     userns = ["--map-root-user"] if mode == "userns" else []
     # dropping privileges clears the parent-death signal: set it again (the parent is unshare)
     drop = [*(_AS_NOBODY if mode == "root" else ["setpriv", *_NO_CAPS]), "--pdeathsig=KILL"]
-    confine = ["bash", "-c", CONFINE, "confine", workdir, parent, str(len(shared)), *shared]
+    confine = ["bash", "-c", CONFINE, "confine", workdir, parent, str(len(mounted)), *mounted]
+    confine += [str(len(closed)), *closed]
     return [*tie, *_UNSHARE, *userns, *confine, *drop, *inner]
 
 
@@ -278,7 +280,7 @@ class LocalSandbox:
             if self.confinement in ("bwrap", "root") and os.geteuid() == 0:
                 # commands run as nobody: let them write here
                 for folder, dirs, files in os.walk(self.workdir):
-                    for name in [folder, *(Path(folder, n) for n in dirs + files)]:
+                    for name in [Path(folder), *(Path(folder, n) for n in dirs + files)]:
                         os.chown(name, NOBODY, NOBODY)
         except BaseException:
             self.close()
@@ -297,6 +299,7 @@ class LocalSandbox:
         self._recorder = LocalRecorder(record, self.env["PATH"]) if record else None
         if self._recorder:
             self.env = with_recording(self.env, self._recorder)
+            self.shared.append(self._recorder.folder)  # the wrapper, seen under a fresh /tmp
 
     async def exec(self, commands: str) -> ToolCallResult:
         """Run ``commands`` with ``bash -c`` in the working directory; never raises for them."""
@@ -388,6 +391,25 @@ class LocalSandbox:
         if os.path.isabs(rel) or not target.is_relative_to(root) or target == root:
             raise ValueError(f"workspace file {rel!r} must be a relative path inside the workdir")
         return target
+
+
+def _closed_ancestors(folders: Sequence[str], hidden: Sequence[Path]) -> list[str]:
+    """The topmost ancestor of each folder that ``nobody`` cannot enter (and that no
+    ``hidden`` folder covers already): a fresh tmpfs goes over it, with the folder
+    mounted back at its own path inside.
+
+    Example:
+        >>> _closed_ancestors(["/usr/bin"], [Path("/tmp")])
+        []
+    """
+    closed: list[str] = []
+    for folder in folders:
+        above = [a for a in reversed(Path(folder).parents) if a.parent != a]
+        tops = [a for a in above if not _enterable(a)]
+        covered = [Path(c) for c in closed] + list(hidden)
+        if tops and not any(tops[0] >= h for h in covered):
+            closed.append(str(tops[0]))
+    return closed
 
 
 def _enterable(folder: Path) -> bool:
