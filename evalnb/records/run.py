@@ -68,7 +68,8 @@ class RunSettings(BaseModel):
     (what the format does not record: ``per_call_tokens``, ``per_call_latency``,
     ``tool_call_duration``, ...), ``target`` and ``command_pattern`` (the tool whose
     commands were scored), ``exit_codes`` (how exit codes were obtained when they are
-    not exact) and ``checks_available`` (False when some tasks carry no check verdicts).
+    not exact), ``checks_available`` (False when some tasks carry no check verdicts) and
+    ``skipped`` (cases the source skipped and evalnb left out, counted).
 
     Example:
         >>> RunSettings(spec="reference", filters={"tags": ["json"]}).filters.tags
@@ -91,6 +92,7 @@ class RunSettings(BaseModel):
     command_pattern: str | None = None
     exit_codes: str | None = None
     checks_available: bool | None = None
+    skipped: int | None = None
 
     @model_validator(mode="before")
     @classmethod
