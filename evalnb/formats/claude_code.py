@@ -45,7 +45,8 @@ Files are grouped into one run per model. What evalnb makes of a session:
   result text). Without one, a session log ends naturally when its last assistant
   message asked for no tool; a session log whose last assistant message is an API
   error (``isApiErrorMessage``) is errored with that text; a stream-json file without
-  a ``result`` line is errored (the session was killed).
+  a ``result`` line is errored (the session was killed) and its ``natural_stop`` is
+  None (unknown).
 - ``duration_ms``: the ``result`` line's, else the span of the lines' ``timestamp``
   values (0 when there are none).
 - The task prompt is the first user text that Claude Code did not write itself
@@ -373,7 +374,7 @@ class _Session:
         else:
             call.stdout = body
 
-    def _ending(self) -> tuple[bool, str | None]:
+    def _ending(self) -> tuple[bool | None, str | None]:
         """``(natural_stop, error)`` (see the module docstring)."""
         result = self.result
         if result is not None:
@@ -385,7 +386,7 @@ class _Session:
                 f": {said}" if said else ""
             )
         if self.log_format != "session-log":
-            return False, "no result line: the session did not finish (killed or crashed?)"
+            return None, "no result line: the session did not finish (killed or crashed?)"
         last = self.last_assistant
         message = last.get("message") or {}
         if last.get("isApiErrorMessage") or last.get("is_api_error_message"):
