@@ -180,7 +180,7 @@ def write_run(folder: Path, run_no: int, epochs: int, pool: pl.Series, vocab: pl
             "input_tokens": base[llm_owner] + growth[llm_owner] * llm_index,
             "output_tokens": rng.integers(20, 600, llm_owner.size),
             "cache_read_tokens": rng.integers(0, 800, llm_owner.size),
-            "cache_creation_tokens": rng.integers(0, 100, llm_owner.size),
+            "cache_write_tokens": rng.integers(0, 100, llm_owner.size),
             "latency_ms": rng.gamma(2.0, 600.0, llm_owner.size),
             "tool_calls_made": np.where(llm_index < calls[llm_owner], 1, 0),
             "stop_reason": np.where(llm_index < calls[llm_owner], "tool_use", "end_turn"),

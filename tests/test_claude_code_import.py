@@ -165,17 +165,28 @@ def test_a_session_becomes_one_task_with_its_llm_and_bash_calls(tmp_path):
     assert meta.sandbox_version == "2.0.14"
     assert (record.task.id, record.task.prompt) == ("capture", PROMPT_MISSING)
     trace = record.trace
+    # input_tokens is the whole prompt: uncached + cache read + cache write.
     assert [
-        (c.call_number, c.input_tokens, c.output_tokens, c.cache_read_tokens, c.tool_calls_made)
+        (
+            c.call_number,
+            c.input_tokens,
+            c.output_tokens,
+            c.cache_read_tokens,
+            c.cache_write_tokens,
+            c.tool_calls_made,
+        )
         for c in trace.llm_calls
     ] == [
-        (1, 3, 95, 12000, 1),
-        (2, 5, 40, 16000, 1),
-        (3, 4, 30, 16300, 1),
-        (4, 2, 35, 16400, 1),
-        (5, 1, 20, 16500, 0),
+        (1, 3 + 12000 + 4000, 95, 12000, 4000, 1),
+        (2, 5 + 16000 + 300, 40, 16000, 300, 1),
+        (3, 4 + 16300, 30, 16300, 0, 1),
+        (4, 2 + 16400, 35, 16400, 0, 1),
+        (5, 1 + 16500, 20, 16500, 0, 0),
     ]
-    assert [c.cumulative_input for c in trace.llm_calls] == [3, 8, 12, 14, 15]
+    inputs = [c.input_tokens for c in trace.llm_calls]
+    assert [c.cumulative_input for c in trace.llm_calls] == [
+        sum(inputs[: i + 1]) for i in range(len(inputs))
+    ]
     assert trace.llm_calls[-1].stop_reason == "end_turn"
     calls = [(t.commands, t.exit_code, t.stdout, t.stderr, t.call_number) for t in trace.tool_calls]
     assert calls == [
@@ -184,17 +195,22 @@ def test_a_session_becomes_one_task_with_its_llm_and_bash_calls(tmp_path):
         ("notes add standup && notes list", 0, "1 note\n", "", 4),
     ]
     assert (trace.turns, trace.natural_stop, trace.duration_ms) == (5, True, 18234.0)
-    assert (trace.total_input_tokens, trace.total_output_tokens) == (15, 220)
+    assert (trace.total_input_tokens, trace.total_output_tokens) == (sum(inputs), 220)
     assert record.error is None
     assert record.extra == {
         "session_id": SESSION,
-        "cost_usd": 0.04213,
+        "recorded_cost_usd": 0.04213,
         "num_turns": 9,
         "claude_code_version": "2.0.14",
+        "log_format": "stream-json",
+        "session_input_tokens": 15 + 40000 + 4300,
+        "session_output_tokens": 230,
         "command_pattern": default_command_pattern("notes"),
         "exit_codes_inferred": 0,
         "other_tool_calls": 1,
         "sidechain_lines_skipped": 1,
+        "duplicate_lines_skipped": 0,
+        "synthetic_messages": 0,
     }
     # `notes --help`, `notes ad standup`, `notes add standup`, `notes list`: one failed
     [gate] = record.score.results
@@ -259,7 +275,7 @@ def test_sessions_are_grouped_into_one_run_per_model_and_written_as_run_folders(
         (SONNET, ["a", "b"]),
     ]
     assert runs.tool_calls.height == 3
-    assert runs.tasks.filter(pl.col("task_id") == "a")["cost_usd"].to_list() == [0.04213]
+    assert runs.tasks.filter(pl.col("task_id") == "a")["recorded_cost_usd"].to_list() == [0.04213]
     with pytest.raises(InputError, match="run folder already exists"):
         import_claude_code([c], tmp_path / "runs")
 

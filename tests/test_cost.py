@@ -27,7 +27,6 @@ PRICES = Prices(
             input=0.15,
             output=0.6,
             cached_input=0.075,
-            input_includes_cached=True,
             as_of="2026-02",
             source="test",
         ),
@@ -47,20 +46,28 @@ def one_task_run(
     input_tokens: int = 0,
     output_tokens: int = 0,
     cache_read: int | None = None,
-    cache_creation: int | None = None,
+    cache_write: int | None = None,
+    recorded_cost: float | None = None,
 ) -> Runs:
-    """A run of one task whose single LLM call carries the given cache counts."""
+    """A run of one task whose single LLM call carries the given counts.
+
+    ``input_tokens`` is the whole prompt, cache reads and writes included.
+    """
     call = LLMCall(
         call_number=1,
         input_tokens=input_tokens,
         cache_read_tokens=cache_read,
-        cache_creation_tokens=cache_creation,
+        cache_write_tokens=cache_write,
     )
     trace = AgentTrace(
         llm_calls=[call], total_input_tokens=input_tokens, total_output_tokens=output_tokens
     )
+    extra = {} if recorded_cost is None else {"recorded_cost_usd": recorded_cost}
     rec = TaskRecord(
-        task=Task(id="t", category="c", prompt="p"), trace=trace, score=TaskScore(task_id="t")
+        task=Task(id="t", category="c", prompt="p"),
+        trace=trace,
+        score=TaskScore(task_id="t"),
+        extra=extra,
     )
     meta = RunMeta(run_id=f"run-{model}", provider=provider, model=model)
     return Runs(**tables_from_records(meta, [rec]))
@@ -78,16 +85,31 @@ def test_cost_without_cache_is_input_plus_output_per_million():
 
 
 def test_cache_reads_and_writes_are_charged_at_their_own_prices():
-    # Input excludes cache (Anthropic style): 10k * $1 + 50k read * $0.10
-    # + 4k written * $1.25 + 2k output * $5 = 0.01 + 0.005 + 0.005 + 0.01.
+    # A 64k-token prompt: 10k uncached * $1 + 50k read * $0.10 + 4k written * $1.25
+    # + 2k output * $5 = 0.01 + 0.005 + 0.005 + 0.01.
     runs = one_task_run(
         "anthro-model",
-        input_tokens=10_000,
+        input_tokens=10_000 + 50_000 + 4_000,
         output_tokens=2_000,
         cache_read=50_000,
-        cache_creation=4_000,
+        cache_write=4_000,
     )
     assert cost_of(runs) == pytest.approx(0.03)
+
+
+def test_a_recorded_cost_wins_over_the_price_table():
+    runs = one_task_run("anthro-model", input_tokens=10**6, recorded_cost=0.42)
+    table = task_cost(runs, PRICES)
+    assert table.select("cost_usd", "cost_source").row(0) == (0.42, "recorded")
+    assert task_cost(one_task_run("anthro-model"), PRICES).get_column("cost_source").item() == (
+        "prices"
+    )
+
+
+def test_a_recorded_cost_needs_no_price_entry_and_warns_nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cost_of(one_task_run("mystery-9", recorded_cost=1.5)) == 1.5
 
 
 def test_cached_tokens_inside_the_input_count_are_not_charged_twice():
@@ -101,7 +123,8 @@ def test_cached_tokens_inside_the_input_count_are_not_charged_twice():
 
 def test_cache_writes_without_a_cache_write_price_cost_the_input_price():
     # 1M written at the $2 input price.
-    assert cost_of(one_task_run("no-cache-write", cache_creation=1_000_000)) == pytest.approx(2.0)
+    runs = one_task_run("no-cache-write", input_tokens=1_000_000, cache_write=1_000_000)
+    assert cost_of(runs) == pytest.approx(2.0)
 
 
 def test_unknown_model_has_null_cost_and_a_warning_naming_it():
@@ -197,3 +220,13 @@ def test_a_full_date_in_yaml_is_accepted_as_as_of(tmp_path):
         "    as_of: 2026-02-10\n    source: s\n"
     )
     assert load_prices(path).models["m"].as_of == "2026-02-10"
+
+
+def test_a_price_table_from_before_whole_prompt_counts_is_told_what_changed(tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_text(
+        "models:\n  m:\n    input: 1\n    output: 2\n    cached_input: 0.5\n"
+        "    input_includes_cached: true\n    as_of: '2026-02'\n    source: s\n"
+    )
+    with pytest.raises(InputError, match="input_includes_cached is no longer used"):
+        load_prices(path)

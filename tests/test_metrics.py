@@ -240,14 +240,17 @@ def test_summary_cost_sums_task_costs():
 def test_summary_rows_are_per_run_and_keep_run_identity_first():
     runs = make_runs(("r1", "m1", THREE), ("r2", "m2", THREE[:1]))
     out = summary(runs, prices=FREE).sort("run_id")
-    assert out.columns[:7] == [
+    assert out.columns[:10] == [
         "run_id",
         "model",
+        "model_family",
         "provider",
         "source",
         "simulated",
         "guidance",
         "started_at",
+        "status",
+        "missing_tasks",
     ]
     assert out.get_column("total_tasks").to_list() == [3, 1]
     assert out.get_column("overall_rate").to_list() == pytest.approx([5 / 8, 1.0])

@@ -171,22 +171,38 @@ def test_anthropic_gives_up_after_bounded_retries_on_500s():
     assert "max_retries=1" in outcome.error
 
 
-def test_anthropic_records_prompt_cache_tokens():
+def test_anthropic_input_tokens_are_the_whole_prompt_with_cache_parts_apart():
+    # The API's input_tokens is only the uncached tail; the model saw all three parts.
     api = MockAPI(
         anthropic_ok(
             anthropic_message(
-                anthropic_text("Done."),
+                anthropic_tool_use("ls /data"),
+                stop_reason="tool_use",
                 input_tokens=12,
                 output_tokens=9,
-                cache_read=1804,
-                cache_creation=211,
+                cache_read=0,
+                cache_creation=69_440,
             )
-        )
+        ),
+        anthropic_ok(
+            anthropic_message(
+                anthropic_text("Done."),
+                input_tokens=3,
+                output_tokens=5,
+                cache_read=69_440,
+                cache_creation=419,
+            )
+        ),
     )
-    call = run(anthropic(api)).trace.llm_calls[0]
+    trace = run(anthropic(api)).trace
+    first, second = trace.llm_calls
 
-    assert (call.input_tokens, call.output_tokens) == (12, 9)
-    assert (call.cache_read_tokens, call.cache_creation_tokens) == (1804, 211)
+    assert (first.input_tokens, first.output_tokens) == (12 + 69_440, 9)
+    assert (first.cache_read_tokens, first.cache_write_tokens) == (0, 69_440)
+    assert (second.input_tokens, second.uncached_input_tokens) == (3 + 69_440 + 419, 3)
+    assert (second.cache_read_tokens, second.cache_write_tokens) == (69_440, 419)
+    assert second.cumulative_input == first.input_tokens + second.input_tokens
+    assert trace.total_input_tokens == second.cumulative_input
 
 
 def test_anthropic_refusal_is_a_normal_final_turn():
@@ -342,7 +358,7 @@ def test_openai_compatible_server_needs_no_key():
     assert outcome.trace.tool_calls[0].stdout == LS_OUTPUT
     first_call = outcome.trace.llm_calls[0]
     assert (first_call.input_tokens, first_call.output_tokens) == (640, 25)
-    assert first_call.cache_read_tokens is None
+    assert first_call.cache_read_tokens is None  # the server reported no details
     assert str(api.requests[0].url) == "http://localhost:11434/v1/chat/completions"
     assert api.requests[0].headers["authorization"] == "Bearer not-needed"
     body = api.bodies()[0]
@@ -372,8 +388,9 @@ def test_openai_records_cached_prompt_tokens():
     )
     call = run(openai(api)).trace.llm_calls[0]
 
+    # prompt_tokens already includes the cached part: it is the whole prompt as it is.
     assert (call.input_tokens, call.cache_read_tokens) == (2304, 1920)
-    assert call.cache_creation_tokens is None
+    assert (call.cache_write_tokens, call.uncached_input_tokens) == (0, 2304 - 1920)
 
 
 def test_openai_invalid_tool_arguments_get_an_error_result_and_are_replayed_verbatim():

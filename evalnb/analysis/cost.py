@@ -6,11 +6,16 @@ null, with a warning naming it, never 0. Offline agents (reference, scripted,
 simulated, replay) cost 0 only through an explicit ``free: true`` entry.
 
 Per task attempt, with token counts from the tasks table and cache counts summed
-from its LLM calls (absent counts are 0)::
+from its LLM calls (absent counts are 0). ``total_input_tokens`` is the whole
+prompt, cache included (see :class:`~evalnb.records.LLMCall`), so::
 
-    uncached = total_input_tokens - (cache_read if input_includes_cached else 0)
+    uncached = total_input_tokens - cache_read - cache_write
     cost_usd = (uncached * input + cache_read * cached_input
-                + cache_creation * (cache_write or input) + total_output_tokens * output) / 1e6
+                + cache_write * (cache_write price or input) + total_output_tokens * output) / 1e6
+
+A task whose source recorded its own cost (the ``recorded_cost_usd`` column, such as
+Claude Code's ``total_cost_usd``) keeps that figure as its ``cost_usd``;
+``cost_source`` says which it is (``recorded`` or ``prices``).
 
 Example:
     >>> prices = load_prices()
@@ -33,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from evalnb.analysis.runs import Runs
 from evalnb.formats.yamlio import load_model
 from evalnb.resources import data_path
-from evalnb.store.tables import KEYS, RUN_STRIDE
+from evalnb.store.tables import KEYS
 
 DEFAULT_PRICES = data_path("prices.yaml")
 """The price table shipped inside the package."""
@@ -51,10 +56,19 @@ class Price(BaseModel):
     output: float | None = Field(default=None, ge=0)
     cached_input: float | None = Field(default=None, ge=0)
     cache_write: float | None = Field(default=None, ge=0)
-    input_includes_cached: bool = False
     as_of: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}(-\d{2})?$")
     source: str = Field(min_length=1)
     aliases: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_input_includes_cached(cls, data: object) -> object:
+        if isinstance(data, dict) and "input_includes_cached" in data:
+            raise ValueError(
+                "input_includes_cached is no longer used (input token counts always include "
+                "cached tokens now): remove it"
+            )
+        return data
 
     @field_validator("as_of", mode="before")
     @classmethod
@@ -98,8 +112,8 @@ def load_prices(path: str | Path | None = None) -> Prices:
     Raises :class:`evalnb.errors.InputError` naming file, line and field.
 
     Example:
-        >>> sorted(load_prices().models)[:2]
-        ['claude-haiku-4-5', 'claude-opus-4-6']
+        >>> {"claude-haiku-4-5", "gpt-5.2"} <= set(load_prices().models)
+        True
     """
     return load_model(DEFAULT_PRICES if path is None else path, Prices)
 
@@ -137,10 +151,12 @@ def price_for(model: str, provider: str | None, prices: Prices) -> Price | None:
 
 
 def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
-    """Cost in USD of every task attempt: keys, token counts and ``cost_usd``.
+    """Cost in USD of every task attempt: keys, token counts, ``cost_usd`` and ``cost_source``.
 
-    ``cost_usd`` is null for a model without a price entry (one warning lists such
-    models) and for a task whose token counts were not recorded.
+    ``cost_usd`` is the source's own ``recorded_cost_usd`` where there is one
+    (``cost_source`` "recorded"), else priced from the tokens ("prices"). It is null
+    for a model without a price entry (one warning lists such models) and for a
+    task whose token counts were not recorded.
 
     Example:
         >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
@@ -153,42 +169,82 @@ def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
         >>> task_cost(runs).get_column("cost_usd").to_list()  # 2 x $1 + 0.1 x $5
         [2.5]
     """
-    table = _price_table(runs, prices)
-    cache = (
-        runs.scan("llm_calls")
-        .group_by("attempt_key")
-        .agg(
-            pl.col("cache_read_tokens").fill_null(0).sum().alias("cache_read_tokens"),
-            pl.col("cache_creation_tokens").fill_null(0).sum().alias("cache_creation_tokens"),
+    prices = load_prices() if prices is None else prices
+    found = [
+        (run_id, model, price_for(model, provider, prices))
+        for run_id, model, provider in runs.runs.select("run_id", "model", "provider").iter_rows()
+    ]
+    has_recorded = "recorded_cost_usd" in runs.tasks.columns
+    priced_runs = set(
+        runs.tasks.filter(pl.col("recorded_cost_usd").is_null()).get_column("run_id").to_list()
+        if has_recorded
+        else runs.runs.get_column("run_id").to_list()
+    )
+    unknown = sorted({m for run_id, m, p in found if p is None and run_id in priced_runs})
+    if unknown:
+        warnings.warn(
+            f"no price for model(s) {', '.join(unknown)}: cost_usd is null "
+            f"(add them to {DEFAULT_PRICES.name})",
+            stacklevel=2,
         )
+    fields = ("free", *_RATES, "cache_write")
+    table = pl.DataFrame(
+        {
+            "run_id": [run_id for run_id, _, _ in found],
+            **{f"_{f}": [getattr(p, f) if p else None for _, _, p in found] for f in fields},
+        },
+        schema_overrides={
+            "run_id": pl.Utf8,
+            **{f"_{f}": pl.Float64 for f in (*_RATES, "cache_write")},
+            "_free": pl.Boolean,
+        },
+    )
+    cache = runs.llm_calls.group_by(KEYS).agg(
+        pl.col("cache_read_tokens").fill_null(0).sum().alias("cache_read_tokens"),
+        pl.col("cache_write_tokens").fill_null(0).sum().alias("cache_write_tokens"),
+    )
+    recorded = (
+        pl.col("recorded_cost_usd").cast(pl.Float64)
+        if has_recorded
+        else pl.lit(None, dtype=pl.Float64)
     )
     tokens = (
-        runs.scan("tasks")
-        .select(*KEYS, "attempt_key", "total_input_tokens", "total_output_tokens")
-        .join(cache, on="attempt_key", how="left", maintain_order="left")
-        .with_columns(pl.col("cache_read_tokens", "cache_creation_tokens").fill_null(0))
-        .with_columns((pl.col("attempt_key") // RUN_STRIDE).alias("run_key"))
-        .join(table.lazy(), on="run_key", how="left", maintain_order="left")
-    )
-    return (
-        tokens.with_columns(_cost("total_input_tokens", "total_output_tokens"))
-        .select(
-            *KEYS,
-            "total_input_tokens",
-            "cache_read_tokens",
-            "cache_creation_tokens",
-            "total_output_tokens",
-            "cost_usd",
+        runs.tasks.select(
+            *KEYS, "total_input_tokens", "total_output_tokens", recorded.alias("_rec")
         )
-        .collect()
+        .join(cache, on=KEYS, how="left", nulls_equal=True)
+        .with_columns(pl.col("cache_read_tokens", "cache_write_tokens").fill_null(0))
+        .join(table, on="run_id", how="left")
+    )
+    read, write = pl.col("cache_read_tokens"), pl.col("cache_write_tokens")
+    uncached = pl.col("total_input_tokens") - read - write
+    paid = (
+        uncached * pl.col("_input")
+        + read * pl.col("_cached_input")
+        + write * pl.coalesce("_cache_write", "_input")
+        + pl.col("total_output_tokens") * pl.col("_output")
+    ) / 1e6
+    priced = pl.when(pl.col("_free")).then(pl.lit(0.0)).otherwise(paid)
+    return tokens.with_columns(
+        pl.coalesce("_rec", priced).alias("cost_usd"),
+        pl.when(pl.col("_rec").is_not_null())
+        .then(pl.lit("recorded"))
+        .when(priced.is_not_null())
+        .then(pl.lit("prices"))
+        .alias("cost_source"),
+    ).select(
+        *KEYS,
+        "total_input_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "total_output_tokens",
+        "cost_usd",
+        "cost_source",
     )
 
 
 def run_costs(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
     """Per run (``run_key``): total cost in USD, null when any task's cost is unknown.
-
-    The sum of :func:`task_cost` over the run's tasks, computed from per-run token
-    sums (the formula is linear in the counts), so no per-task join is needed.
 
     Example:
         >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
@@ -201,78 +257,11 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
         >>> run_costs(runs).get_column("cost_usd").to_list()
         [5.0]
     """
-    table = _price_table(runs, prices)
-    run_key = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
-    known = pl.col("total_input_tokens").is_not_null() & pl.col("total_output_tokens").is_not_null()
-    tokens, cache = pl.collect_all(
-        [
-            runs.scan("tasks")
-            .group_by(run_key)
-            .agg(
-                pl.col("total_input_tokens", "total_output_tokens").sum(),
-                (~known).any().alias("_unknown"),
-            ),
-            runs.scan("llm_calls")
-            .group_by(run_key)
-            .agg(pl.col("cache_read_tokens", "cache_creation_tokens").fill_null(0).sum()),
-        ]
-    )
+    known = pl.col("cost_usd").null_count() == 0
     return (
-        tokens.join(cache, on="run_key", how="left")
-        .with_columns(pl.col("cache_read_tokens", "cache_creation_tokens").fill_null(0))
-        .join(table, on="run_key", how="left")
-        .with_columns(
-            pl.when(pl.col("_unknown") & ~pl.col("_free").fill_null(False))
-            .then(None)
-            .otherwise(pl.col("total_input_tokens"))
-            .alias("total_input_tokens")
-        )
-        .select("run_key", _cost("total_input_tokens", "total_output_tokens"))
-    )
-
-
-def _cost(input_tokens: str, output_tokens: str) -> pl.Expr:
-    """``cost_usd`` from token columns and the ``_``-prefixed price columns (module formula)."""
-    cached = pl.col("cache_read_tokens")
-    uncached = pl.col(input_tokens) - pl.when(pl.col("_input_includes_cached")).then(
-        cached
-    ).otherwise(0)
-    paid = (
-        uncached * pl.col("_input")
-        + cached * pl.col("_cached_input")
-        + pl.col("cache_creation_tokens") * pl.coalesce("_cache_write", "_input")
-        + pl.col(output_tokens) * pl.col("_output")
-    ) / 1e6
-    return pl.when(pl.col("_free")).then(pl.lit(0.0)).otherwise(paid).alias("cost_usd")
-
-
-def _price_table(runs: Runs, prices: Prices | None) -> pl.DataFrame:
-    """One row per run (``run_key``) with its price fields as ``_``-prefixed columns.
-
-    Warns once, naming the models without a price entry.
-    """
-    prices = load_prices() if prices is None else prices
-    found = [
-        (run_key, model, price_for(model, provider, prices))
-        for run_key, model, provider in runs.runs.select("run_key", "model", "provider").iter_rows()
-    ]
-    unknown = sorted({model for _, model, price in found if price is None})
-    if unknown:
-        warnings.warn(
-            f"no price for model(s) {', '.join(unknown)}: cost_usd is null "
-            f"(add them to {DEFAULT_PRICES.name})",
-            stacklevel=3,
-        )
-    fields = ("free", *_RATES, "cache_write", "input_includes_cached")
-    return pl.DataFrame(
-        {
-            "run_key": [run_key for run_key, _, _ in found],
-            **{f"_{f}": [getattr(p, f) if p else None for _, _, p in found] for f in fields},
-        },
-        schema_overrides={
-            "run_key": pl.Int64,
-            **{f"_{f}": pl.Float64 for f in (*_RATES, "cache_write")},
-            "_free": pl.Boolean,
-            "_input_includes_cached": pl.Boolean,
-        },
+        task_cost(runs, prices)
+        .group_by("run_id")
+        .agg(pl.when(known).then(pl.col("cost_usd").sum()).alias("cost_usd"))
+        .join(runs.runs.select("run_id", "run_key"), on="run_id")
+        .select("run_key", "cost_usd")
     )

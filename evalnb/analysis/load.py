@@ -10,6 +10,9 @@ Each path (or glob) may be:
 - any other folder: stands for the run folders, recognised inputs and ``*.json`` files
   directly inside it.
 
+Runs that lack tasks a sibling run of the same source and day has are marked
+partial (:func:`~evalnb.analysis.completeness.mark_partial`).
+
 A pattern that matches nothing, a folder with nothing loadable and a file of an
 unknown format raise :class:`~evalnb.errors.InputError`; a recognised format evalnb
 cannot read is named ("an Inspect AI .eval log: not supported yet"). The same file
@@ -43,6 +46,7 @@ import warnings
 from pathlib import Path
 from typing import Literal, overload
 
+from evalnb.analysis.completeness import mark_partial
 from evalnb.analysis.report_file import REPORT_FORMAT, runs_from_report
 from evalnb.analysis.runs import LoadError, PandasRuns, Runs, read_run_folder, runs_from_records
 from evalnb.errors import EvalnbError, InputError
@@ -92,7 +96,7 @@ def load(
             continue
         origin.update(dict.fromkeys(part.runs.get_column("run_id").to_list(), path))
         parts.append(part)
-    runs = Runs.concat(parts)
+    runs = mark_partial(Runs.concat(parts))
     runs.errors = errors
     if errors:
         warnings.warn(

@@ -65,7 +65,18 @@ RUN_KEY = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
-RUN_INFO = ["run_id", "model", "provider", "source", "simulated", "guidance", "started_at"]
+RUN_INFO = [
+    "run_id",
+    "model",
+    "model_family",
+    "provider",
+    "source",
+    "simulated",
+    "guidance",
+    "started_at",
+    "status",
+    "missing_tasks",
+]
 
 
 def _ratio(num: str, den: str) -> pl.Expr:

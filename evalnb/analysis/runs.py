@@ -25,13 +25,14 @@ import polars as pl
 from evalnb.extras import require
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.store.folder import RunStore
+from evalnb.store.legacy import LEGACY_COLUMN, upgrade_token_counts
 from evalnb.store.tables import (
     KEYS,
-    RUN_COLUMNS,
     RUN_STRIDE,
     SCHEMAS,
     TABLES,
     conform,
+    run_frame,
     tables_from_records,
 )
 
@@ -314,6 +315,9 @@ def read_run_folder(path: str | Path) -> Runs:
     A complete folder is not read here: its tables are scanned lazily (see the module
     docstring). A run in progress is built from ``events.jsonl`` in memory.
 
+    A folder written before ``cache_write_tokens`` existed is read with today's token
+    meaning (:mod:`evalnb.store.legacy`).
+
     Example:
         >>> import tempfile
         >>> from evalnb.store import RunStore
@@ -335,15 +339,16 @@ def read_run_folder(path: str | Path) -> Runs:
             for name, p in parquet.items()
         }
         scans = _with_stored_keys(scans)
-        run_row = {c: getattr(store.meta, c, None) for c in RUN_COLUMNS}
-        run_row["task_count"] = scans["tasks"].select(pl.len()).collect().item()
-        run_row["run_key"] = 0
-        tables: dict[str, Table] = {
-            **scans,
-            "runs": pl.DataFrame([run_row], schema=SCHEMAS["runs"]),
-        }
+        task_count = scans["tasks"].select(pl.len()).collect().item()
+        tables: dict[str, Table] = {**scans, "runs": run_frame(store.meta, task_count)}
+        if LEGACY_COLUMN in scans["llm_calls"].collect_schema().names():
+            eager = {n: t.lazy().collect() for n, t in tables.items()}
+            tables = dict(upgrade_token_counts(eager))
         return _finish(store.meta, tables)
-    return _finish(store.meta, dict(tables_from_records(store.meta, store.records())))
+    built = tables_from_records(store.meta, store.records())
+    if store.mentions(f'"{LEGACY_COLUMN}"'):
+        built = upgrade_token_counts(built)
+    return _finish(store.meta, dict(built))
 
 
 def runs_from_records(meta: RunMeta, records: list[TaskRecord]) -> Runs:

@@ -22,19 +22,23 @@ def register(sub: Any) -> None:
     imp.add_argument("format", choices=[*importable(), "claude-code", "transcript"])
     imp.add_argument("files", nargs="+", help="result files or folders of that format")
     imp.add_argument("--out", default="runs", help="where run folders go (default runs/)")
-    imp.add_argument("--target", help="the tool's command (claude-code, transcript)")
+    imp.add_argument(
+        "--target",
+        help="the tool's command (transcript: required; claude-code: optional, "
+        "scores its no_transcript_errors gate)",
+    )
     imp.set_defaults(func=_cmd_import)
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
     if args.format in importable():
         folders = import_format(args.format, args.files, args.out)
-    elif not args.target:
-        raise InputError("evalnb import", None, "--target", f"{args.format} needs --target")
     elif args.format == "claude-code":
         from evalnb.formats.claude_code import import_claude_code
 
         folders = import_claude_code(args.files, args.out, args.target)
+    elif not args.target:
+        raise InputError("evalnb import", None, "--target", f"{args.format} needs --target")
     else:
         from evalnb.formats.transcript import import_transcripts
 

@@ -7,8 +7,11 @@ this importer makes of it:
 - ``tasks``: one record per entry of ``results``; the file's ``summary`` is never
   used for figures. A file whose ``results`` hold fewer tasks than
   ``summary.total_tasks`` (the harness dropped tasks whose provider call failed) is
-  read as a partial run: a warning names both counts and ``RunMeta.status`` is
-  ``"partial"``.
+  read as a partial run: a warning names both counts, ``RunMeta.status`` is
+  ``"partial"`` and ``missing_tasks`` the difference. A harness that dropped tasks
+  and summarised only those left looks complete in its own file;
+  :func:`evalnb.load` then finds it from a sibling run of the same day
+  (:mod:`evalnb.analysis.completeness`).
 - ``llm_calls``: one row per assistant message (``call_number`` in message order,
   ``tool_calls_made`` = its ``tool_use`` blocks). The format has no per-call tokens,
   latency or stop reason, so those are null, and ``RunMeta.settings.unavailable``
@@ -175,6 +178,7 @@ def read_bashkit_eval(
         finished_at=finished,
         status=run_status(path, parsed, records),
         task_count=len(records),
+        missing_tasks=missing_tasks(parsed, records),
         settings=RunSettings(source_files=[path.name], unavailable=UNAVAILABLE),
     )
     return meta, records
@@ -310,6 +314,17 @@ def run_status(
         )
         return "partial"
     return "complete"
+
+
+def missing_tasks(doc: ResultsDoc, records: list[TaskRecord]) -> int | None:
+    """How many tasks the file's summary counts beyond its results (None when none).
+
+    Example:
+        >>> missing_tasks(ResultsDoc(results=[], summary={"total_tasks": 3}), [])
+        3
+    """
+    lacking = doc.summary.total_tasks - len(records)
+    return lacking if lacking > 0 else None
 
 
 def line_of(text: str, loc: tuple[Any, ...]) -> int | None:

@@ -1,40 +1,72 @@
-"""Import Claude Code sessions saved with ``claude -p ... --output-format stream-json --verbose``.
+"""Import Claude Code sessions: ``claude -p`` output and ``~/.claude/projects`` session logs.
 
-A stream-json file holds one JSON object per line: a ``system``/``init`` line (model,
-session id, version), ``assistant`` lines (one content block each; the blocks of one
-API response share ``message.id`` and repeat its ``usage``), ``user`` lines carrying
-``tool_result`` blocks (``is_error``, ``content``, and in recent versions a top-level
-``tool_use_result`` with ``stdout``/``stderr``), and a final ``result`` line
-(``subtype``, ``is_error``, ``duration_ms``, ``num_turns``, ``total_cost_usd``,
-``usage``). Each file is one task attempt; files are grouped into one run per model.
+Three shapes of the same message objects are read, each file one task attempt:
 
-What evalnb makes of it:
+- ``--output-format stream-json --verbose``: one JSON object per line: a ``system``/
+  ``init`` line (model, session id, version), ``assistant`` lines (one content block
+  each; the blocks of one API response share ``message.id`` and repeat its ``usage``),
+  ``user`` lines carrying ``tool_result`` blocks (``is_error``, ``content``, and in
+  recent versions a top-level ``tool_use_result`` with ``stdout``/``stderr``), and a
+  final ``result`` line (``subtype``, ``is_error``, ``duration_ms``, ``num_turns``,
+  ``total_cost_usd``, ``usage``).
+- ``--output-format json``: the same objects as one JSON array (with ``--verbose``), or
+  the ``result`` object alone (then only the session's totals are known).
+- session logs (``~/.claude/projects/<project>/<session>.jsonl``): ``user`` and
+  ``assistant`` lines with ``uuid``, ``parentUuid``, ``sessionId``, ``timestamp``,
+  ``version``, ``isSidechain`` (and ``toolUseResult``), ``summary`` lines
+  (``summary``, ``leafUuid``) and bookkeeping lines (``system``,
+  ``file-history-snapshot``, ...), but no ``init`` and no ``result`` line.
 
-- ``llm_calls``: one per distinct ``message.id``, in order, with that message's usage
-  (``input_tokens`` as the API reports it, cache reads and writes apart), and
+Files are grouped into one run per model. What evalnb makes of a session:
+
+- ``llm_calls``: one per distinct ``message.id``, in order, with that message's
+  usage. ``input_tokens`` is the whole prompt the model saw: the API's uncached
+  ``input_tokens`` + ``cache_read_input_tokens`` + ``cache_creation_input_tokens``
+  (so spec 003's ``base_context`` and ``context_growth_avg`` are the real context);
+  the cache parts are also kept as ``cache_read_tokens`` and ``cache_write_tokens``.
   ``tool_calls_made`` = its ``tool_use`` blocks (any tool).
+- ``<synthetic>`` assistant messages (``message.model == "<synthetic>"``: API errors
+  such as "API Error: 529 Overloaded" or a usage limit, written by Claude Code
+  itself) are not LLM calls: their text stays in ``messages`` and they are counted in
+  the ``synthetic_messages`` task field.
 - ``tool_calls``: the ``Bash`` tool uses (``input.command``), with their results.
   Exit code: 0 when ``is_error`` is false; when true, N from a leading
   ``Exit code N``, else 1 (counted in the ``exit_codes_inferred`` task field).
-  stdout/stderr come from ``tool_use_result`` when present, else the result text
-  (stderr for an error). A call with no result in the file gets exit code -1
-  (:data:`NO_RESULT`, also counted as inferred). Other tools (Read, Edit, ...) stay
-  in ``messages`` and are counted in ``other_tool_calls``.
-- Sub-agent lines (``parent_tool_use_id`` set) are skipped and counted in
-  ``sidechain_lines_skipped``.
-- ``natural_stop``: the ``result`` line says ``success`` without ``is_error``; None
-  (unknown) when the file has no ``result`` line.
-  ``error``: none for a success or ``error_max_turns`` (the turn limit, like the
-  runner's), the subtype (and result text) otherwise, and a note when the file has no
-  ``result`` line (the session was killed).
-- The task prompt is the first user text in the file; ``claude -p`` does not echo it,
-  so it is usually :data:`PROMPT_MISSING`.
-- With ``target`` (``--target NAME``) the command pattern
+  stdout/stderr come from ``tool_use_result``/``toolUseResult`` when it holds them,
+  else the result text (stderr for an error). A call with no result in the file gets
+  exit code -1 (:data:`NO_RESULT`, also counted as inferred). Other tools (Read,
+  Edit, ...) stay in ``messages`` and are counted in ``other_tool_calls``.
+- Sub-agent lines (``parent_tool_use_id`` set, or ``isSidechain`` true) are skipped
+  and counted in ``sidechain_lines_skipped``; a line whose ``uuid`` was already read
+  is skipped too (``duplicate_lines_skipped``).
+- ``natural_stop`` and ``error``: with a ``result`` line, ``natural_stop`` is a
+  ``success`` without ``is_error``, and ``error`` is none for a success or
+  ``error_max_turns`` (the turn limit, like the runner's), else the subtype (and
+  result text). Without one, a session log ends naturally when its last assistant
+  message asked for no tool; a session log whose last assistant message is an API
+  error (``isApiErrorMessage``) is errored with that text; a stream-json file without
+  a ``result`` line is errored (the session was killed) and its ``natural_stop`` is
+  None (unknown).
+- ``duration_ms``: the ``result`` line's, else the span of the lines' ``timestamp``
+  values (0 when there are none).
+- The task prompt is the first user text that Claude Code did not write itself
+  (``isMeta``, ``isSynthetic`` and ``isCompactSummary`` lines are not prompts);
+  ``claude -p`` does not echo it, so there it is usually :data:`PROMPT_MISSING`. The
+  description is the first ``summary`` line's text, else "Claude Code session <id>".
+- With ``target`` (``--target NAME``, optional) the command pattern
   (:func:`~evalnb.records.scenario.default_command_pattern`) is recorded in the
   ``command_pattern`` task field and spec 002's ``no_transcript_errors`` gate is
   scored; without it a task has no checks.
-- Task fields also hold ``session_id``, ``cost_usd`` (``total_cost_usd``),
-  ``num_turns`` (as Claude Code counts them) and ``claude_code_version``.
+- Task fields also hold ``session_id``, ``recorded_cost_usd`` (``total_cost_usd``: the
+  session's own cost, sub-agents and side calls included, which
+  :func:`evalnb.analysis.cost.task_cost` keeps as the task's cost), ``num_turns`` (as
+  Claude Code counts them), ``claude_code_version``, ``log_format``
+  (``stream-json``, ``json`` or ``session-log``) and ``session_input_tokens`` /
+  ``session_output_tokens`` (the ``result`` line's ``usage``, input as the whole
+  prompt). The per-call ``output_tokens`` are the usage Claude Code wrote with each
+  message, a snapshot taken while the reply streamed that can fall short of the final
+  count; the ``result`` line's totals (main thread and sub-agents, whole session) are
+  kept apart for that reason, and the task totals stay the sums of the calls read.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -48,10 +80,12 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,13 +110,16 @@ SOURCE = "claude-code"
 PROMPT_MISSING = "(prompt not recorded: claude -p does not echo it in stream-json)"
 NO_RESULT = -1
 """Exit code of a Bash call whose result is missing from the file (a killed session)."""
+SYNTHETIC = "<synthetic>"
+"""The ``message.model`` of assistant messages Claude Code writes itself (API errors)."""
 _EXIT = re.compile(r"^\s*Exit code (\d+)\s*\n?")
+_NOT_PROMPTS = ("isMeta", "isSynthetic", "isCompactSummary")
 
 
 def read_claude_code(
     paths: Sequence[str | Path], target: str | None = None
 ) -> list[tuple[RunMeta, list[TaskRecord]]]:
-    """Read stream-json files into one ``(RunMeta, records)`` per model.
+    """Read Claude Code files into one ``(RunMeta, records)`` per model.
 
     Two files with the same name (the task id) raise :class:`~evalnb.errors.InputError`.
     """
@@ -103,7 +140,7 @@ def read_claude_code(
         sessions = sorted(str(r.extra.get("session_id")) for r in records)
         digest = hashlib.sha256("\n".join(sessions).encode()).hexdigest()[:8]
         slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model)
-        versions = {r.extra.get("claude_code_version") for r in records} - {None}
+        versions = {str(v) for r in records if (v := r.extra.get("claude_code_version"))}
         meta = RunMeta(
             run_id=f"claude-code-{slug}-{digest}",
             provider="anthropic",
@@ -125,7 +162,7 @@ def read_claude_code(
 
 
 def read_session(path: str | Path, pattern: str | None = None) -> tuple[str, TaskRecord]:
-    """One stream-json file as ``(model, TaskRecord)``; bad lines raise InputError.
+    """One Claude Code file as ``(model, TaskRecord)``; bad lines raise InputError.
 
     Example:
         >>> read_session("missing.jsonl")
@@ -135,20 +172,36 @@ def read_session(path: str | Path, pattern: str | None = None) -> tuple[str, Tas
     """
     path = Path(path)
     session = _Session()
-    for lineno, raw in enumerate(read_input(path).splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            line = json.loads(raw)
-        except ValueError as exc:
-            raise InputError(path, lineno, None, f"invalid JSON: {exc}") from None
+    for where, field, line in _objects(path, read_input(path)):
         if not isinstance(line, dict):
-            raise InputError(path, lineno, None, "a line must be a JSON object")
+            raise InputError(path, where, field, "a line must be a JSON object")
         try:
             session.add(line)
         except (KeyError, TypeError, AttributeError) as exc:
-            raise InputError(path, lineno, line.get("type"), f"unexpected shape: {exc!r}") from None
+            raise InputError(
+                path, where, field or line.get("type"), f"unexpected shape: {exc!r}"
+            ) from None
+    if session.log_format == "stream-json" and path.suffix == ".json":
+        session.log_format = "json"
     return session.model or "unknown", session.record(path.stem, pattern)
+
+
+def _objects(path: Path, text: str) -> Iterator[tuple[int | None, str | None, Any]]:
+    """``(line, field, object)`` for each message object: a JSON array's items or JSON lines."""
+    if text.lstrip().startswith("["):
+        try:
+            items = json.loads(text)
+        except ValueError as exc:
+            raise InputError(path, None, None, f"invalid JSON: {exc}") from None
+        for index, item in enumerate(items):
+            yield None, f"[{index}]", item
+        return
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if raw.strip():
+            try:
+                yield lineno, None, json.loads(raw)
+            except ValueError as exc:
+                raise InputError(path, lineno, None, f"invalid JSON: {exc}") from None
 
 
 class _Session:
@@ -156,34 +209,71 @@ class _Session:
 
     def __init__(self) -> None:
         self.model: str | None = None
+        self.log_format = "stream-json"
         self.init: dict[str, Any] = {}
         self.result: dict[str, Any] | None = None
+        self.summary: str | None = None
+        self.session_id: str | None = None
+        self.version: str | None = None
+        self.times: list[datetime] = []
+        self.uuids: set[str] = set()
         self.messages: list[Message] = []
         self.calls: dict[str, LLMCall] = {}
+        self.last_assistant: dict[str, Any] = {}
         self.tools: list[ToolCallResult] = []
         self.bash_ids: dict[str, int] = {}
         self.answered: set[int] = set()
-        self.other_tools = 0
+        self.counts = dict.fromkeys(
+            ("other_tool_calls", "sidechain_lines_skipped", "duplicate_lines_skipped"), 0
+        )
+        self.counts["synthetic_messages"] = 0
         self.inferred = 0
-        self.skipped = 0
         self.prompt: str | None = None
 
     def add(self, line: dict[str, Any]) -> None:
-        """Take one stream-json line into the session."""
+        """Take one line (message object) into the session."""
         kind = line.get("type")
-        if line.get("parent_tool_use_id"):
-            self.skipped += 1
-        elif kind == "system" and line.get("subtype") == "init":
+        if "sessionId" in line or "isSidechain" in line or kind == "summary":
+            self.log_format = "session-log"
+        uuid = line.get("uuid")
+        if uuid is not None and uuid in self.uuids:
+            self.counts["duplicate_lines_skipped"] += 1
+            return
+        if uuid is not None:
+            self.uuids.add(uuid)
+        if line.get("parent_tool_use_id") or line.get("isSidechain"):
+            self.counts["sidechain_lines_skipped"] += 1
+            return
+        self.session_id = self.session_id or line.get("session_id") or line.get("sessionId")
+        self.version = self.version or line.get("version")
+        self._timestamp(line.get("timestamp"))
+        if kind == "system" and line.get("subtype") == "init":
             self.init = line
             self.model = self.model or line.get("model")
+        elif kind == "summary":
+            self.summary = self.summary or line.get("summary")
         elif kind == "assistant":
-            self._assistant(line["message"])
+            self._assistant(line)
         elif kind == "user":
-            self._user(line["message"], line.get("tool_use_result"))
+            structured = line.get("tool_use_result", line.get("toolUseResult"))
+            self._user(line["message"], structured, any(line.get(k) for k in _NOT_PROMPTS))
         elif kind == "result":
             self.result = line
 
-    def _assistant(self, message: dict[str, Any]) -> None:
+    def _timestamp(self, value: Any) -> None:
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):  # a malformed time only shortens the span
+                self.times.append(datetime.fromisoformat(value.replace("Z", "+00:00")))
+
+    def _assistant(self, line: dict[str, Any]) -> None:
+        message = line["message"]
+        self.last_assistant = line
+        if message.get("model") == SYNTHETIC:
+            self.counts["synthetic_messages"] += 1
+            text = _text(message.get("content"))
+            block = ContentBlock(type="text", text=text)
+            self.messages.append(Message(role="assistant", content=[block]))
+            return
         self.model = self.model or message.get("model")
         msg_id = message.get("id") or f"anonymous-{len(self.calls)}"
         if msg_id not in self.calls:
@@ -191,51 +281,58 @@ class _Session:
             self.messages.append(Message(role="assistant", content=[]))
         call = self.calls[msg_id]
         usage = message.get("usage") or {}
-        call.input_tokens = usage.get("input_tokens", call.input_tokens)
+        if "input_tokens" in usage:
+            read = usage.get("cache_read_input_tokens")
+            write = usage.get("cache_creation_input_tokens")
+            call.input_tokens = usage["input_tokens"] + (read or 0) + (write or 0)
+            call.cache_read_tokens, call.cache_write_tokens = read, write
         call.output_tokens = usage.get("output_tokens", call.output_tokens)
-        call.cache_read_tokens = usage.get("cache_read_input_tokens", call.cache_read_tokens)
-        call.cache_creation_tokens = usage.get(
-            "cache_creation_input_tokens", call.cache_creation_tokens
-        )
         call.stop_reason = message.get("stop_reason") or call.stop_reason
         blocks = self.messages[-1].content
-        for block in message.get("content") or []:
+        content = message.get("content") or []
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for block in content:
             if block["type"] == "text":
                 blocks.append(ContentBlock(type="text", text=block["text"]))
             elif block["type"] == "tool_use":
-                call.tool_calls_made += 1
-                tool_input = block.get("input") or {}
-                blocks.append(
-                    ContentBlock(
-                        type="tool_use",
-                        id=block["id"],
-                        name=block["name"],
-                        input={"commands": tool_input.get("command")}
-                        if block["name"] == "Bash"
-                        else tool_input,
-                    )
-                )
-                if block["name"] == "Bash":
-                    self.bash_ids[block["id"]] = len(self.tools)
-                    self.tools.append(
-                        ToolCallResult(
-                            commands=str(tool_input.get("command", "")),
-                            call_index=len(self.tools),
-                            call_number=call.call_number,
-                        )
-                    )
-                else:
-                    self.other_tools += 1
+                self._tool_use(call, blocks, block)
 
-    def _user(self, message: dict[str, Any], structured: Any) -> None:
+    def _tool_use(self, call: LLMCall, blocks: list[ContentBlock], block: dict[str, Any]) -> None:
+        call.tool_calls_made += 1
+        tool_input = block.get("input") or {}
+        is_bash = block["name"] == "Bash"
+        blocks.append(
+            ContentBlock(
+                type="tool_use",
+                id=block["id"],
+                name=block["name"],
+                input={"commands": tool_input.get("command")} if is_bash else tool_input,
+            )
+        )
+        if not is_bash:
+            self.counts["other_tool_calls"] += 1
+            return
+        self.bash_ids[block["id"]] = len(self.tools)
+        self.tools.append(
+            ToolCallResult(
+                commands=str(tool_input.get("command", "")),
+                call_index=len(self.tools),
+                call_number=call.call_number,
+            )
+        )
+
+    def _user(self, message: dict[str, Any], structured: Any, not_prompt: bool) -> None:
         content = message.get("content")
         if isinstance(content, str):
-            self._prompt(content)
+            if not not_prompt:
+                self._prompt(content)
             return
         results = []
         for block in content or []:
             if block.get("type") == "text":
-                self._prompt(block["text"])
+                if not not_prompt:
+                    self._prompt(block["text"])
             elif block.get("type") == "tool_result":
                 text = _text(block.get("content"))
                 is_error = bool(block.get("is_error"))
@@ -277,6 +374,29 @@ class _Session:
         else:
             call.stdout = body
 
+    def _ending(self) -> tuple[bool | None, str | None]:
+        """``(natural_stop, error)`` (see the module docstring)."""
+        result = self.result
+        if result is not None:
+            natural_stop = result.get("subtype") == "success" and not result.get("is_error")
+            if natural_stop or result.get("subtype") == "error_max_turns":
+                return natural_stop, None
+            said = str(result.get("result") or "").strip()[:300]
+            return False, f"claude code ended with {result.get('subtype')}" + (
+                f": {said}" if said else ""
+            )
+        if self.log_format != "session-log":
+            return None, "no result line: the session did not finish (killed or crashed?)"
+        last = self.last_assistant
+        message = last.get("message") or {}
+        if last.get("isApiErrorMessage") or last.get("is_api_error_message"):
+            return False, "API error: " + _text(message.get("content")).strip()[:300]
+        content = message.get("content")
+        asked = isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_use" for b in content
+        )
+        return bool(last) and not asked, None
+
     def record(self, task_id: str, pattern: str | None) -> TaskRecord:
         """The session as a task record (tool calls without a result are marked so)."""
         for index, tool in enumerate(self.tools):
@@ -290,28 +410,20 @@ class _Session:
                 cumulative += call.input_tokens
                 call.cumulative_input = cumulative
         result = self.result or {}
-        natural_stop: bool | None = None
-        if self.result is not None:
-            natural_stop = result.get("subtype") == "success" and not result.get("is_error")
-        error = None
-        if self.result is None:
-            error = "no result line: the session did not finish (killed or crashed?)"
-        elif not natural_stop and result.get("subtype") != "error_max_turns":
-            said = str(result.get("result") or "").strip()[:300]
-            error = f"claude code ended with {result.get('subtype')}" + (
-                f": {said}" if said else ""
-            )
+        natural_stop, error = self._ending()
+        session = _usage_totals(result.get("usage"))
+        totals = session if not calls else None
         trace = AgentTrace(
             messages=self.messages,
             tool_calls=self.tools,
             llm_calls=calls,
             turns=len(calls),
             natural_stop=natural_stop,
-            total_input_tokens=sum(c.input_tokens or 0 for c in calls),
-            total_output_tokens=sum(c.output_tokens or 0 for c in calls),
-            duration_ms=float(result.get("duration_ms") or 0),
+            total_input_tokens=totals[0] if totals else sum(c.input_tokens or 0 for c in calls),
+            total_output_tokens=totals[1] if totals else sum(c.output_tokens or 0 for c in calls),
+            duration_ms=self._duration_ms(result),
         )
-        session_id = self.init.get("session_id") or result.get("session_id")
+        session_id = self.init.get("session_id") or self.session_id or result.get("session_id")
         rows = []
         if pattern is not None:
             gate = NoTranscriptErrors(type="no_transcript_errors")
@@ -320,7 +432,7 @@ class _Session:
             task=Task(
                 id=task_id,
                 category="claude_code",
-                description=f"Claude Code session {session_id}",
+                description=self.summary or f"Claude Code session {session_id}",
                 prompt=self.prompt or PROMPT_MISSING,
             ),
             trace=trace,
@@ -333,15 +445,34 @@ class _Session:
             error=error,
             extra={
                 "session_id": session_id,
-                "cost_usd": result.get("total_cost_usd"),
+                "recorded_cost_usd": result.get("total_cost_usd"),
                 "num_turns": result.get("num_turns"),
-                "claude_code_version": self.init.get("claude_code_version"),
+                "claude_code_version": self.init.get("claude_code_version") or self.version,
+                "log_format": self.log_format,
+                "session_input_tokens": session[0] if session else None,
+                "session_output_tokens": session[1] if session else None,
                 "command_pattern": pattern,
                 "exit_codes_inferred": self.inferred,
-                "other_tool_calls": self.other_tools,
-                "sidechain_lines_skipped": self.skipped,
+                **self.counts,
             },
         )
+
+    def _duration_ms(self, result: dict[str, Any]) -> float:
+        if result.get("duration_ms") is not None:
+            return float(result["duration_ms"])
+        if len(self.times) < 2:
+            return 0.0
+        return (max(self.times) - min(self.times)).total_seconds() * 1000
+
+
+def _usage_totals(usage: Any) -> tuple[int, int] | None:
+    """``(whole-prompt input, output)`` tokens of a ``result`` line's usage, if any."""
+    if not isinstance(usage, dict) or "input_tokens" not in usage:
+        return None
+    cached = (usage.get("cache_read_input_tokens") or 0) + (
+        usage.get("cache_creation_input_tokens") or 0
+    )
+    return usage["input_tokens"] + cached, usage.get("output_tokens") or 0
 
 
 def _text(content: Any) -> str:

@@ -17,7 +17,7 @@ One log is one evalnb run: a log holds one task run by one evaluated model
 - **llm_calls**: one per model event of the evaluated model (events of other model
   roles, such as a grader, are left out). Tokens are Inspect's usage as recorded:
   ``input_tokens``, ``output_tokens``, ``input_tokens_cache_read`` →
-  ``cache_read_tokens``, ``input_tokens_cache_write`` → ``cache_creation_tokens``.
+  ``cache_read_tokens``, ``input_tokens_cache_write`` → ``cache_write_tokens``.
   ``latency_ms`` is the event's ``working_time``; ``stop_reason`` the output's.
   ``turns`` is the number of these calls; the task's token totals are their sums (the
   sample's ``model_usage`` of the evaluated model when no event has usage);
@@ -249,7 +249,7 @@ def _trace(sample: Any, model: str, res: Resolve) -> AgentTrace:
                     input_tokens=inp,
                     output_tokens=usage.output_tokens if usage else None,
                     cache_read_tokens=usage.input_tokens_cache_read if usage else None,
-                    cache_creation_tokens=usage.input_tokens_cache_write if usage else None,
+                    cache_write_tokens=usage.input_tokens_cache_write if usage else None,
                     cumulative_input=cumulative if inp is not None else None,
                     latency_ms=_ms(event.working_time),
                     tool_calls_made=len(message.tool_calls or []) if message else 0,

@@ -254,9 +254,9 @@ def _events(rec: TaskRecord, model: str, chat: list[Any]) -> list[Any]:
                 total_tokens=inp
                 + out
                 + (call.cache_read_tokens or 0)
-                + (call.cache_creation_tokens or 0),
+                + (call.cache_write_tokens or 0),
                 input_tokens_cache_read=call.cache_read_tokens,
-                input_tokens_cache_write=call.cache_creation_tokens,
+                input_tokens_cache_write=call.cache_write_tokens,
             )
         )
         stop = _STOP_REASONS.get(call.stop_reason or "", "unknown")

@@ -853,18 +853,29 @@ def guidance_differences(runs: Runs, pattern: str | None = None) -> alt.LayerCha
 
 
 def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
-    """Pass rate, overall rate and tool call success over time for each model.
+    """Pass rate, overall rate and tool call success over time for each model family.
 
     One point per run at its ``started_at``, with its 95% interval (from
     :func:`evalnb.analysis.metrics.summary`); runs without a start time are left out.
+    Runs are joined by ``model_family`` (dated snapshots with their model); a partial
+    run is drawn as a cross, with its task counts in the tooltip.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
         >>> trend(Runs.empty()).to_dict()["mark"]["type"]
         'text'
     """
-    s = _with_labels(metrics.summary(runs), runs).with_columns(
-        pl.col("started_at").str.to_datetime(strict=False, time_zone="UTC").alias("when")
+    family = pl.coalesce("model_family", "model")
+    s = metrics.summary(runs).with_columns(
+        pl.col("started_at").str.to_datetime(strict=False, time_zone="UTC").alias("when"),
+        pl.when(pl.col("simulated").fill_null(False))
+        .then(family + " (simulated)")
+        .otherwise(family)
+        .alias("model_label"),
+        pl.when(pl.col("status") == "partial")
+        .then(pl.lit("partial run"))
+        .otherwise(pl.lit("complete run"))
+        .alias("completeness"),
     )
     s = s.filter(pl.col("when").is_not_null())
     title = "Rates over time, per model"
@@ -881,6 +892,9 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
                 "model_label",
                 "run_id",
                 "when",
+                "completeness",
+                "total_tasks",
+                "missing_tasks",
                 pl.lit(name).alias("measure"),
                 pl.col(col).alias("value"),
                 pl.col(f"{col}_lo").alias("lo"),
@@ -896,19 +910,34 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
             alt.Tooltip("model_label:N", title="model"),
             alt.Tooltip("run_id:N", title="run"),
             alt.Tooltip("when:T", title="started", format="%Y-%m-%d %H:%M"),
+            alt.Tooltip("total_tasks:Q", title="tasks"),
+            alt.Tooltip("completeness:N", title="run"),
+            alt.Tooltip("missing_tasks:Q", title="tasks missing"),
             *_rate_tooltip(),
         ],
     )
     y = alt.Y("value:Q", title="rate", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"))
+    shape = alt.Shape(
+        "completeness:N",
+        title=None,
+        scale=alt.Scale(domain=["complete run", "partial run"], range=["circle", "cross"]),
+        legend=_bottom_legend(),
+    )
     layered = alt.layer(
-        base.mark_line(point=True).encode(y=y),
+        base.mark_line().encode(y=y),
+        base.mark_point(filled=True, size=60).encode(y=y, shape=shape),
         base.mark_rule(strokeWidth=2, opacity=0.5).encode(y="lo:Q", y2="hi:Q"),
         data=data,
     ).properties(width=240, height=200)
     return layered.facet(
         column=alt.Column("measure:N", title=None, sort=list(measures))
     ).properties(
-        title=_title(title, runs, "Points: runs of the same model; vertical lines: 95% interval.")
+        title=_title(
+            title,
+            runs,
+            "Points: runs of the same model family; vertical lines: 95% interval.",
+            "Crosses: partial runs (tasks missing): their rates cover only the tasks present.",
+        )
     )
 
 

@@ -24,7 +24,7 @@ Files written by :func:`write_report` (each atomically: temp file + rename):
   its latest run), its "Per-Category Rates" table, a paired comparison of every pair
   of those runs on the same dataset (:func:`evalnb.analysis.metrics.compare_all`:
   shared tasks, difference, interval, p and Holm-adjusted p), and a trend table for
-  every model run on several dates.
+  every model family run on several dates, with task counts and partial runs marked.
 
 Example:
     >>> print(terminal_report(Runs.empty()))
@@ -75,7 +75,8 @@ def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
     summaries, categories = _figures(runs, prices)
     blocks = []
     for row in summaries.iter_rows(named=True):
-        lines = [f"== {_label(row)} · run {row['run_id']} =="]
+        note = _partial_note(row)
+        lines = [f"== {_label(row)} · run {row['run_id']}" + (f" · {note}" if note else "") + " =="]
         tasks = runs.tasks.filter(pl.col("run_id") == row["run_id"])
         several_epochs = tasks.get_column("epoch").n_unique() > 1
         names = [
@@ -142,7 +143,9 @@ def report_markdown(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFram
         run = runs.runs.filter(pl.col("run_id") == run_id).row(0, named=True)
         parts += [f"## {_label(row)}", "", _run_line(run), ""]
         if run["status"] == "partial":
-            parts += ["**Partial run**: only the tasks present are counted.", ""]
+            missing = run.get("missing_tasks")
+            lacks = f" It lacks {missing} task(s)." if missing is not None else ""
+            parts += [f"**Partial run**: only the tasks present are counted.{lacks}", ""]
         parts += [*_table(["Metric", "Value"], [list(kv) for kv in _header(row)]), ""]
         cats = categories.filter(pl.col("run_id") == run_id).sort("category")
         parts += ["### By category", ""]
@@ -194,17 +197,18 @@ def comparison_markdown(
         return "\n".join([*parts, "No runs.", ""])
     rows = summaries.with_columns(
         pl.Series("label", [_label(r) for r in summaries.iter_rows(named=True)]),
+        pl.Series("family", [_label(r, "model_family") for r in summaries.iter_rows(named=True)]),
         pl.col("started_at").str.slice(0, 10).alias("date"),
     )
     by_time = rows.with_row_index("_order").sort(
         "started_at", nulls_last=False, maintain_order=True
     )
-    latest = by_time.unique("label", keep="last", maintain_order=True).sort("_order")
+    latest = by_time.unique("family", keep="last", maintain_order=True).sort("_order")
     labels = latest.get_column("label").to_list()
-    parts += ["## Current Baseline", "", "Latest run of each model:", ""]
+    parts += ["## Current Baseline", "", "Latest run of each model family:", ""]
     parts += [
         f"- {r['label']}: run {r['run_id']} ({r['date'] or 'date unknown'}, "
-        f"{r['total_tasks']} tasks)"
+        f"{r['total_tasks']} tasks" + (f", {note}" if (note := _partial_note(r)) else "") + ")"
         for r in latest.iter_rows(named=True)
     ]
     if latest.get_column("total_tasks").n_unique() > 1:
@@ -213,7 +217,14 @@ def comparison_markdown(
         [name, *(dict(_header(r))[name] for r in latest.iter_rows(named=True))]
         for name in BASELINE_ROWS
     ]
-    parts += ["", *_table(["Metric", *labels], metric_rows), "", CI_NOTE, ""]
+    partial = [r["status"] == "partial" for r in latest.iter_rows(named=True)]
+    heads = [
+        f"{label} {PARTIAL_MARK}" if p else label for label, p in zip(labels, partial, strict=True)
+    ]
+    parts += ["", *_table(["Metric", *heads], metric_rows), ""]
+    if any(partial):
+        parts += [f"{PARTIAL_MARK} partial run: its figures cover only the tasks present.", ""]
+    parts += [CI_NOTE, ""]
     parts += ["### Per-Category Rates", ""]
     parts += [
         "Cells: the category's overall rate (weighted check score / maximum, "
@@ -362,8 +373,8 @@ def _task_score(task: dict[str, Any]) -> str:
     return text + (f" · judge {judge:.2f}" if judge is not None else "")
 
 
-def _label(row: dict[str, Any]) -> str:
-    label = row["model"]
+def _label(row: dict[str, Any], name: str = "model") -> str:
+    label = row.get(name) or row["model"]
     if row.get("guidance"):
         label += f" · {row['guidance']}"
     return label + (" (simulated)" if row.get("simulated") else "")
@@ -403,6 +414,10 @@ def _task_details(runs: Runs, run_id: str) -> list[str]:
         ] or ["- no check verdicts recorded"]
         lines.append("")
     return lines
+
+
+PARTIAL_MARK = "†"
+SIZE_MARK = "‡"
 
 
 def _paired_section(pairs: pl.DataFrame) -> list[str]:
@@ -446,29 +461,68 @@ def _p(x: float | None) -> str:
 
 
 def _trend(rows: pl.DataFrame) -> list[str]:
-    """A trend table for every model label with runs on several dates (latest run per date)."""
-    dated = rows.filter(pl.col("date").is_not_null())
-    per_day = dated.unique(["label", "date"], keep="last", maintain_order=True)
-    repeated = per_day.group_by("label").len().filter(pl.col("len") > 1).get_column("label")
-    trend = per_day.filter(pl.col("label").is_in(repeated.to_list()))
+    """A trend table for every model family run on several dates (latest run per date).
+
+    Runs are grouped by ``model_family`` (a dated snapshot joins its model). Each
+    family has a "tasks" row (the tasks present; a partial run says so, with the
+    number missing where known), then its rates. A rate cell is marked
+    :data:`PARTIAL_MARK` when its run is partial and :data:`SIZE_MARK` when its run's
+    task set size (tasks present + missing) differs from the family's first date, so
+    runs of different sizes never share a line unmarked.
+    """
+    dated = rows.filter(pl.col("date").is_not_null()).with_columns(
+        (pl.col("total_tasks") + pl.col("missing_tasks").fill_null(0)).alias("_size")
+    )
+    per_day = dated.unique(["family", "date"], keep="last", maintain_order=True)
+    repeated = per_day.group_by("family").len().filter(pl.col("len") > 1).get_column("family")
+    trend = per_day.filter(pl.col("family").is_in(repeated.to_list()))
     if trend.height == 0:
         return []
     dates = sorted(trend.get_column("date").unique().to_list())
-    cells = {(r["label"], r["date"]): r for r in trend.iter_rows(named=True)}
+    cells = {(r["family"], r["date"]): r for r in trend.iter_rows(named=True)}
     metrics = (
         ("pass rate", "pass_rate"),
         ("overall rate", "overall_rate"),
         ("tool call success", "tool_call_success_rate"),
     )
-    body = [
-        [
-            f"{label} {name}",
-            *(_pct(r[col]) if (r := cells.get((label, d))) else "–" for d in dates),
-        ]
-        for label in dict.fromkeys(trend.get_column("label").to_list())
-        for name, col in metrics
-    ]
-    return ["### Trend", "", *_table(["Metric", *dates], body), ""]
+    body: list[list[str]] = []
+    marks: set[str] = set()
+    for family in dict.fromkeys(trend.get_column("family").to_list()):
+        runs = [cells.get((family, d)) for d in dates]
+        first_size = next(r["_size"] for r in runs if r)
+        body.append([f"{family} tasks", *(_task_cell(r) if r else "–" for r in runs)])
+        for name, col in metrics:
+            line = [f"{family} {name}"]
+            for r in runs:
+                if r is None:
+                    line.append("–")
+                    continue
+                mark = PARTIAL_MARK if r["status"] == "partial" else ""
+                mark += SIZE_MARK if r["_size"] != first_size else ""
+                marks.update(mark)
+                line.append(_pct(r[col]) + (f" {mark}" if mark else ""))
+            body.append(line)
+    notes = {
+        PARTIAL_MARK: f"{PARTIAL_MARK} partial run: it lacks tasks, so its rates cover only "
+        "the tasks present.",
+        SIZE_MARK: f"{SIZE_MARK} a different number of tasks than the family's first date: "
+        "not the same task set.",
+    }
+    legend = [notes[m] for m in (PARTIAL_MARK, SIZE_MARK) if m in marks]
+    return ["### Trend", "", *_table(["Metric", *dates], body), "", *legend, ""]
+
+
+def _task_cell(r: dict[str, Any]) -> str:
+    note = _partial_note(r)
+    return f"{r['total_tasks']}" + (f" ({note})" if note else "")
+
+
+def _partial_note(r: dict[str, Any]) -> str:
+    """ "partial: N missing" for a partial run, else empty."""
+    if r["status"] != "partial":
+        return ""
+    missing = r.get("missing_tasks")
+    return "partial: " + (f"{missing} missing" if missing is not None else "number missing unknown")
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:

@@ -62,7 +62,9 @@ class ChatResponse:
 
     ``latency_ms`` is filled by the provider only when the figure is not the
     wall-clock time of the call (recorded or simulated latencies); otherwise the
-    agent loop measures it. Token counts are None when the provider gave none.
+    agent loop measures it. Token counts are None when the provider gave none;
+    ``input_tokens`` is the whole prompt, cache reads and writes included (see
+    :class:`~evalnb.records.LLMCall`).
     """
 
     text: str
@@ -71,7 +73,7 @@ class ChatResponse:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
-    cache_creation_tokens: int | None = None
+    cache_write_tokens: int | None = None
     latency_ms: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 

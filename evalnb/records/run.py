@@ -126,6 +126,9 @@ class RunSettings(BaseModel):
 class RunMeta(BaseModel):
     """``run.json``: one model over one dataset.
 
+    ``status`` is ``partial`` for a run that lacks tasks it should have; then
+    ``missing_tasks`` says how many, where the source tells (None: not known).
+
     ``max_turns`` is the turn limit the run's tasks ran with: a scenario's own
     ``run.max_turns`` where the cases set one, else the run's ``--max-turns``; None
     when the cases' limits differ (each scenario's is in its file) or it is unknown.
@@ -151,4 +154,5 @@ class RunMeta(BaseModel):
     finished_at: str | None = None
     status: Literal["running", "partial", "complete"] = "running"
     task_count: int | None = None
+    missing_tasks: int | None = None
     settings: RunSettings = Field(default_factory=RunSettings)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 
 class ToolInvocation(BaseModel):
@@ -60,21 +60,41 @@ class ToolCallResult(BaseModel):
 
 
 class LLMCall(BaseModel):
-    """One ``provider.chat()`` call (spec 003 ``LLMCallMetrics`` plus stop reason).
+    """One ``provider.chat()`` call (spec 003 ``LLMCallMetrics`` plus cache counts and stop reason).
 
+    ``input_tokens`` is the whole prompt the model saw, cached or not (spec 003 takes
+    it from OpenAI's ``prompt_tokens``, which includes cached tokens; for Anthropic it
+    is ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``).
+    ``cache_read_tokens`` and ``cache_write_tokens`` are the parts of it read from and
+    written to the provider's prompt cache, so the uncached part is
+    ``input_tokens - cache_read_tokens - cache_write_tokens``.
     ``cumulative_input`` is the running sum of ``input_tokens`` over calls 1..N.
     Token counts are None where the source did not record them.
+
+    Example:
+        >>> LLMCall(call_number=1, input_tokens=70_000, cache_read_tokens=69_000,
+        ...         cache_write_tokens=990).uncached_input_tokens
+        10
     """
 
     call_number: int
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
-    cache_creation_tokens: int | None = None
+    cache_write_tokens: int | None = Field(
+        default=None, validation_alias=AliasChoices("cache_write_tokens", "cache_creation_tokens")
+    )
     cumulative_input: int | None = None
     latency_ms: float | None = None
     tool_calls_made: int = 0
     stop_reason: str | None = None
+
+    @property
+    def uncached_input_tokens(self) -> int | None:
+        """The part of ``input_tokens`` neither read from nor written to the cache."""
+        if self.input_tokens is None:
+            return None
+        return self.input_tokens - (self.cache_read_tokens or 0) - (self.cache_write_tokens or 0)
 
 
 class ContentBlock(BaseModel):

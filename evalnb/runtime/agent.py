@@ -174,7 +174,7 @@ async def run_agent(
                     input_tokens=response.input_tokens,
                     output_tokens=response.output_tokens,
                     cache_read_tokens=response.cache_read_tokens,
-                    cache_creation_tokens=response.cache_creation_tokens,
+                    cache_write_tokens=response.cache_write_tokens,
                     cumulative_input=cumulative if response.input_tokens is not None else None,
                     latency_ms=latency,
                     tool_calls_made=len(response.tool_uses),

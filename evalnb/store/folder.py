@@ -124,6 +124,13 @@ class RunStore:
                     return
                 yield json.loads(line)
 
+    def mentions(self, text: str) -> bool:
+        """True when some line of ``events.jsonl`` contains ``text``."""
+        if not self._events.exists():
+            return False
+        with self._events.open(encoding="utf-8") as fh:
+            return any(text in line for line in fh)
+
     def records(self) -> list[TaskRecord]:
         """The finished task records, one per (task_id, epoch): the last one written wins.
 

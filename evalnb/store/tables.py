@@ -20,7 +20,7 @@ table           one row per                columns
                                            composite_score, interaction_score
 ``llm_calls``   ``provider.chat()`` call   keys, call_number, input_tokens,
                                            output_tokens, cache_read_tokens,
-                                           cache_creation_tokens, cumulative_input,
+                                           cache_write_tokens, cumulative_input,
                                            latency_ms, tool_calls_made, stop_reason
 ``tool_calls``  tool invocation            keys, call_index, call_number, commands,
                                            stdout, stderr, exit_code, duration_ms,
@@ -56,6 +56,7 @@ from typing import Any, TypeVar
 import polars as pl
 
 from evalnb.records import RunMeta, TaskRecord
+from evalnb.store.families import model_family
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
@@ -84,6 +85,8 @@ RUN_COLUMNS = [
     "status",
     "task_count",
     "run_key",
+    "missing_tasks",
+    "model_family",
 ]
 
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -94,6 +97,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "simulated": pl.Boolean,
         "task_count": pl.Int64,
         "run_key": pl.Int64,
+        "missing_tasks": pl.Int64,
     },
     "tasks": {
         "run_id": pl.Utf8,
@@ -137,7 +141,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "input_tokens": pl.Int64,
         "output_tokens": pl.Int64,
         "cache_read_tokens": pl.Int64,
-        "cache_creation_tokens": pl.Int64,
+        "cache_write_tokens": pl.Int64,
         "cumulative_input": pl.Int64,
         "latency_ms": pl.Float64,
         "tool_calls_made": pl.Int64,
@@ -212,13 +216,20 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 def conform(frame: Frame, name: str) -> Frame:
     """Add missing standard columns as nulls and cast known ones to their dtype.
 
-    Works on a DataFrame or a LazyFrame (a scan stays lazy).
+    Works on a DataFrame or a LazyFrame (a scan stays lazy). A ``runs`` table without
+    ``model_family`` (older run folders and reports) gets it from ``model``.
 
     Example:
         >>> conform(pl.DataFrame({"epoch": ["2"]}), "checks").select("epoch", "weight").row(0)
         (2, None)
     """
     schema: dict[str, Any] = SCHEMAS[name]
+    names = frame.collect_schema().names()
+    if name == "runs" and "model" in names:
+        family = model_family(pl.col("model"))
+        if "model_family" in names:
+            family = pl.coalesce(pl.col("model_family"), family).alias("model_family")
+        frame = frame.with_columns(family)
     have = frame.collect_schema()
     missing = [pl.lit(None, dtype=dt).alias(c) for c, dt in schema.items() if c not in have]
     casts = {c: dt for c, dt in schema.items() if c in have and have[c] != dt}
@@ -314,11 +325,8 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
                         **attempt,
                     }
                 )
-    run_row = {c: getattr(meta, c, None) for c in RUN_COLUMNS}
-    run_row["task_count"] = len(records)
-    run_row["run_key"] = 0
     out = {
-        "runs": pl.DataFrame([run_row], schema=SCHEMAS["runs"]),
+        "runs": run_frame(meta, len(records)),
         "tasks": _frame(tasks, "tasks"),
         "llm_calls": _frame(llm, "llm_calls"),
         "tool_calls": _frame(tools, "tool_calls"),
@@ -328,6 +336,24 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
     }
     out["tasks"] = with_context_growth(out["tasks"], out["llm_calls"])
     return out
+
+
+def run_frame(meta: RunMeta, task_count: int) -> pl.DataFrame:
+    """The one-row ``runs`` table of a run: its ``run.json`` fields, task count and family.
+
+    ``model_family`` follows :func:`evalnb.store.families.model_family`;
+    ``missing_tasks`` is the number of tasks a partial run lacks, where known.
+
+    Example:
+        >>> run_frame(RunMeta(run_id="r", provider="anthropic",
+        ...     model="claude-haiku-4-5-20251001"), 3).select("task_count", "model_family").row(0)
+        (3, 'claude-haiku-4-5')
+    """
+    row = {c: getattr(meta, c, None) for c in RUN_COLUMNS}
+    row["task_count"] = task_count
+    row["run_key"] = 0  # renumbered when runs are concatenated
+    frame = pl.DataFrame([row], schema=SCHEMAS["runs"])
+    return frame.with_columns(model_family(pl.col("model")))
 
 
 def _frame(rows: list[dict[str, Any]], name: str) -> pl.DataFrame:
@@ -346,7 +372,8 @@ def _frame(rows: list[dict[str, Any]], name: str) -> pl.DataFrame:
 def with_context_growth(tasks: pl.DataFrame, llm_calls: pl.DataFrame) -> pl.DataFrame:
     """Set ``base_context`` and ``context_growth_avg`` (spec 003) on the task rows.
 
-    ``base_context`` is call 1's ``input_tokens``. ``context_growth_avg`` is
+    ``base_context`` is call 1's ``input_tokens`` (the whole prompt, cache included:
+    see :class:`~evalnb.records.LLMCall`). ``context_growth_avg`` is
     ``sum(input[i+1] - input[i]) / (N - 1)`` = ``(input[N] - input[1]) / (N - 1)``,
     0 for a single call, null when no per-call token counts were recorded. It may
     be negative (a provider's cache or a trimmed history can shrink the input).

@@ -7,6 +7,11 @@ the SDK's own (``max_retries``, with backoff honouring ``retry-after``); once it
 gives up the failure becomes a :class:`~evalnb.errors.ProviderError`
 whose text names the status, error type and request id, never the API key.
 
+Token counts: the API's ``input_tokens`` counts only the uncached part of the
+prompt, so the recorded ``input_tokens`` (the whole prompt, as spec 003 means it)
+adds ``cache_read_input_tokens`` and ``cache_creation_input_tokens``; those two are
+recorded apart as ``cache_read_tokens`` and ``cache_write_tokens``.
+
 The key comes from the constructor or ``ANTHROPIC_API_KEY``, nowhere else, and goes
 only to Anthropic's own host: a ``base_url`` (or ``ANTHROPIC_BASE_URL``) elsewhere gets
 a placeholder unless the key's variable is named (``api_key_env``, see
@@ -116,14 +121,15 @@ class AnthropicProvider:
             if block.type == "tool_use"
         ]
         usage = message.usage
+        read, write = usage.cache_read_input_tokens, usage.cache_creation_input_tokens
         return ChatResponse(
             text="\n".join(texts),
             tool_uses=uses,
             stop_reason=message.stop_reason,
-            input_tokens=usage.input_tokens,
+            input_tokens=usage.input_tokens + (read or 0) + (write or 0),
             output_tokens=usage.output_tokens,
-            cache_read_tokens=usage.cache_read_input_tokens,
-            cache_creation_tokens=usage.cache_creation_input_tokens,
+            cache_read_tokens=read,
+            cache_write_tokens=write,
         )
 
     def settings(self) -> dict[str, Any]:

@@ -6,6 +6,11 @@ a JSON string), and one ``tool`` message per tool result. Tool-call arguments th
 are not a JSON object come back as ``{"_invalid_arguments": <raw string>}``, which
 the agent loop answers with an error result, and are replayed verbatim.
 
+Token counts: ``prompt_tokens`` is already the whole prompt, so it is recorded as
+``input_tokens`` unchanged; ``prompt_tokens_details.cached_tokens`` (the part read
+from the cache) is ``cache_read_tokens``, null when the server does not report it.
+OpenAI caches without a write charge, so ``cache_write_tokens`` is 0.
+
 ``base_url`` (or ``OPENAI_BASE_URL``) points at any compatible server. ``OPENAI_API_KEY``
 goes only to OpenAI's own host: another host gets a placeholder unless the key's variable
 is named (``api_key_env``, see :mod:`evalnb.runtime.providers.endpoint`). Retries are the
@@ -136,6 +141,7 @@ class OpenAIProvider:
             input_tokens=usage.prompt_tokens if usage else None,
             output_tokens=usage.completion_tokens if usage else None,
             cache_read_tokens=details.cached_tokens if details else None,
+            cache_write_tokens=0 if usage else None,
         )
 
     def settings(self) -> dict[str, Any]:

@@ -102,7 +102,7 @@ class ReplayProvider:
             input_tokens=call.input_tokens if call else None,
             output_tokens=call.output_tokens if call else None,
             cache_read_tokens=call.cache_read_tokens if call else None,
-            cache_creation_tokens=call.cache_creation_tokens if call else None,
+            cache_write_tokens=call.cache_write_tokens if call else None,
             latency_ms=call.latency_ms if call else None,
         )
 

@@ -1,0 +1,179 @@
+"""Partial runs: found from a file's summary or a sibling run of the same day, marked in the
+runs table (``status``, ``missing_tasks``) and never drawn unmarked in a trend; model families."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from evalnb.analysis.load import load
+from evalnb.analysis.metrics import by_category, summary
+from evalnb.present.report import PARTIAL_MARK, SIZE_MARK, comparison_markdown, terminal_report
+
+FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures" / "bashkit-eval"
+HAIKU = FIXTURES / "eval-anthropic-claude-haiku-4-5-2026-02-07-052023.json"
+OPUS = FIXTURES / "eval-anthropic-claude-opus-4-6-2026-02-07-052536.json"
+pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared fixtures absent")
+
+
+def derived(
+    source: Path,
+    out: Path,
+    *,
+    keep: int | None = None,
+    summary_counts_kept: bool = True,
+    model: str | None = None,
+    day: str | None = None,
+) -> Path:
+    """A copy of a real result file, as the harness would have written it on another run.
+
+    ``keep`` drops all but the first tasks; with ``summary_counts_kept`` the summary
+    counts only the tasks kept (the harness summarised what it had, so the file looks
+    complete); otherwise the summary keeps the full count.
+    """
+    doc = json.loads(source.read_text())
+    if keep is not None:
+        doc["results"] = doc["results"][:keep]
+        if summary_counts_kept:
+            doc["summary"]["total_tasks"] = keep
+    if model is not None:
+        doc["model"] = model
+    if day is not None:
+        doc["timestamp"] = f"{day}T04:38:56Z"
+    stamp = (day or doc["timestamp"][:10]) + "-043856"
+    path = out / f"eval-{doc['provider']}-{doc['model']}-{stamp}.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_the_real_fixture_runs_are_complete_and_nothing_is_marked():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        runs = load(FIXTURES / "*.json")
+    assert runs.runs.get_column("status").to_list() == ["complete"] * 3
+    assert runs.runs.get_column("missing_tasks").to_list() == [None] * 3
+
+
+def test_a_file_whose_summary_counts_more_tasks_is_partial_with_the_missing_count(tmp_path):
+    path = derived(OPUS, tmp_path, keep=20, summary_counts_kept=False)
+    full = len(json.loads(OPUS.read_text())["results"])
+    with pytest.warns(UserWarning, match="partial run: 20 tasks"):
+        runs = load(path)
+    assert runs.runs.select("status", "task_count", "missing_tasks").row(0) == (
+        "partial",
+        20,
+        full - 20,
+    )
+    assert f"partial: {full - 20} missing ==" in terminal_report(runs).splitlines()[0]
+
+
+def test_a_run_that_looks_complete_is_found_partial_by_a_sibling_of_the_same_day(tmp_path):
+    # The harness dropped tasks and summarised only the rest: the file alone looks complete.
+    short = derived(OPUS, tmp_path, keep=11)
+    doc = json.loads(short.read_text())
+    assert len(doc["results"]) == doc["summary"]["total_tasks"] == 11
+    with pytest.warns(UserWarning, match="looks partial"):
+        runs = load(short, HAIKU)
+    full = {r["task"]["id"] for r in json.loads(HAIKU.read_text())["results"]}
+    kept = {r["task"]["id"] for r in doc["results"]}
+    row = runs.runs.filter(pl.col("run_id") == short.stem).row(0, named=True)
+    assert (row["status"], row["task_count"], row["missing_tasks"]) == (
+        "partial",
+        11,
+        len(full - kept),
+    )
+    assert runs.runs.filter(pl.col("run_id") == HAIKU.stem).get_column("status").item() == (
+        "complete"
+    )
+
+
+def test_a_sibling_from_another_day_says_nothing(tmp_path):
+    short = derived(OPUS, tmp_path, keep=11, day="2026-02-27")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        runs = load(short, HAIKU)
+    assert runs.runs.filter(pl.col("run_id") == short.stem).get_column("status").item() == (
+        "complete"
+    )
+
+
+def trend_section(text: str) -> str:
+    return text.split("### Trend", 1)[1]
+
+
+def test_the_trend_table_shows_task_counts_and_marks_partial_runs(tmp_path):
+    # 2026-02-27: a dated Haiku snapshot with every task, and an Opus run that dropped
+    # most of them (it passes all it kept, so unmarked it would top the trend).
+    later = tmp_path / "later"
+    later.mkdir()
+    haiku_27 = derived(HAIKU, later, model="claude-haiku-4-5-20251001", day="2026-02-27")
+    opus_27 = derived(OPUS, later, keep=5, day="2026-02-27")
+    with pytest.warns(UserWarning, match="looks partial"):
+        runs = load(HAIKU, OPUS, haiku_27, opus_27)
+    text = comparison_markdown(summary(runs), by_category(runs))
+    trend = trend_section(text)
+    full = runs.tasks.filter(pl.col("run_id") == HAIKU.stem).height
+    lines = {line.split(" | ")[0].strip("| "): line for line in trend.splitlines() if "|" in line}
+
+    # the dated snapshot joins its model's line (one family, two dates)
+    assert "claude-haiku-4-5 tasks" in lines
+    assert not any("20251001" in name for name in lines)
+    assert lines["claude-haiku-4-5 tasks"] == f"| claude-haiku-4-5 tasks | {full} | {full} |"
+    assert lines["claude-opus-4-6 tasks"] == (
+        f"| claude-opus-4-6 tasks | {full} | 5 (partial: {full - 5} missing) |"
+    )
+    opus_rate = lines["claude-opus-4-6 pass rate"].split(" | ")[2]
+    assert opus_rate.endswith(PARTIAL_MARK + " |")
+    assert PARTIAL_MARK not in lines["claude-haiku-4-5 pass rate"]
+    assert f"{PARTIAL_MARK} partial run" in trend
+    # the baseline (latest run per family) says so too
+    baseline = text.split("### Per-Category Rates")[0]
+    assert f"5 tasks, partial: {full - 5} missing" in baseline
+    assert f"| claude-opus-4-6 {PARTIAL_MARK} |" in baseline
+
+
+def test_runs_of_different_sizes_in_one_line_are_marked(tmp_path):
+    # Same family, later day, a smaller task set that is not a partial run of anything
+    # loaded (nothing that day has more): the size marker says the sets differ.
+    smaller = derived(HAIKU, tmp_path, keep=10, day="2026-02-27")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        runs = load(HAIKU, smaller)
+    trend = trend_section(comparison_markdown(summary(runs), by_category(runs)))
+    rate = next(line for line in trend.splitlines() if "pass rate" in line)
+    assert rate.rstrip(" |").endswith(SIZE_MARK)
+    assert f"{SIZE_MARK} a different number of tasks" in trend
+
+
+def test_model_family_joins_dated_snapshots_and_provider_prefixes(tmp_path):
+    dated = derived(HAIKU, tmp_path, model="claude-haiku-4-5-20251001", day="2026-02-27")
+    runs = load(HAIKU, dated, OPUS)
+    families = dict(runs.runs.select("model", "model_family").iter_rows())
+    assert families == {
+        "claude-haiku-4-5": "claude-haiku-4-5",
+        "claude-haiku-4-5-20251001": "claude-haiku-4-5",
+        "claude-opus-4-6": "claude-opus-4-6",
+    }
+
+
+def test_the_trend_chart_joins_a_family_and_draws_partial_runs_apart(tmp_path):
+    from evalnb.present import charts
+
+    haiku_27 = derived(HAIKU, tmp_path, model="claude-haiku-4-5-20251001", day="2026-02-27")
+    opus_27 = derived(OPUS, tmp_path, keep=5, day="2026-02-27")
+    with pytest.warns(UserWarning, match="looks partial"):
+        runs = load(HAIKU, OPUS, haiku_27, opus_27)
+    spec = charts.trend(runs).to_dict()
+    data = [row for values in spec["datasets"].values() for row in values]
+    kinds = {(r["run_id"], r["model_label"], r["completeness"]) for r in data}
+    assert kinds == {
+        (HAIKU.stem, "claude-haiku-4-5", "complete run"),
+        (haiku_27.stem, "claude-haiku-4-5", "complete run"),
+        (OPUS.stem, "claude-opus-4-6", "complete run"),
+        (opus_27.stem, "claude-opus-4-6", "partial run"),
+    }
+    assert any("partial" in line for line in spec["title"]["subtitle"])

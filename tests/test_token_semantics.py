@@ -1,0 +1,143 @@
+"""Token semantics: ``input_tokens`` is the whole prompt; cache reads and writes apart.
+
+Old run folders (before ``cache_write_tokens``) load with today's meaning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from evalnb.analysis.runs import read_run_folder
+from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
+from evalnb.store import RunStore
+
+
+def _record(calls: list[LLMCall]) -> TaskRecord:
+    trace = AgentTrace(
+        llm_calls=calls,
+        turns=len(calls),
+        total_input_tokens=sum(c.input_tokens or 0 for c in calls),
+    )
+    return TaskRecord(
+        task=Task(id="t", category="c", prompt="p"), trace=trace, score=TaskScore(task_id="t")
+    )
+
+
+def _folder(root: Path, provider: str, calls: list[LLMCall]) -> Path:
+    meta = RunMeta(run_id=f"r-{provider}", provider=provider, model="m", status="complete")
+    return RunStore.write_records(root, meta, [_record(calls)])
+
+
+def _make_legacy(folder: Path, *, drop_cache: bool = False) -> None:
+    """Rewrite a folder's tables as evalnb wrote them before cache_write_tokens."""
+    calls = pl.read_parquet(folder / "llm_calls.parquet")
+    tasks = pl.read_parquet(folder / "tasks.parquet")
+    uncached = pl.col("input_tokens") - pl.col("cache_read_tokens") - pl.col("cache_write_tokens")
+    old = calls.with_columns(uncached.alias("input_tokens")).rename(
+        {"cache_write_tokens": "cache_creation_tokens"}
+    )
+    if drop_cache:
+        old = calls.drop("cache_read_tokens", "cache_write_tokens")
+    else:
+        total = old.get_column("input_tokens").sum()
+        tasks = tasks.with_columns(pl.lit(total).alias("total_input_tokens"))
+    old.write_parquet(folder / "llm_calls.parquet")
+    tasks.write_parquet(folder / "tasks.parquet")
+
+
+WHOLE = [
+    LLMCall(
+        call_number=1,
+        input_tokens=70_003,
+        cache_read_tokens=0,
+        cache_write_tokens=70_000,
+        cumulative_input=70_003,
+    ),
+    LLMCall(
+        call_number=2,
+        input_tokens=70_505,
+        cache_read_tokens=70_000,
+        cache_write_tokens=500,
+        cumulative_input=70_003 + 70_505,
+    ),
+]
+
+
+def test_a_new_folder_keeps_whole_prompt_counts_and_spec_003_uses_them(tmp_path: Path):
+    runs = read_run_folder(_folder(tmp_path, "anthropic", WHOLE))
+    calls = runs.llm_calls.sort("call_number")
+    assert calls.get_column("input_tokens").to_list() == [70_003, 70_505]
+    assert calls.get_column("cumulative_input").to_list() == [70_003, 70_003 + 70_505]
+    task = runs.tasks.row(0, named=True)
+    assert (task["base_context"], task["context_growth_avg"]) == (70_003, 70_505 - 70_003)
+
+
+def test_a_legacy_anthropic_folder_is_read_with_whole_prompt_input(tmp_path: Path):
+    folder = _folder(tmp_path, "anthropic", WHOLE)
+    _make_legacy(folder)
+    assert pl.read_parquet(folder / "llm_calls.parquet").get_column("input_tokens").to_list() == [
+        3,
+        5,
+    ]
+
+    runs = read_run_folder(folder)
+    calls = runs.llm_calls.sort("call_number")
+    assert "cache_creation_tokens" not in calls.columns
+    assert calls.get_column("cache_write_tokens").to_list() == [70_000, 500]
+    assert calls.get_column("input_tokens").to_list() == [70_003, 70_505]
+    assert calls.get_column("cumulative_input").to_list() == [70_003, 140_508]
+    task = runs.tasks.row(0, named=True)
+    assert task["total_input_tokens"] == 140_508
+    assert (task["base_context"], task["context_growth_avg"]) == (70_003, 502.0)
+
+
+def test_a_legacy_openai_folder_keeps_its_input_counts(tmp_path: Path):
+    calls = [LLMCall(call_number=1, input_tokens=2304, cache_read_tokens=1920)]
+    folder = _folder(tmp_path, "openai", calls)
+    frame = pl.read_parquet(folder / "llm_calls.parquet")
+    frame.rename({"cache_write_tokens": "cache_creation_tokens"}).write_parquet(
+        folder / "llm_calls.parquet"
+    )
+    runs = read_run_folder(folder)
+    assert runs.llm_calls.select("input_tokens", "cache_read_tokens").row(0) == (2304, 1920)
+
+
+def test_a_folder_without_any_cache_columns_loads_them_as_nulls(tmp_path: Path):
+    folder = _folder(tmp_path, "openai", [LLMCall(call_number=1, input_tokens=10)])
+    _make_legacy(folder, drop_cache=True)
+    runs = read_run_folder(folder)
+    assert runs.llm_calls.select("cache_read_tokens", "cache_write_tokens").row(0) == (None, None)
+    assert runs.llm_calls.get_column("input_tokens").to_list() == [10]
+
+
+def test_legacy_events_name_cache_writes_cache_creation_tokens():
+    call = LLMCall.model_validate({"call_number": 1, "cache_creation_tokens": 7})
+    assert call.cache_write_tokens == 7
+
+
+def test_a_legacy_report_json_is_read_with_whole_prompt_input(tmp_path: Path):
+    import json
+
+    from evalnb.analysis.load import load
+    from evalnb.present.report import write_report
+
+    folder = _folder(tmp_path, "anthropic", WHOLE)
+    with pytest.warns(UserWarning, match="no price for model"):
+        paths = write_report(read_run_folder(folder), tmp_path / "report")
+    doc = json.loads(paths["report.json"].read_text())
+    for row in doc["tables"]["llm_calls"]:  # as evalnb wrote it before cache_write_tokens
+        row["cache_creation_tokens"] = row.pop("cache_write_tokens")
+        row["input_tokens"] -= row["cache_read_tokens"] + row["cache_creation_tokens"]
+    for row in doc["tables"]["tasks"]:
+        row["total_input_tokens"] = 3 + 5
+    paths["report.json"].write_text(json.dumps(doc))
+
+    runs = load(paths["report.json"])
+    assert runs.llm_calls.sort("call_number").get_column("input_tokens").to_list() == [
+        70_003,
+        70_505,
+    ]
+    assert runs.tasks.select("total_input_tokens", "base_context").row(0) == (140_508, 70_003)
