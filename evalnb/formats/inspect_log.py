@@ -240,7 +240,15 @@ def _trace(sample: Any, model: str, res: Resolve) -> AgentTrace:
             tool_calls.append(ToolCallResult.model_validate(ours))
         elif event.event == "model" and event.role is None:
             usage = event.output.usage
-            inp = usage.input_tokens if usage else None
+            # Inspect counts cache reads and writes apart from input_tokens; evalnb's
+            # input_tokens is the whole prompt the model saw (README: token semantics)
+            inp = (
+                usage.input_tokens
+                + (usage.input_tokens_cache_read or 0)
+                + (usage.input_tokens_cache_write or 0)
+                if usage
+                else None
+            )
             cumulative += inp or 0
             message = event.output.message if event.output.choices else None
             llm_calls.append(

@@ -244,7 +244,8 @@ def _events(rec: TaskRecord, model: str, chat: list[Any]) -> list[Any]:
     for n, call in enumerate(rec.trace.llm_calls):
         at = turns[n] if n < len(turns) else None
         message = chat[at] if at is not None else ChatMessageAssistant(content="")
-        inp, out = call.input_tokens or 0, call.output_tokens or 0
+        cached = (call.cache_read_tokens or 0) + (call.cache_write_tokens or 0)
+        inp, out = max((call.input_tokens or 0) - cached, 0), call.output_tokens or 0
         usage = (
             None
             if call.input_tokens is None and call.output_tokens is None
