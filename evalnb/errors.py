@@ -6,6 +6,7 @@
 - :class:`ProviderError`: a model provider failed for good (after its own retries).
 - :class:`SetupError`: something evalnb needs is missing: a task's workspace could not be
   prepared, or an optional extra is not installed.
+- :class:`StoreError`: a run folder could not be written (read-only, disk full).
 
 The CLI prints any of them as one line and exits with code 2.
 
@@ -45,6 +46,22 @@ class ProviderError(EvalnbError):
 class SetupError(EvalnbError):
     """Something evalnb needs is missing: a task's workspace could not be prepared (a
     scenario's setup or health check failed), or an optional extra is not installed."""
+
+
+class StoreError(EvalnbError):
+    """A run folder could not be written (read-only, disk full, gone); the message names it.
+
+    Nothing half-written is left: a failed write is undone before this is raised.
+
+    Example:
+        >>> str(StoreError("runs/r1", "run.json", OSError(28, "No space left on device")))
+        'cannot write runs/r1/run.json: No space left on device'
+    """
+
+    def __init__(self, folder: str | Path, name: str, exc: Exception) -> None:
+        self.folder = str(folder)
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+        super().__init__(f"cannot write {Path(folder) / name}: {reason}")
 
 
 class InputError(EvalnbError):

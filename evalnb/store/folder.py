@@ -11,7 +11,9 @@ Layout of ``runs/<run_id>/``:
 - ``tasks.parquet``, ``llm_calls.parquet``, ``tool_calls.parquet``,
   ``checks.parquet``, ``messages.parquet``: written when the run completes.
 
-Everything written goes through :func:`evalnb.redact.redact` first.
+Everything written goes through :func:`evalnb.redact.redact` first. A write that fails
+(read-only folder, full disk) is undone (no temp file, no partial line is left) and raises
+:class:`~evalnb.errors.StoreError` naming the file.
 
 Example:
     >>> import tempfile
@@ -24,14 +26,16 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
+from evalnb.errors import StoreError
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.redact import redact, secret_values
 
@@ -57,16 +61,29 @@ class RunStore:
         self.meta = meta
         self._events = self.path / EVENTS
         self._secrets = secret_values()
-        self._writer: TextIO | None = None
+        self._writer: BinaryIO | None = None
 
     @classmethod
     def create(cls, root: str | Path, meta: RunMeta) -> RunStore:
         """Make ``root/<run_id>/`` with its ``run.json``; refuse an existing folder."""
         path = Path(root) / meta.run_id
-        path.mkdir(parents=True, exist_ok=False)
+        try:
+            path.mkdir(parents=True, exist_ok=False)
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            raise StoreError(root, meta.run_id, exc) from None
         store = cls(path, meta)
-        store.write_meta()
-        store._events.touch()
+        try:
+            store.write_meta()
+            store._events.touch()
+        except (OSError, StoreError) as exc:
+            with contextlib.suppress(OSError):  # nothing half-made is left behind
+                (path / META).unlink(missing_ok=True)
+                path.rmdir()
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(path, EVENTS, exc) from None
         return store
 
     @classmethod
@@ -83,17 +100,37 @@ class RunStore:
 
     def write_meta(self) -> None:
         """Write ``run.json`` atomically (temp file + rename)."""
+        text = redact(self.meta.model_dump_json(indent=2), self._secrets)
         tmp = self.path / f".{META}.tmp"
-        tmp.write_text(redact(self.meta.model_dump_json(indent=2), self._secrets), encoding="utf-8")
-        os.replace(tmp, self.path / META)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, self.path / META)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise StoreError(self.path, META, exc) from None
 
     def append(self, event: dict[str, Any]) -> None:
-        """Append one event as a JSON line and flush it to the OS (it survives a kill)."""
+        """Append one event as a JSON line and hand it to the OS (it survives a kill).
+
+        A failed write is cut back off, so the file never ends in part of a line.
+        """
         line = redact(json.dumps(event, ensure_ascii=False, default=str), self._secrets)
-        if self._writer is None:
-            self._writer = self._events.open("a", encoding="utf-8")
-        self._writer.write(line + "\n")
-        self._writer.flush()
+        data = (line + "\n").encode("utf-8")
+        try:
+            if self._writer is None:
+                self._writer = self._events.open("ab", buffering=0)
+            start = self._writer.tell()
+        except OSError as exc:
+            raise StoreError(self.path, EVENTS, exc) from None
+        try:
+            written = 0
+            while written < len(data):
+                written += self._writer.write(data[written:]) or 0
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                self._writer.truncate(start)
+            raise StoreError(self.path, EVENTS, exc) from None
 
     def close(self) -> None:
         """Close the events file (appending reopens it)."""
@@ -169,6 +206,8 @@ class RunStore:
 
         ``finished_at`` defaults to now (an importer passes the recording's time).
         """
+        from polars.exceptions import ComputeError
+
         from evalnb.store.tables import tables_from_records
 
         self.close()
@@ -179,8 +218,16 @@ class RunStore:
             if name == "runs":
                 continue
             tmp = self.path / f".{name}.parquet.tmp"
-            frame.write_parquet(tmp)
-            os.replace(tmp, self.path / f"{name}.parquet")
+            try:
+                frame.write_parquet(tmp)
+                os.replace(tmp, self.path / f"{name}.parquet")
+            except (OSError, ComputeError) as exc:  # polars reports a failed write as ComputeError
+                with contextlib.suppress(OSError):
+                    tmp.unlink(missing_ok=True)
+                self.meta.status = "partial"  # the events hold everything: --resume finishes it
+                with contextlib.suppress(StoreError):
+                    self.write_meta()
+                raise StoreError(self.path, f"{name}.parquet", exc) from None
         self.write_meta()
 
     def repair_torn_tail(self) -> None:
