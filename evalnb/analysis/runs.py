@@ -7,6 +7,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,9 @@ class PandasRuns:
 def read_run_folder(path: str | Path) -> Runs:
     """Read one evalnb run folder: parquet when complete, else rebuilt from events.
 
+    The events are the source of truth: a complete run whose parquet tables are
+    missing, unreadable or lack a standard column is rebuilt from them (with a warning).
+
     Example:
         >>> import tempfile
         >>> from evalnb.store import RunStore
@@ -109,11 +113,31 @@ def read_run_folder(path: str | Path) -> Runs:
     """
     store = RunStore.open(path)
     parquet = {name: Path(path) / f"{name}.parquet" for name in TABLES if name != "runs"}
-    if store.meta.status == "complete" and all(p.exists() for p in parquet.values()):
-        tables = {name: pl.read_parquet(p) for name, p in parquet.items()}
+    tables = _parquet_tables(parquet) if store.meta.status == "complete" else None
+    if tables is not None:
         run_row = {c: getattr(store.meta, c, None) for c in RUN_COLUMNS}
         run_row["task_count"] = tables["tasks"].height
         tables["runs"] = pl.DataFrame([run_row], schema=SCHEMAS["runs"])
     else:
         tables = tables_from_records(store.meta, store.records())
     return Runs(**{name: conform(tables[name], name) for name in TABLES})
+
+
+def _parquet_tables(files: dict[str, Path]) -> dict[str, pl.DataFrame] | None:
+    """The run's parquet tables, or None (with a warning) when one is missing, unreadable
+    or lacks a standard column: the caller then rebuilds them from the events."""
+    tables = {}
+    for name, file in files.items():
+        try:
+            frame = pl.read_parquet(file)
+        except (OSError, pl.exceptions.PolarsError) as exc:
+            problem = "missing" if not file.exists() else f"unreadable ({exc})"
+        else:
+            lacking = [c for c in SCHEMAS[name] if c not in frame.columns]
+            if not lacking:
+                tables[name] = frame
+                continue
+            problem = f"lacks {lacking}"
+        warnings.warn(f"{file}: {problem}; tables rebuilt from events.jsonl", stacklevel=3)
+        return None
+    return tables

@@ -35,7 +35,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from evalnb.errors import StoreError
+from pydantic import ValidationError
+
+from evalnb.errors import InputError, StoreError, from_validation_error, read_input
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.redact import redact, secret_values
 
@@ -92,10 +94,8 @@ class RunStore:
         path = Path(path)
         meta_path = path / META
         if not meta_path.is_file():
-            from evalnb.errors import InputError
-
             raise InputError(path, None, None, f"not an evalnb run folder (no {META})")
-        meta = RunMeta.model_validate_json(meta_path.read_text(encoding="utf-8"))
+        meta = _read_meta(meta_path)
         return cls(path, meta)
 
     def write_meta(self) -> None:
@@ -139,32 +139,63 @@ class RunStore:
             self._writer = None
 
     def events(self) -> Iterator[dict[str, Any]]:
-        """Every complete event, in order; a torn last line is skipped with a warning."""
+        """Every complete event, in order; a torn last line is skipped with a warning.
+
+        A line that is not a JSON object raises :class:`~evalnb.errors.InputError`
+        naming the file and line.
+        """
+        for _, event in self._numbered_events():
+            yield event
+
+    def _numbered_events(self) -> Iterator[tuple[int, dict[str, Any]]]:
         if not self._events.exists():
             return
-        with self._events.open(encoding="utf-8") as fh:
+        with self._events.open(encoding="utf-8", newline="\n") as fh:
             for lineno, line in enumerate(fh, start=1):
                 if not line.endswith("\n"):
                     warnings.warn(
-                        f"{self._events}:{lineno}: torn last line discarded", stacklevel=2
+                        f"{self._events}:{lineno}: torn last line discarded", stacklevel=3
                     )
                     return
-                yield json.loads(line)
+                try:
+                    event = json.loads(line)
+                except ValueError as exc:
+                    raise InputError(self._events, lineno, None, f"not JSON: {exc}") from None
+                if not isinstance(event, dict):
+                    raise InputError(self._events, lineno, None, "an event must be a JSON object")
+                yield lineno, event
+
+    def _finished(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The ``task_finished`` events with their line numbers, their keys checked."""
+        for lineno, event in self._numbered_events():
+            if event.get("event") != "task_finished":
+                continue
+            if not isinstance(event.get("task_id"), str):
+                raise InputError(self._events, lineno, "task_id", "missing or not a string")
+            if not isinstance(event.get("epoch"), int):
+                raise InputError(self._events, lineno, "epoch", "missing or not an integer")
+            if not isinstance(event.get("record"), dict):
+                raise InputError(self._events, lineno, "record", "missing or not an object")
+            yield lineno, event
 
     def records(self) -> list[TaskRecord]:
-        """The finished task records, one per (task_id, epoch): the last one written wins."""
+        """The finished task records, one per (task_id, epoch): the last one written wins.
+
+        A record that does not validate raises :class:`~evalnb.errors.InputError`
+        naming the file, line and field.
+        """
         latest: dict[tuple[str, int], TaskRecord] = {}
-        for event in self.events():
-            if event.get("event") == "task_finished":
+        for lineno, event in self._finished():
+            try:
                 record = TaskRecord.model_validate(event["record"])
-                latest[(record.task.id, record.epoch)] = record
+            except ValidationError as exc:
+                raise from_validation_error(self._events, lineno, exc, "record") from None
+            latest[(record.task.id, record.epoch)] = record
         return list(latest.values())
 
     def finished_keys(self) -> set[tuple[str, int]]:
         """The (task_id, epoch) pairs that have a ``task_finished`` event."""
-        return {
-            (e["task_id"], e["epoch"]) for e in self.events() if e.get("event") == "task_finished"
-        }
+        return {(e["task_id"], e["epoch"]) for _, e in self._finished()}
 
     @classmethod
     def write_records(cls, root: str | Path, meta: RunMeta, records: list[TaskRecord]) -> Path:
@@ -181,8 +212,6 @@ class RunStore:
         """
         target = Path(root) / meta.run_id
         if target.exists():
-            from evalnb.errors import InputError
-
             raise InputError(target, None, None, "run folder already exists; remove it first")
         store = cls.create(root, meta)
         for n, record in enumerate(records, start=1):
@@ -246,6 +275,38 @@ class RunStore:
             )
             with self._events.open("r+b") as fh:
                 fh.truncate(keep)
+
+
+def _read_meta(path: Path) -> RunMeta:
+    """``run.json`` as a RunMeta; damage raises InputError naming the field."""
+    from evalnb.version import __version__
+
+    text = read_input(path)
+    try:
+        return RunMeta.model_validate_json(text)
+    except ValidationError as exc:
+        error = from_validation_error(path, None, exc)
+    try:
+        written_by = json.loads(text).get("evalnb_version")
+    except (ValueError, AttributeError):
+        written_by = None
+    if isinstance(written_by, str) and _newer(written_by, __version__):
+        error.message += f" (written by evalnb {written_by}, this is {__version__}: upgrade)"
+    raise error
+
+
+def _newer(version: str, than: str) -> bool:
+    """Whether dotted ``version`` is above ``than`` (non-numeric parts count as 0).
+
+    Example:
+        >>> _newer("0.10.0", "0.9.1"), _newer("0.3", "0.3.0")
+        (True, False)
+    """
+
+    def parts(v: str) -> list[int]:
+        return [int(p) if p.isdigit() else 0 for p in v.split(".")]
+
+    return parts(version) > parts(than)
 
 
 def is_run_folder(path: str | Path) -> bool:
