@@ -134,12 +134,12 @@ def read_session(path: str | Path, pattern: str | None = None) -> tuple[str, Tas
     """
     path = Path(path)
     session = _Session()
-    for lineno, raw in enumerate(read_input(path).splitlines(), start=1):
+    for lineno, raw in enumerate(read_input(path).split("\n"), start=1):  # not U+2028
         if not raw.strip():
             continue
         try:
             line = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise InputError(path, lineno, None, f"invalid JSON: {exc}") from None
         if not isinstance(line, dict):
             raise InputError(path, lineno, None, "a line must be a JSON object")

@@ -159,7 +159,7 @@ class RunStore:
                     return
                 try:
                     event = json.loads(line)
-                except ValueError as exc:
+                except (ValueError, RecursionError) as exc:
                     raise InputError(self._events, lineno, None, f"not JSON: {exc}") from None
                 if not isinstance(event, dict):
                     raise InputError(self._events, lineno, None, "an event must be a JSON object")
