@@ -138,7 +138,7 @@ def test_run_json_from_a_newer_evalnb_says_to_upgrade(run, capsys):
     meta.update(evalnb_version="99.0.0", shard={"index": 1})
     (run / "run.json").write_text(json.dumps(meta))
     err = cli_error(["summary", str(run)], capsys)
-    assert "run.json: shard: Extra inputs are not permitted" in err
+    assert "run.json: not an evalnb run.json (shard: Extra inputs are not permitted)" in err
     assert f"written by evalnb 99.0.0, this is {__version__}: upgrade" in err
 
 
@@ -146,7 +146,7 @@ def test_run_json_with_a_wrong_type_names_the_field(run):
     meta = json.loads((run / "run.json").read_text())
     meta["epochs"] = "two"
     (run / "run.json").write_text(json.dumps(meta))
-    with pytest.raises(InputError, match=r"run\.json: epochs: "):
+    with pytest.raises(InputError, match=r"run\.json: not an evalnb run\.json \(epochs: "):
         read_run_folder(run)
 
 

@@ -278,7 +278,8 @@ class RunStore:
 
 
 def _read_meta(path: Path) -> RunMeta:
-    """``run.json`` as a RunMeta; damage raises InputError naming the field."""
+    """``run.json`` as a RunMeta; someone else's or a damaged one is an InputError naming the
+    file and field (and saying to upgrade when a newer evalnb wrote it)."""
     from evalnb.version import __version__
 
     text = read_input(path)
@@ -286,13 +287,14 @@ def _read_meta(path: Path) -> RunMeta:
         return RunMeta.model_validate_json(text)
     except ValidationError as exc:
         error = from_validation_error(path, None, exc)
+    msg = f"not an evalnb run.json ({error.field}: {error.message})"
     try:
         written_by = json.loads(text).get("evalnb_version")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         written_by = None
     if isinstance(written_by, str) and _newer(written_by, __version__):
-        error.message += f" (written by evalnb {written_by}, this is {__version__}: upgrade)"
-    raise error
+        msg += f"; written by evalnb {written_by}, this is {__version__}: upgrade"
+    raise InputError(path, None, None, msg)
 
 
 def _newer(version: str, than: str) -> bool:

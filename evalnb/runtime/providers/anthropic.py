@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 import httpx2
@@ -101,8 +101,9 @@ class AnthropicProvider:
                     model=self.model,
                     max_tokens=self.max_tokens,
                     system=request.system,
-                    messages=[to_anthropic_message(m) for m in request.messages],
-                    tools=[to_anthropic_tool(t) for t in request.tools],
+                    # plain dicts in the API's shape (the SDK's TypedDicts, unnamed)
+                    messages=cast(Any, [to_anthropic_message(m) for m in request.messages]),
+                    tools=cast(Any, [to_anthropic_tool(t) for t in request.tools]),
                 )
         except TimeoutError:
             detail = f"no complete answer within {deadline:g}s (base URL {self._url})"

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 import openai
@@ -100,15 +100,18 @@ class OpenAIProvider:
         Raises :class:`ProviderError` once the SDK's retries are used up, or when
         the server answers with no choice at all.
         """
-        limit = "max_tokens" if self._compatible else "max_completion_tokens"
+        limit: dict[str, Any] = {
+            "max_tokens" if self._compatible else "max_completion_tokens": self.max_tokens
+        }
         deadline = self.timeout_s * (self.max_retries + 1)
         try:
             async with asyncio.timeout(deadline):
                 completion = await self._clients.get().chat.completions.create(
                     model=self.model,
-                    messages=to_openai_messages(request.system, request.messages),
-                    tools=[to_openai_tool(t) for t in request.tools],
-                    **{limit: self.max_tokens},
+                    # plain dicts in the API's shape (the SDK's TypedDicts, unnamed)
+                    messages=cast(Any, to_openai_messages(request.system, request.messages)),
+                    tools=cast(Any, [to_openai_tool(t) for t in request.tools]),
+                    **limit,
                 )
         except TimeoutError:
             detail = f"no complete answer within {deadline:g}s (base URL {self._url})"

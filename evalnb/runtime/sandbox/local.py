@@ -280,7 +280,7 @@ class LocalSandbox:
             if self.confinement in ("bwrap", "root") and os.geteuid() == 0:
                 # commands run as nobody: let them write here
                 for folder, dirs, files in os.walk(self.workdir):
-                    for name in [folder, *(Path(folder, n) for n in dirs + files)]:
+                    for name in [Path(folder), *(Path(folder, n) for n in dirs + files)]:
                         os.chown(name, NOBODY, NOBODY)
         except BaseException:
             self.close()
