@@ -54,6 +54,7 @@ def test_a_hangup_or_terminate_marks_the_run_partial_and_names_it_for_resume(tmp
 
 def test_workspaces_of_dead_processes_are_reaped_and_live_ones_kept(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    reap_stale_workspaces.cache_clear()  # it reaps once a process; this test calls it afresh
     gone = subprocess.Popen(["true"])
     gone.wait()
     dead = tmp_path / f"{PREFIX}{gone.pid}-abc"
