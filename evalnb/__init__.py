@@ -11,6 +11,7 @@ The analysis API, one function per tidy table or figure::
     en.friction(runs)         # spec 000 healthy profile and friction signals
     en.diagnose(runs)         # spec 000 cross-model diagnostics
     en.compare(runs, "a", "b")   # paired comparison on shared tasks
+    en.compare_all(runs)         # every pair on the same dataset, Holm-adjusted
 
 ``import evalnb`` loads only this analysis layer. ``evalnb.charts`` and
 ``evalnb.widgets`` (the presentation layer) and :func:`ensure_demo_runs` (which runs
@@ -31,7 +32,14 @@ from evalnb.analysis.diagnostics import common_errors, diagnose, failing_command
 from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.interaction import command_rows, interaction
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import by_category, compare, context_growth, epoch_variance, summary
+from evalnb.analysis.metrics import (
+    by_category,
+    compare,
+    compare_all,
+    context_growth,
+    epoch_variance,
+    summary,
+)
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import tasks_needed
 from evalnb.errors import EvalnbError, InputError, ProviderError, SetupError
@@ -76,6 +84,7 @@ __all__ = [
     "command_rows",
     "common_errors",
     "compare",
+    "compare_all",
     "compare_guidance",
     "context_growth",
     "diagnose",

@@ -13,12 +13,21 @@ import pytest
 
 from evalnb.analysis.cost import Price, Prices
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import by_category, compare, context_growth, epoch_variance, summary
+from evalnb.analysis.metrics import (
+    by_category,
+    compare,
+    compare_all,
+    context_growth,
+    epoch_variance,
+    summary,
+)
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import (
-    cluster_bootstrap_rate,
+    clustered_wilson,
     mcnemar_exact,
-    paired_bootstrap_diff,
+    newcombe_paired_diff,
+    paired_rate_diff,
+    sign_flip_test,
     wilson,
 )
 from evalnb.records import (
@@ -139,28 +148,59 @@ def test_summary_recomputes_every_spec_000_field_from_task_rows():
     assert row["cost_usd"] == 0.0
 
 
-def test_summary_intervals_are_wilson_for_proportions_and_task_bootstrap_for_overall_rate():
-    row = summary(make_runs(("r", "m", THREE)), prices=FREE, seed=5).row(0, named=True)
+def test_summary_intervals_are_clustered_by_task():
+    row = summary(make_runs(("r", "m", THREE)), prices=FREE).row(0, named=True)
+    # One attempt per task: the pass rate's interval is the ordinary Wilson interval.
     assert (row["pass_rate_lo"], row["pass_rate_hi"]) == pytest.approx(wilson(1, 3))
+    # Tool calls: t1 has 1 of 2 ok, t2 1 of 1, t3 none: clusters (1, 2) and (1, 1).
     assert (row["tool_call_success_rate_lo"], row["tool_call_success_rate_hi"]) == pytest.approx(
-        wilson(2, 3)
+        clustered_wilson([1, 1, 0], [2, 1, 0], counts=True)
     )
-    expected = cluster_bootstrap_rate([3, 1, 1], [3, 4, 1], seed=5)
-    assert (row["overall_rate_lo"], row["overall_rate_hi"]) == expected
+    assert (row["overall_rate_lo"], row["overall_rate_hi"]) == pytest.approx(
+        clustered_wilson([3, 1, 1], [3, 4, 1])
+    )
 
 
-def test_overall_rate_bootstrap_keeps_the_epochs_of_a_task_together():
+def test_epochs_of_a_task_count_as_one_unit_in_every_interval():
+    # 4 tasks x 5 epochs; each task passes all or none of its epochs: 10 of 20 attempts
+    # but only 2 of 4 tasks' worth of evidence.
     recs = [
-        record("t1", [(True, 1)], epoch=1),
-        record("t1", [(False, 1)], epoch=2),
-        record("t2", [(True, 2)], epoch=1),
-        record("t2", [(True, 2)], epoch=2),
+        record(f"t{i}", [(i < 2, 1)], epoch=e, exits=(0 if i < 2 else 1,))
+        for i in range(4)
+        for e in range(1, 6)
     ]
     row = summary(make_runs(("r", "m", recs)), prices=FREE).row(0, named=True)
-    assert row["total_tasks"] == 4
-    assert (row["overall_rate_lo"], row["overall_rate_hi"]) == cluster_bootstrap_rate(
-        [1, 4], [2, 4]
+    assert (row["total_tasks"], row["distinct_tasks"], row["total_passed"]) == (20, 4, 10)
+    expected = pytest.approx(wilson(2, 4))  # r = 0.5, V = 0.25 / 4: n_eff = 4 tasks
+    assert (row["pass_rate_lo"], row["pass_rate_hi"]) == expected
+    assert (row["overall_rate_lo"], row["overall_rate_hi"]) == expected
+    assert (row["tool_call_success_rate_lo"], row["tool_call_success_rate_hi"]) == expected
+    assert row["pass_rate_hi"] - row["pass_rate_lo"] > 2 * (wilson(10, 20)[1] - 0.5)
+
+
+def test_the_overall_rate_interval_does_not_collapse_at_100_percent():
+    recs = [record(f"t{i}", [(True, 1), (True, 2)], epoch=e) for i in range(5) for e in (1, 2)]
+    row = summary(make_runs(("r", "m", recs)), prices=FREE).row(0, named=True)
+    assert row["overall_rate"] == 1.0
+    # Every task at the same rate: the effective sample size is the 5 tasks.
+    assert row["overall_rate_lo"] == pytest.approx(wilson(5, 5)[0]) and row["overall_rate_hi"] == 1
+    assert row["pass_rate_lo"] == pytest.approx(wilson(5, 5)[0])
+
+
+def test_nan_scores_count_as_unknown_not_as_nan():
+    recs = [record("t1", [(True, 1)]), record("t2", [(True, 1)])]
+    runs = make_runs(("r", "m", recs))
+    runs.tasks = runs.tasks.with_columns(
+        pl.when(pl.col("task_id") == "t2")
+        .then(float("nan"))
+        .otherwise(pl.col("max_score"))
+        .alias("max_score")
     )
+    row = summary(runs, prices=FREE).row(0, named=True)
+    assert (row["total_score"], row["total_max_score"], row["overall_rate"]) == (1.0, 1.0, 1.0)
+    assert row["total_passed"] == 2
+    cats = by_category(runs).row(0, named=True)
+    assert (cats["score"], cats["max_score"], cats["rate"]) == (1.0, 1.0, 1.0)
 
 
 def test_summary_of_a_run_without_tasks_has_a_row_with_null_rates():
@@ -306,30 +346,79 @@ def pass_fail_run(run_id: str, model: str, outcomes: list[bool], **kw) -> tuple:
     return run_id, model, recs
 
 
-def test_compare_pairs_shared_attempts_with_mcnemar_and_newcombe():
+def test_compare_pairs_shared_tasks_with_mcnemar_and_newcombe():
     runs = make_runs(
         pass_fail_run("x", "mx", [True, True, True, False, True, True]),
         pass_fail_run("y", "my", [True, False, False, False, True]),  # no t5
     )
     c = compare(runs, "x", "y")
-    assert c.n_shared == 5
-    assert (c.both_passed, c.only_a, c.only_b, c.neither) == (2, 2, 0, 1)
+    assert (c.tasks, c.tasks_only_a, c.tasks_only_b) == (5, 1, 0)
+    assert (c.a_higher, c.b_higher, c.tied) == (2, 0, 3)
     assert (c.pass_rate_a, c.pass_rate_b, c.diff) == pytest.approx((0.8, 0.4, 0.4))
-    assert c.mcnemar_p == pytest.approx(mcnemar_exact(2, 0)) and c.mcnemar_p == 0.5
-    assert c.diff_lo < 0.4 < c.diff_hi
-    # Per-task rates: x = 1, 1, 1, .5, 1 and y = 1, .5, .5, .5, 1.
-    expected = paired_bootstrap_diff([1, 1, 1, 0.5, 1], [1, 0.5, 0.5, 0.5, 1])
-    assert (c.rate_diff, c.rate_diff_lo, c.rate_diff_hi, c.rate_diff_p) == expected
-    assert (c.rate_a, c.rate_b, c.rate_tasks) == pytest.approx((0.9, 0.7, 5))
-    outcomes = c.per_task.get_column("outcome").to_list()
-    assert outcomes == ["both", "only_a", "only_a", "neither", "both"]
+    assert c.test == "exact McNemar" and c.p == mcnemar_exact(2, 0) == 0.5
+    assert (c.diff_lo, c.diff_hi) == newcombe_paired_diff(2, 2, 0, 1)
+    # Weighted: x scores 2, 2, 2, 1, 2 of 2 and y 2, 1, 1, 1, 2.
+    expected = paired_rate_diff([2, 2, 2, 1, 2], [2] * 5, [2, 1, 1, 1, 2], [2] * 5)
+    assert (c.rate_diff, c.rate_diff_lo, c.rate_diff_hi) == pytest.approx(expected)
+    assert (c.rate_a, c.rate_b) == pytest.approx((0.9, 0.7))
+    assert c.rate_p == sign_flip_test([0, 0.5, 0.5, 0, 0]) == 0.5
+    assert c.per_task.get_column("outcome").to_list() == [
+        "tied",
+        "a_higher",
+        "a_higher",
+        "tied",
+        "tied",
+    ]
+    assert "not shared: 1 tasks only in A, 0 only in B" in str(c)
 
 
-def test_compare_counts_an_errored_task_as_failed():
-    x = pass_fail_run("x", "mx", [True, True])
-    y = ("y", "my", [record("t0", [(True, 1)]), record("t1", [(True, 1)], error="timeout")])
-    c = compare(make_runs(x, y), "x", "y")
-    assert (c.both_passed, c.only_a) == (1, 1)
+def test_compare_with_epochs_uses_per_task_shares_and_the_sign_flip_test():
+    x = [record(f"t{i}", [(e <= 2, 1)], epoch=e) for i in range(4) for e in (1, 2, 3)]
+    y = [record(f"t{i}", [(e <= i % 2, 1)], epoch=e) for i in range(4) for e in (1, 2, 3)]
+    c = compare(make_runs(("x", "mx", x), ("y", "my", y)), "x", "y")
+    # x passes 2 of 3 epochs of every task; y passes 0, 1, 0, 1: shares differ by
+    # 2/3, 1/3, 2/3, 1/3, all in A's favour: 2 of 16 sign patterns as extreme.
+    assert (c.tasks, c.attempts_a, c.attempts_b) == (4, 12, 12)
+    assert c.test == "exact sign-flip" and c.p == pytest.approx(2 / 16)
+    assert c.diff == pytest.approx(8 / 12 - 2 / 12)
+    expected = paired_rate_diff([2] * 4, [3] * 4, [0, 1, 0, 1], [3] * 4, counts=True)
+    assert (c.diff_lo, c.diff_hi) == pytest.approx(expected[1:])
+    assert (c.a_higher, c.b_higher, c.tied) == (4, 0, 0)
+
+
+def test_compare_weighted_rate_is_the_reports_overall_rate():
+    x = [record(f"t{i}", [(True, 1), (i % 2 == 0, 3)], epoch=e) for i in range(5) for e in (1, 2)]
+    y = [record(f"t{i}", [(i < 2, 1), (True, 3)], epoch=e) for i in range(5) for e in (1, 2)]
+    runs = make_runs(("x", "mx", x), ("y", "my", y))
+    rates = dict(summary(runs, prices=FREE).select("run_id", "overall_rate").iter_rows())
+    c = compare(runs, "x", "y")
+    assert (c.rate_a, c.rate_b) == pytest.approx((rates["x"], rates["y"]))
+
+
+def test_compare_leaves_errored_attempts_out_and_counts_them():
+    x = pass_fail_run("x", "mx", [True, True, True])
+    y = (
+        "y",
+        "my",
+        [
+            record("t0", [(True, 1)]),
+            record("t1", [(True, 1)], error="timeout"),
+            record("t2", [(False, 1)]),
+        ],
+    )
+    runs = make_runs(x, y)
+    c = compare(runs, "x", "y")
+    assert (c.tasks, c.tasks_errored, c.errored_a, c.errored_b) == (2, 1, 0, 1)
+    assert (c.a_higher, c.b_higher) == (1, 0)
+    assert "errored attempts left out: 0 in A, 1 in B (1 tasks with none left)" in str(c)
+    counted = compare(runs, "x", "y", include_errored=True)
+    assert (counted.tasks, counted.a_higher, counted.errored_b) == (3, 2, 0)
+
+
+def test_compare_refuses_a_run_compared_with_itself():
+    runs = make_runs(pass_fail_run("x", "mx", [True, False]))
+    with pytest.raises(ValueError, match="itself"):
+        compare(runs, "x", "mx")
 
 
 def test_compare_names_runs_by_unique_model_and_lists_candidates_otherwise():
@@ -345,7 +434,7 @@ def test_compare_names_runs_by_unique_model_and_lists_candidates_otherwise():
         compare(runs, "nope", "y")
 
 
-def test_compare_without_shared_attempts_is_an_error():
+def test_compare_without_shared_tasks_is_an_error():
     runs = make_runs(pass_fail_run("x", "mx", [True]), ("y", "my", [record("other", [(True, 1)])]))
     with pytest.raises(ValueError, match="share no"):
         compare(runs, "x", "y")
@@ -359,11 +448,32 @@ def test_comparison_renders_as_frame_text_and_markdown():
     c = compare(runs, "x", "y")
     frame = c.as_frame()
     assert frame.height == 1 and "per_task" not in frame.columns
-    assert frame.select("n_shared", "only_a", "only_b").row(0) == (3, 1, 0)
+    assert frame.select("tasks", "a_higher", "b_higher").row(0) == (3, 1, 0)
     text = str(c)
-    assert "mx (x) vs B = my (y): 3 shared" in text and "McNemar exact p = 1" in text
+    assert "mx (x) vs B = my (y): 3 shared tasks" in text and "exact McNemar p = 1" in text
     md = c._repr_markdown_()
     assert "| pass rate | 0.667 | 0.333 | +0.333 |" in md
+
+
+def test_compare_all_pairs_every_run_and_adds_holm_adjusted_p_values():
+    runs = make_runs(
+        pass_fail_run("x", "mx", [True] * 8),
+        pass_fail_run("y", "my", [False] * 8),
+        pass_fail_run("z", "mz", [True] * 4 + [False] * 4),
+        ("w", "mw", [record("elsewhere", [(True, 1)])]),  # shares no task: not paired
+    )
+    out = compare_all(runs)
+    assert out.select("a", "b").unique(maintain_order=True).rows() == [
+        ("x", "y"),
+        ("x", "z"),
+        ("y", "z"),
+    ]
+    assert out.height == 6
+    x_y = out.filter((pl.col("b") == "y") & (pl.col("metric") == "pass rate")).row(0, named=True)
+    assert x_y["p"] == mcnemar_exact(8, 0)
+    # Holm: the smallest of six p-values is multiplied by 6.
+    assert x_y["p_holm"] == pytest.approx(min(1.0, 6 * out.get_column("p").min()))
+    assert (out.get_column("p_holm") >= out.get_column("p")).all()
 
 
 @pytest.fixture

@@ -172,3 +172,30 @@ def test_a_bad_report_json_names_the_field(tmp_path):
     bad.write_text(json.dumps({"format": "evalnb-report", "version": 99, "tables": {}}))
     with pytest.raises(InputError, match="version: unsupported report version 99"):
         load(bad)
+
+
+def test_comparison_md_pairs_every_model_on_the_shared_tasks(bashkit_eval_files, tmp_path):
+    runs = load(*bashkit_eval_files)
+    text = write_report(runs, tmp_path)["comparison.md"].read_text()
+    assert "### Paired comparisons" in text
+    rows = [line for line in text.splitlines() if ") − " in line and line.startswith("| ")]
+    assert len(rows) == 3 * 2  # 3 pairs of models x (pass rate, weighted rate)
+    haiku_opus = next(r for r in rows if "| claude-haiku-4-5" in r and "opus" in r)
+    # Haiku 19/25 vs Opus 17/25 on the same 25 tasks, one attempt each: exact McNemar.
+    assert "| 25 (+0/+0 unshared, 0/0 errored left out) | 76% vs 68% | +8.0 pp |" in haiku_opus
+    assert "(exact McNemar)" in haiku_opus
+    cells = haiku_opus.split(" | ")
+    raw, adjusted = float(cells[-2].split(" ")[0]), float(cells[-1].rstrip(" |"))
+    assert adjusted >= raw  # Holm over the six comparisons
+    assert "better" not in text.lower()
+
+
+def test_nan_scores_never_print_as_nan(bashkit_eval_files, tmp_path):
+    doc = json.loads(bashkit_eval_files[0].read_text())
+    doc["results"][0]["score"]["max_score"] = float("nan")
+    doc["results"][1]["score"]["score"] = float("nan")
+    path = tmp_path / "odd-scores.json"
+    path.write_text(json.dumps(doc))
+    text = terminal_report(load(path))
+    assert "nan" not in text.lower()
+    assert any(line.strip().startswith("Overall rate: ") for line in text.splitlines())

@@ -528,7 +528,14 @@ def test_compare_guidance_pairs_versions_on_shared_tasks():
     assert (row["version_a"], row["version_b"], row["n_shared"]) == ("v1", "v2", 2)
     assert row["mean_a"] == pytest.approx(0.5) and row["mean_b"] == 0.0
     assert row["diff"] == pytest.approx(-0.5)
-    assert row["diff_lo"] <= row["diff"] <= row["diff_hi"]
+    assert row["diff_lo"] is None and row["diff_hi"] is None  # no t interval below 10 tasks
+    # Sign-flip, exact: both differences negative; 2 of the 4 sign patterns are as extreme.
+    assert row["p_value"] == 0.5
+    # Holm over the table's p-values: never below the raw p-value.
+    assert (paired.get_column("p_holm") >= paired.get_column("p_value")).all()
+    smallest = paired.sort("p_value").row(0, named=True)
+    tested = paired.get_column("p_value").drop_nulls().len()
+    assert smallest["p_holm"] == pytest.approx(min(1.0, tested * smallest["p_value"]))
 
 
 def test_compare_guidance_flags_spec_002_diagnostic_patterns():

@@ -1,4 +1,11 @@
-"""Intervals, paired tests and sample sizes (analysis.stats), pinned on hand-computed cases."""
+"""Intervals, paired tests and sample sizes (analysis.stats).
+
+Three kinds of evidence: hand-computed cases; cross-checks against statsmodels and scipy
+(test-only dependencies); and seeded, vectorised simulations of every statistical claim
+(coverage of the intervals near 95%, false-positive rates of the tests at or below 5%,
+power of ``tasks_needed``), each beside a naive method that the same check rejects, so
+the check can fail.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +14,45 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from scipy.stats import binom, binomtest, permutation_test
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
 from evalnb.analysis.stats import (
-    cluster_bootstrap_rate,
+    _mcnemar_power,
+    clustered_wilson,
+    clustered_wilson_sums,
+    holm,
     mcnemar_exact,
     newcombe_paired_diff,
-    paired_bootstrap_diff,
+    paired_mean_diff,
+    paired_rate_diff,
+    sign_flip_test,
     tasks_needed,
     wilson,
     wilson_expr,
 )
+
+Z = 1.959964
+
+
+def naive_wilson(k: np.ndarray, n: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson's interval treating every attempt as independent (the bug of issue 15)."""
+    p = k / n
+    denom = 1 + Z * Z / n
+    centre = (p + Z * Z / (2 * n)) / denom
+    half = Z / denom * np.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def batch_interval(y: np.ndarray, m: np.ndarray, counts: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`clustered_wilson_sums` over the rows of ``(replications, tasks)`` arrays."""
+    k = np.full(y.shape[0], y.shape[1])
+    sums = (y.sum(1), m.sum(1), (y * y).sum(1), (y * m).sum(1), (m * m).sum(1))
+    return clustered_wilson_sums(k, *sums, counts=counts)
+
+
+# --- Wilson -------------------------------------------------------------------------
 
 
 def test_wilson_matches_a_hand_computed_interval():
@@ -28,10 +64,9 @@ def test_wilson_matches_a_hand_computed_interval():
     assert hi == pytest.approx(0.725369 + 0.159670, abs=1e-5)
 
 
-def test_wilson_with_no_successes_has_upper_limit_z2_over_n_plus_z2():
-    lo, hi = wilson(0, 10)
-    assert lo == 0.0
-    assert hi == pytest.approx(1.96**2 / (10 + 1.96**2))
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (3, 3), (19, 25), (7, 100), (1, 1)])
+def test_wilson_agrees_with_statsmodels(k, n):
+    assert wilson(k, n) == pytest.approx(proportion_confint(k, n, method="wilson"), abs=1e-9)
 
 
 def test_wilson_of_nothing_is_null():
@@ -47,111 +82,332 @@ def test_wilson_expression_agrees_with_the_scalar_form_and_is_null_for_n_zero():
         assert interval == pytest.approx(wilson(k, n))
 
 
+# --- clustered Wilson ---------------------------------------------------------------
+
+
+def test_clustered_wilson_with_one_attempt_per_task_is_wilson():
+    outcomes = [1, 0, 1, 1, 0, 1, 1]
+    assert clustered_wilson(outcomes, [1] * 7, counts=True) == pytest.approx(wilson(5, 7))
+
+
+def test_clustered_wilson_counts_identical_epochs_as_one_task():
+    # 4 tasks x 5 epochs, each task all-pass or all-fail: r = 0.5, residuals ±2.5,
+    # V = 4 * 6.25 / 400 = 1/16, n_eff = 0.25 / (1/16) = 4: Wilson(2, 4), not Wilson(10, 20).
+    assert clustered_wilson([5, 5, 0, 0], [5] * 4, counts=True) == pytest.approx(wilson(2, 4))
+
+
+def test_clustered_wilson_at_the_ceiling_uses_the_effective_number_of_tasks():
+    # Weights 1, 1, 2: (Σm)² / Σm² = 16 / 6 tasks; the interval still has width.
+    lo, hi = clustered_wilson([1, 1, 2], [1, 1, 2])
+    assert hi == 1.0 and lo == pytest.approx(wilson(16 / 6, 16 / 6)[0])
+    assert lo < 0.6
+
+
+def test_clustered_wilson_is_capped_at_the_number_of_attempts_for_counts():
+    # Every task at 3 of 5: V = 0 with r strictly inside (0, 1); n_eff is then the
+    # number of tasks (2), never more than the 10 attempts.
+    assert clustered_wilson([3, 3], [5, 5], counts=True) == pytest.approx(wilson(1.2, 2))
+
+
+def test_clustered_wilson_of_nothing_is_null():
+    assert clustered_wilson([], []) == (None, None)
+    assert clustered_wilson([0.0], [0.0]) == (None, None)
+
+
+def test_pass_rate_interval_covers_95_percent_with_epochs_where_the_naive_one_does_not():
+    # 25 tasks x 5 epochs; task pass probabilities vary a lot (Beta(0.6, 0.4), mean 0.6).
+    rng = np.random.default_rng(15)
+    reps, tasks, epochs = 4000, 25, 5
+    pi = rng.beta(0.6, 0.4, (reps, tasks))
+    y = rng.binomial(epochs, pi).astype(float)
+    lo, hi = batch_interval(y, np.full_like(y, epochs), counts=True)
+    coverage = np.mean((lo <= 0.6) & (hi >= 0.6))
+    assert 0.93 <= coverage <= 0.97, coverage
+    naive_lo, naive_hi = naive_wilson(y.sum(1), tasks * epochs)
+    naive = np.mean((naive_lo <= 0.6) & (naive_hi >= 0.6))
+    assert naive < 0.85, naive  # the same check fails the attempt-level interval
+
+
+@pytest.mark.parametrize(("a", "b"), [(3.0, 2.0), (9.0, 1.0), (49.0, 1.0)])
+def test_overall_rate_interval_covers_95_percent_up_to_the_ceiling(a, b):
+    # 25 tasks with 1-5 checks each; each task's checks pass with its own probability
+    # (Beta(a, b): mean 0.6, 0.9, 0.98). The target is the population rate a / (a + b).
+    rng = np.random.default_rng(16)
+    reps, tasks = 4000, 25
+    m = rng.integers(1, 6, (reps, tasks)).astype(float)
+    y = rng.binomial(m.astype(int), rng.beta(a, b, (reps, tasks))).astype(float)
+    lo, hi = batch_interval(y, m, counts=False)
+    truth = a / (a + b)
+    coverage = np.mean((lo <= truth) & (truth <= hi))
+    assert 0.925 <= coverage <= 0.975, coverage
+    assert np.all(hi > lo)  # never a point, also where every check passed
+
+
+# --- McNemar --------------------------------------------------------------------------
+
+
 def test_mcnemar_exact_on_a_small_case_by_hand():
     # b=1, c=6: n=7, P(X <= 1) = (C(7,0) + C(7,1)) / 2**7 = 8/128; two-sided 16/128.
     assert mcnemar_exact(1, 6) == pytest.approx(0.125, rel=1e-12)
     assert mcnemar_exact(6, 1) == pytest.approx(0.125, rel=1e-12)
-    # b=0, c=5: 2 * 1/32.
     assert mcnemar_exact(0, 5) == pytest.approx(0.0625, rel=1e-12)
 
 
-def test_mcnemar_exact_is_one_without_evidence():
+@pytest.mark.parametrize(("b", "c"), [(0, 1), (2, 9), (13, 20), (40, 41), (0, 30)])
+def test_mcnemar_exact_agrees_with_scipys_exact_binomial_test(b, c):
+    assert mcnemar_exact(b, c) == pytest.approx(binomtest(b, b + c, 0.5).pvalue, rel=1e-9)
+
+
+def test_mcnemar_exact_is_one_without_evidence_and_handles_large_counts():
     assert mcnemar_exact(0, 0) == 1.0
     assert mcnemar_exact(4, 4) == 1.0
-
-
-def test_mcnemar_exact_agrees_with_integer_arithmetic_and_handles_large_counts():
-    b, c = 20, 40
-    exact = 2 * sum(math.comb(60, k) for k in range(b + 1)) / 2**60
-    assert mcnemar_exact(b, c) == pytest.approx(exact, rel=1e-9)
     assert mcnemar_exact(5000, 5000) == 1.0
     assert 0 <= mcnemar_exact(0, 3000) < 1e-300
 
 
+# --- Newcombe method 10 -------------------------------------------------------------
+
+
+def test_newcombe_method_10_applies_the_continuity_corrected_phi():
+    # Newcombe, R.G. (1998) "Improved confidence intervals for the difference between
+    # binomial proportions based on paired data", Stat. Med. 17:2635-2650, method 10;
+    # the issue quotes the paper's ±0.035 for the table 27/0/0/27. Worked from the
+    # formula: n = 54, p = 0.5, Wilson(27, 54) = 0.5 ± 0.128855; B = 27*27 - 0 = 729
+    # > n/2, so phi = (729 - 27) / sqrt(27**4) = 702/729 = 0.962963, and the half width
+    # is sqrt(2 * 0.128855² * (1 - 0.962963)) = 0.035070. (Without the correction
+    # phi = 1 and the interval would be the point 0.)
+    lo, hi = newcombe_paired_diff(27, 0, 0, 27)
+    assert (lo, hi) == pytest.approx((-0.035070, 0.035070), abs=2e-6)
+
+
+def test_newcombe_method_10_by_hand_on_a_table_with_discordant_pairs():
+    # 36 both, 12 only A, 2 only B, 0 neither: n = 50, p_a = 0.96, p_b = 0.76, d = 0.2.
+    # B = 0 - 24 < 0, so phi = -24 / sqrt(48 * 2 * 38 * 12) = -24 / 208.92 = -0.114876.
+    # Wilson(48, 50) = [0.865, 0.98897], Wilson(38, 50) = [0.62576, 0.85701].
+    lo_a, hi_a = wilson(48, 50)
+    lo_b, hi_b = wilson(38, 50)
+    phi = -24 / math.sqrt(48 * 2 * 38 * 12)
+    lo = 0.2 - math.sqrt(
+        (0.96 - lo_a) ** 2 - 2 * phi * (0.96 - lo_a) * (hi_b - 0.76) + (hi_b - 0.76) ** 2
+    )
+    hi = 0.2 + math.sqrt(
+        (hi_a - 0.96) ** 2 - 2 * phi * (hi_a - 0.96) * (0.76 - lo_b) + (0.76 - lo_b) ** 2
+    )
+    assert newcombe_paired_diff(36, 12, 2, 0) == pytest.approx((lo, hi), abs=1e-12)
+    assert (round(lo, 4), round(hi, 4)) == (0.0569, 0.3404)
+
+
 def test_newcombe_interval_with_uncorrelated_outcomes_by_hand():
-    # 1 both, 1 only A, 1 only B, 1 neither: phi = 0, p_a = p_b = 0.5, Wilson(2, 4) =
-    # 0.5 ± 1.96/1.9604 * sqrt(0.0625 + 0.060025) = 0.5 ± 0.349966, so the interval
-    # is ± sqrt(2) * 0.349966.
+    # 1/1/1/1: B = 0, phi = 0; Wilson(2, 4) = 0.5 ± 0.349966, so ± sqrt(2) * 0.349966.
     lo, hi = newcombe_paired_diff(1, 1, 1, 1)
     assert lo == pytest.approx(-math.sqrt(2) * 0.349966, abs=1e-5)
     assert hi == pytest.approx(math.sqrt(2) * 0.349966, abs=1e-5)
-
-
-def test_newcombe_interval_contains_the_difference_and_is_not_a_point_without_discordance():
-    lo, hi = newcombe_paired_diff(10, 6, 1, 3)
-    assert lo < (6 - 1) / 20 < hi
-    lo, hi = newcombe_paired_diff(18, 0, 0, 2)
-    assert lo < 0 < hi
     assert newcombe_paired_diff(0, 0, 0, 0) == (None, None)
 
 
-def test_cluster_bootstrap_is_reproducible_with_a_seed_and_covers_the_estimate():
-    rng = np.random.default_rng(7)
-    max_scores = rng.integers(1, 6, 60).astype(float)
-    scores = np.minimum(max_scores, rng.integers(0, 6, 60)).astype(float)
-    first = cluster_bootstrap_rate(scores, max_scores, seed=3)
-    assert first == cluster_bootstrap_rate(scores, max_scores, seed=3)
-    assert first != cluster_bootstrap_rate(scores, max_scores, seed=4)
-    lo, hi = first
-    assert lo < scores.sum() / max_scores.sum() < hi
+def test_newcombe_interval_covers_95_percent_on_correlated_pairs():
+    # 30 tasks; P(both, only A, only B, neither) = (0.55, 0.15, 0.05, 0.25): d = 0.10.
+    rng = np.random.default_rng(17)
+    tables = rng.multinomial(30, [0.55, 0.15, 0.05, 0.25], size=3000)
+    hits = [lo <= 0.10 <= hi for lo, hi in (newcombe_paired_diff(*t) for t in tables.tolist())]
+    assert 0.93 <= np.mean(hits) <= 0.98, np.mean(hits)
 
 
-def test_cluster_bootstrap_resamples_whole_tasks():
-    # Every task scores exactly half its weight, so every resample of whole tasks
-    # has rate 0.5, however the weights differ.
-    assert cluster_bootstrap_rate([1, 2, 3], [2, 4, 6]) == (0.5, 0.5)
+# --- clustered paired difference ----------------------------------------------------
 
 
-def test_cluster_bootstrap_width_matches_the_binomial_standard_error():
-    # 300 of 400 one-check tasks pass: SE = sqrt(0.75 * 0.25 / 400) = 0.02165, so the
-    # 95% interval is about 0.75 ± 0.0424.
-    scores = [1.0] * 300 + [0.0] * 100
-    lo, hi = cluster_bootstrap_rate(scores, [1.0] * 400)
-    assert lo == pytest.approx(0.75 - 0.0424, abs=0.008)
-    assert hi == pytest.approx(0.75 + 0.0424, abs=0.008)
+def test_paired_rate_diff_with_one_attempt_is_method_10_without_the_continuity_correction():
+    # Pass/fail per task: the residual correlation is the table's plain phi.
+    a = [1, 1, 1, 0, 1, 0, 1, 1]
+    b = [1, 0, 0, 0, 1, 0, 1, 0]
+    d, lo, hi = paired_rate_diff(a, [1] * 8, b, [1] * 8, counts=True)
+    both, only_a, only_b, neither = 3, 3, 0, 2
+    phi = (both * neither - only_a * only_b) / math.sqrt(6 * 2 * 3 * 5)
+    la, _ua = wilson(6, 8)
+    _lb, ub = wilson(3, 8)
+    expected_lo = 0.375 - math.sqrt(
+        (0.75 - la) ** 2 - 2 * phi * (0.75 - la) * (ub - 0.375) + (ub - 0.375) ** 2
+    )
+    assert d == 0.375 and lo == pytest.approx(expected_lo)
+    assert hi > d
 
 
-def test_cluster_bootstrap_of_nothing_is_null():
-    assert cluster_bootstrap_rate([], []) == (None, None)
-    assert cluster_bootstrap_rate([0.0], [0.0]) == (None, None)
+def test_paired_rate_diff_covers_95_percent_with_epochs():
+    # 25 tasks x 5 epochs; a shared task difficulty plus a model-specific part.
+    rng = np.random.default_rng(18)
+
+    def draw(size: int) -> tuple[np.ndarray, np.ndarray]:
+        base = rng.normal(0.5, 1.2, size)
+        p_a = 1 / (1 + np.exp(-(base + rng.normal(0, 0.5, size) + 0.1)))
+        p_b = 1 / (1 + np.exp(-(base + rng.normal(0, 0.5, size) - 0.1)))
+        return p_a, p_b
+
+    p_a, p_b = draw(2_000_000)
+    truth = float(np.mean(p_a - p_b))
+    hits = []
+    for _ in range(800):
+        p_a, p_b = draw(25)
+        _, lo, hi = paired_rate_diff(
+            rng.binomial(5, p_a), [5] * 25, rng.binomial(5, p_b), [5] * 25, counts=True
+        )
+        hits.append(lo <= truth <= hi)
+    assert 0.925 <= np.mean(hits) <= 0.975, np.mean(hits)
 
 
-def test_paired_bootstrap_diff_is_the_mean_difference_with_a_reproducible_interval():
-    x = [1.0, 1.0, 0.5, 1.0, 0.0, 1.0]
-    y = [0.5, 1.0, 0.0, 0.5, 0.0, 1.0]
-    diff, lo, hi, p = paired_bootstrap_diff(x, y, seed=1)
-    assert diff == pytest.approx(1.5 / 6)
-    assert lo <= diff <= hi
-    assert paired_bootstrap_diff(x, y, seed=1) == (diff, lo, hi, p)
+# --- sign-flip test -----------------------------------------------------------------
 
 
-def test_paired_bootstrap_p_value_is_one_without_difference_and_minimal_for_a_clear_one():
-    same = [0.2, 0.9, 1.0, 0.5]
-    assert paired_bootstrap_diff(same, same)[3] == 1.0
-    # 40 tasks better by 1, 20 equal: resampled means stay near 2/3, never near 0,
-    # so only the "+1" of the p-value formula remains.
-    x, y = [1.0] * 60, [0.0] * 40 + [1.0] * 20
-    assert paired_bootstrap_diff(x, y, n_boot=500)[3] == pytest.approx(1 / 501)
+def test_sign_flip_test_by_hand():
+    # 1, 2, 3: sums of ±1 ±2 ±3 are ±6, ±4, ±2, ±0; |sum| >= 6 for 2 of 8 patterns.
+    assert sign_flip_test([1.0, 2.0, 3.0]) == 0.25
+    assert sign_flip_test([0.0, 0.0]) == 1.0
+    assert sign_flip_test([0.5, 0.0, -0.5]) == 1.0
 
 
-def test_paired_bootstrap_of_no_pairs_is_null():
-    assert paired_bootstrap_diff([], []) == (None, None, None, None)
+def test_sign_flip_on_pass_fail_differences_is_the_exact_mcnemar_test():
+    for b, c in [(0, 6), (2, 9), (5, 5), (1, 12)]:
+        assert sign_flip_test([1] * b + [-1] * c + [0] * 4) == pytest.approx(mcnemar_exact(b, c))
 
 
-def test_tasks_needed_unpaired_two_proportion_formula_by_hand():
-    # p̄ = 0.85: (1.959964 * sqrt(2 * 0.85 * 0.15) + 0.841621 * sqrt(0.09 + 0.16))² / 0.01
-    # = (0.989733 + 0.420811)² / 0.01 = 198.96 -> 199 per model.
-    assert tasks_needed(0.9, 0.8, paired=False) == 199
+@pytest.mark.parametrize("n", [5, 9, 14])
+def test_exact_sign_flip_agrees_with_scipys_permutation_test(n):
+    d = np.random.default_rng(n).normal(0.4, 1.0, n)
+    scipy_p = permutation_test((d,), np.mean, permutation_type="samples", n_resamples=np.inf).pvalue
+    assert sign_flip_test(d) == pytest.approx(scipy_p, rel=1e-9)
 
 
-def test_tasks_needed_paired_connor_formula_by_hand():
-    # psi = 0.2, d = 0.1: (1.959964 * sqrt(0.2) + 0.841621 * sqrt(0.19))² / 0.01
-    # = (0.876523 + 0.366854)² / 0.01 = 154.6 -> 155.
-    assert tasks_needed(0.9, 0.8, discordant=0.2) == 155
-    # Without a discordant share, independence: psi = 0.9*0.2 + 0.8*0.1 = 0.26,
-    # (1.959964 * 0.509902 + 0.841621 * 0.5)² / 0.01 = 201.7 -> 202.
-    assert tasks_needed(0.9, 0.8) == 202
-    assert tasks_needed(0.8, 0.9) == 202
+def test_monte_carlo_sign_flip_is_seeded_and_close_to_the_normal_limit():
+    d = np.random.default_rng(3).normal(0.2, 1.0, 200)
+    assert sign_flip_test(d, seed=1) == sign_flip_test(d, seed=1)
+    t = d.mean() / (d.std() / math.sqrt(d.size))  # sign-flip variance uses Σd² / n
+    normal_p = math.erfc(abs(d.sum()) / math.sqrt((d * d).sum()) / math.sqrt(2))
+    assert sign_flip_test(d) == pytest.approx(normal_p, abs=0.01)
+    assert t != 0
+
+
+def test_sign_flip_false_positive_rate_stays_at_or_below_5_percent_with_few_tasks():
+    # 6 tasks x 3 epochs, no difference between the models (same pass probability per
+    # task). The exact test rejects at most 5% of the time; a normal-approximation
+    # z-test on the same per-task differences rejects far more often.
+    rng = np.random.default_rng(19)
+    reps, tasks, epochs = 3000, 6, 3
+    pi = rng.beta(1, 1, (reps, tasks))
+    d = (rng.binomial(epochs, pi) - rng.binomial(epochs, pi)) / epochs
+    exact = np.array([sign_flip_test(row) for row in d])
+    assert np.mean(exact <= 0.05) <= 0.05 + 0.008  # 0.008 is 2 Monte Carlo s.e.
+    se = d.std(axis=1, ddof=1) / math.sqrt(tasks)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.abs(d.mean(axis=1)) / se
+    assert np.mean(np.nan_to_num(z) >= Z) > 0.07  # the check catches an anticonservative test
+
+
+def test_mcnemar_false_positive_rate_stays_at_or_below_5_percent():
+    rng = np.random.default_rng(20)
+    # 20 tasks, both models pass each task with its own probability, independently.
+    pi = rng.beta(2, 2, (4000, 20))
+    a, b = rng.random(pi.shape) < pi, rng.random(pi.shape) < pi
+    only_a, only_b = (a & ~b).sum(1), (~a & b).sum(1)
+    p = np.array([mcnemar_exact(x, y) for x, y in zip(only_a, only_b, strict=True)])
+    assert np.mean(p <= 0.05) <= 0.05 + 0.007
+
+
+# --- paired mean difference (guidance metrics) --------------------------------------
+
+
+def test_paired_mean_diff_is_a_t_interval_from_10_tasks_with_the_sign_flip_p():
+    x = [3.0, 5.0, 4.0, 6.0, 2.0, 4.0, 5.0, 3.0, 6.0, 5.0]
+    y = [1.0, 2.0, 4.0, 2.0, 2.0, 5.0, 3.0, 1.0, 4.0, 2.0]
+    diff, lo, hi, p = paired_mean_diff(x, y)
+    d = np.array(x) - np.array(y)
+    half = 2.262157 * d.std(ddof=1) / math.sqrt(10)  # t(0.975, 9) = 2.262157
+    assert (diff, lo, hi) == pytest.approx((d.mean(), d.mean() - half, d.mean() + half), abs=1e-5)
+    assert p == sign_flip_test(d)
+    # Fewer than 10 tasks: no t interval, only the exact p-value.
+    assert paired_mean_diff(x[:9], y[:9])[1:] == (None, None, sign_flip_test(d[:9]))
+    assert paired_mean_diff([], []) == (None, None, None, None)
+
+
+def test_paired_t_interval_covers_95_percent_on_bounded_per_task_rates():
+    rng = np.random.default_rng(21)
+    # 10 tasks; per-task metric differences are shares of 8 commands (bounded, skewed).
+    d = (rng.binomial(8, 0.3, (3000, 10)) - rng.binomial(8, 0.2, (3000, 10))) / 8
+    half = 2.262157 * d.std(axis=1, ddof=1) / math.sqrt(10)  # t(0.975, 9)
+    coverage = np.mean(np.abs(d.mean(axis=1) - 0.1) <= half)
+    assert 0.93 <= coverage <= 0.97, coverage
+    assert paired_mean_diff(d[0], np.zeros(10))[1] == pytest.approx(d[0].mean() - half[0])
+
+
+# --- Holm ---------------------------------------------------------------------------
+
+
+def test_holm_agrees_with_statsmodels_and_keeps_nones():
+    p = [0.01, 0.04, 0.03, 0.005, 0.2, 0.04]
+    expected = multipletests(p, method="holm")[1]
+    assert holm(p) == pytest.approx(list(expected))
+    assert holm([None, 0.02, None]) == [None, 0.02, None]
+    assert holm([]) == []
+
+
+def test_holm_keeps_the_family_wise_error_at_or_below_5_percent():
+    # 8 true nulls tested together (p uniform): unadjusted, a false positive turns up in
+    # about 1 - 0.95**8 = 34% of tables; Holm-adjusted, in at most 5%.
+    rng = np.random.default_rng(22)
+    p = rng.random((4000, 8))
+    raw = np.mean((p <= 0.05).any(axis=1))
+    adjusted = np.mean([min(q for q in holm(row.tolist()) if q is not None) <= 0.05 for row in p])
+    assert raw > 0.3
+    assert adjusted <= 0.05 + 0.007
+
+
+# --- tasks_needed -------------------------------------------------------------------
+
+
+def test_exact_mcnemar_power_agrees_with_a_direct_sum():
+    # n = 30, psi = 0.3, a discordant task favours A with probability 0.75.
+    direct = sum(
+        binom.pmf(k, 30, 0.3)
+        * sum(binom.pmf(x, k, 0.75) for x in range(k + 1) if mcnemar_exact(x, k - x) <= 0.05)
+        for k in range(31)
+    )
+    assert _mcnemar_power(np.array([30]), 0.3, 0.75, 0.05)[0] == pytest.approx(direct)
+
+
+def test_tasks_needed_reaches_the_asked_power_with_the_exact_test():
+    n = tasks_needed(0.9, 0.8, discordant=0.2)
+    grid = np.arange(n, 2 * n)
+    power = _mcnemar_power(grid, 0.2, 0.75, 0.05)
+    assert power.min() >= 0.8
+    assert _mcnemar_power(np.array([n - 1]), 0.2, 0.75, 0.05)[0] < 0.8
+    # Connor's normal approximation (155 tasks) falls short with the exact test.
+    assert _mcnemar_power(np.array([155]), 0.2, 0.75, 0.05)[0] < 0.8
+
+
+def test_tasks_needed_power_holds_in_simulation():
+    # Simulate the exact McNemar test at the returned n: p_a = 0.7, p_b = 0.5, psi 0.3.
+    n = tasks_needed(0.7, 0.5, discordant=0.3)
+    rng = np.random.default_rng(23)
+    tables = rng.multinomial(n, [0.25, 0.05, 0.45, 0.25], size=4000)  # only A, only B, ...
+    rejected = np.mean([mcnemar_exact(a, b) <= 0.05 for a, b, _, _ in tables])
+    assert rejected >= 0.8 - 0.013  # 2 Monte Carlo s.e.
+    fewer = rng.multinomial(int(n * 0.7), [0.25, 0.05, 0.45, 0.25], size=4000)
+    assert np.mean([mcnemar_exact(a, b) <= 0.05 for a, b, _, _ in fewer]) < 0.75
+
+
+def test_tasks_needed_with_epochs_uses_within_task_variance_and_holds_in_simulation():
+    # Tasks of two kinds, equally common: A passes with 0.9 and B with 0.5, or A with
+    # 0.5 and B with 0.5. p_a = 0.7, p_b = 0.5. One epoch: psi = E[pa(1-pb) + pb(1-pa)]
+    # = (0.5 + 0.5) / 2 = 0.5; within = E[pa(1-pa) + pb(1-pb)] = (0.34 + 0.5) / 2 = 0.42.
+    n1 = tasks_needed(0.7, 0.5, discordant=0.5, epochs=1)
+    n5 = tasks_needed(0.7, 0.5, discordant=0.5, epochs=5, within=0.42)
+    assert n5 < n1
+    assert tasks_needed(0.7, 0.5, discordant=0.5, epochs=5) == n1  # within=0: no gain
+    rng = np.random.default_rng(24)
+    reps = 1500
+    kind = rng.random((reps, n5)) < 0.5
+    p_a = np.where(kind, 0.9, 0.5)
+    d = (rng.binomial(5, p_a) - rng.binomial(5, 0.5, p_a.shape)) / 5
+    p = np.array([sign_flip_test(row, draws=2000, seed=i) for i, row in enumerate(d)])
+    assert np.mean(p <= 0.05) >= 0.8 - 0.02  # 2 Monte Carlo s.e.
 
 
 def test_tasks_needed_rejects_impossible_inputs():
@@ -161,3 +417,7 @@ def test_tasks_needed_rejects_impossible_inputs():
         tasks_needed(0.9, 0.7, discordant=0.1)
     with pytest.raises(ValueError, match="alpha"):
         tasks_needed(0.9, 0.7, alpha=0)
+    with pytest.raises(ValueError, match="within"):
+        tasks_needed(0.9, 0.7, epochs=3, within=0.9)
+    with pytest.raises(ValueError, match="epochs"):
+        tasks_needed(0.9, 0.7, epochs=0)

@@ -19,9 +19,13 @@ The command pattern is ``pattern`` when given, else each task's own
 
 Paired differences: for each model and each pair of versions ``(a, b)`` (in order of
 first appearance), the tasks both versions ran are paired; the per-task metric
-(over that task's epochs) gives ``diff = mean(b - a)`` with a bootstrap 95% interval
-and p-value (:func:`evalnb.analysis.stats.paired_bootstrap_diff`). A task whose metric is null
-in either version (no target commands) is left out of that metric's pairs.
+(over that task's epochs) gives ``diff = mean(b - a)`` with the sign-flip test's
+p-value, exact for up to 16 differing tasks, and a paired t 95% interval from 10 shared
+tasks on (null below)
+(:func:`evalnb.analysis.stats.paired_mean_diff`). A task whose metric is null in either
+version (no target commands) is left out of that metric's pairs. Several metrics and
+pairs are tested at once, so ``p_holm`` gives Holm's adjustment over every p-value of
+the table; read significance from it.
 
 Diagnostic patterns (spec 002), per model and version, thresholds in
 :data:`DIAGNOSTIC_THRESHOLDS`:
@@ -54,7 +58,7 @@ import polars as pl
 
 from evalnb.analysis.interaction import command_rows, interaction
 from evalnb.analysis.runs import Runs
-from evalnb.analysis.stats import paired_bootstrap_diff
+from evalnb.analysis.stats import holm, paired_mean_diff
 from evalnb.store.tables import KEYS, TABLES
 
 DIAGNOSTIC_THRESHOLDS: dict[str, float] = {
@@ -102,7 +106,7 @@ class GuidanceComparison:
     - ``summary``: one row per (model, guidance): attempts, tasks and :data:`METRICS`.
     - ``per_task``: one row per (model, guidance, task_id): the same metrics.
     - ``paired``: one row per (model, version_a, version_b, metric): n_shared,
-      mean_a, mean_b, diff (b - a), diff_lo, diff_hi, p_value.
+      mean_a, mean_b, diff (b - a), diff_lo, diff_hi, p_value, p_holm.
     - ``diagnosis``: one row per (model, guidance, pattern): flagged, cause, evidence.
     """
 
@@ -215,6 +219,7 @@ def _paired(per_task: pl.DataFrame) -> pl.DataFrame:
         "diff_lo": pl.Float64,
         "diff_hi": pl.Float64,
         "p_value": pl.Float64,
+        "p_holm": pl.Float64,
     }
     out = []
     for model in per_task.get_column("model").unique(maintain_order=True):
@@ -228,7 +233,7 @@ def _paired(per_task: pl.DataFrame) -> pl.DataFrame:
                 for metric in METRICS:
                     both = pairs.select(metric, f"{metric}_b").drop_nulls()
                     x, y = both.get_column(f"{metric}_b"), both.get_column(metric)
-                    diff, lo, hi, p = paired_bootstrap_diff(x.to_numpy(), y.to_numpy())
+                    diff, lo, hi, p = paired_mean_diff(x.to_numpy(), y.to_numpy())
                     out.append(
                         {
                             "model": model,
@@ -244,7 +249,10 @@ def _paired(per_task: pl.DataFrame) -> pl.DataFrame:
                             "p_value": p,
                         }
                     )
-    return pl.DataFrame(out, schema=schema)
+    adjusted = holm([row["p_value"] for row in out])
+    return pl.DataFrame(
+        [row | {"p_holm": q} for row, q in zip(out, adjusted, strict=True)], schema=schema
+    )
 
 
 def _diagnose(

@@ -8,12 +8,17 @@ formulas (micro-averaged: ``overall_rate = sum(score) / sum(max_score)``):
   passed and it did not error. Errored tasks count as tasks (not passed).
 - ``tool_call_success_rate = tool_calls_ok / total_tool_calls``; ok means exit code 0,
   counted over the rows of the ``tool_calls`` table.
-- A rate whose denominator is 0 is null.
+- A rate whose denominator is 0 is null. A NaN ``score`` or ``max_score`` counts as
+  unknown (null), like a missing one; a task with a NaN in either adds to neither
+  ``total_score`` nor ``total_max_score``.
 - A scenario task's ``score``/``max_score`` are its gates passed / gates total (spec
   002 keeps the judge apart), so a scenario run's ``overall_rate`` is its share of
   gates passed; its layers are reported separately (:mod:`evalnb.analysis.layers`).
 - ``natural_stop_rate`` is over the attempts whose ending is known (imported plain
   transcripts do not say how the agent ended: ``natural_stop`` null).
+
+Intervals treat the task as the unit of analysis (Miller 2024): a task's epochs, checks
+and tool calls form one cluster (:func:`evalnb.analysis.stats.clustered_wilson`).
 
 Example:
     >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore, ScoreResult
@@ -29,7 +34,8 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Literal
+from itertools import combinations
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
@@ -37,13 +43,19 @@ from evalnb.analysis.cost import Prices, task_cost
 from evalnb.analysis.layers import LAYER_COLUMNS, scenario_layers
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import (
-    cluster_bootstrap_rate,
+    EXACT_MAX,
+    FLIP_DRAWS,
+    clustered_wilson_sums,
+    holm,
     mcnemar_exact,
     newcombe_paired_diff,
-    paired_bootstrap_diff,
-    wilson_expr,
+    paired_rate_diff,
+    sign_flip_test,
 )
 from evalnb.store.tables import KEYS
+
+if TYPE_CHECKING:
+    import numpy as np
 
 PASSED = pl.col("passed").fill_null(False) & pl.col("error").is_null()
 """A task attempt passed: every check passed and it did not error."""
@@ -56,17 +68,16 @@ def _ratio(num: str, den: str) -> pl.Expr:
     return pl.when(pl.col(den) > 0).then(pl.col(num) / pl.col(den))
 
 
-def summary(
-    runs: Runs, *, prices: Prices | None = None, n_boot: int = 2000, seed: int = 0
-) -> pl.DataFrame:
+def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
     """One row per run: spec 000's EvalSummary fields, 95% intervals, stop rate, cost.
 
-    Columns: run identity (:data:`RUN_INFO`); tasks (``total_tasks``,
-    ``total_passed``, ``errored_tasks``, ``pass_rate`` + Wilson ``_lo``/``_hi``);
-    weighted checks (``total_score``, ``total_max_score``, ``overall_rate`` + a
-    task-clustered bootstrap ``_lo``/``_hi`` with ``n_boot`` resamples and ``seed``);
-    tool calls (``total_tool_calls``, ``tool_calls_ok``, ``tool_calls_error``,
-    ``tool_call_success_rate`` + Wilson ``_lo``/``_hi``); effort (``total_turns``,
+    Columns: run identity (:data:`RUN_INFO`); tasks (``total_tasks``, spec 000's count of
+    task attempts, ``distinct_tasks``, ``total_passed``, ``errored_tasks``,
+    ``pass_rate``); weighted checks (``total_score``, ``total_max_score``,
+    ``overall_rate``); tool calls (``total_tool_calls``, ``tool_calls_ok``,
+    ``tool_calls_error``, ``tool_call_success_rate``). The three rates come with 95%
+    ``_lo``/``_hi`` limits clustered by task (a task's epochs, checks and calls
+    together: :func:`evalnb.analysis.stats.clustered_wilson`); effort (``total_turns``,
     ``avg_turns_per_task``, ``avg_tool_calls_per_task``, ``natural_stop_rate``);
     tokens and time (``total_input_tokens``, ``total_output_tokens``,
     ``total_duration_ms``, ``avg_duration_ms``); ``cost_usd`` (null when any task's
@@ -78,9 +89,10 @@ def summary(
         >>> summary(Runs.empty()).height
         0
     """
-    tasks = runs.tasks
+    tasks = _known_scores(runs.tasks)
     per_task = tasks.group_by("run_id").agg(
         pl.len().alias("total_tasks"),
+        pl.col("task_id").n_unique().alias("distinct_tasks"),
         PASSED.sum().alias("total_passed"),
         pl.col("error").is_not_null().sum().alias("errored_tasks"),
         pl.col("score").sum().alias("total_score"),
@@ -97,6 +109,7 @@ def summary(
     )
     counts = [
         "total_tasks",
+        "distinct_tasks",
         "total_passed",
         "errored_tasks",
         "total_turns",
@@ -106,8 +119,6 @@ def summary(
         "tool_calls_ok",
     ]
     totals = ["total_score", "total_max_score", "total_duration_ms"]
-    pass_lo, pass_hi = wilson_expr("total_passed", "total_tasks")
-    tool_lo, tool_hi = wilson_expr("tool_calls_ok", "total_tool_calls")
     out = (
         runs.runs.select(RUN_INFO)
         .join(per_task, on="run_id", how="left")
@@ -116,23 +127,40 @@ def summary(
         .with_columns(
             (pl.col("total_tool_calls") - pl.col("tool_calls_ok")).alias("tool_calls_error"),
             _ratio("total_passed", "total_tasks").alias("pass_rate"),
-            pass_lo.alias("pass_rate_lo"),
-            pass_hi.alias("pass_rate_hi"),
             _ratio("total_score", "total_max_score").alias("overall_rate"),
             _ratio("tool_calls_ok", "total_tool_calls").alias("tool_call_success_rate"),
-            tool_lo.alias("tool_call_success_rate_lo"),
-            tool_hi.alias("tool_call_success_rate_hi"),
             _ratio("total_turns", "total_tasks").alias("avg_turns_per_task"),
             _ratio("total_tool_calls", "total_tasks").alias("avg_tool_calls_per_task"),
             _ratio("total_duration_ms", "total_tasks").alias("avg_duration_ms"),
         )
-        .join(_overall_rate_intervals(tasks, n_boot, seed), on="run_id", how="left")
+        .join(_pass_interval(tasks, ["run_id"]), on="run_id", how="left")
+        .join(
+            clustered_interval(tasks, ["run_id"], "score", "max_score", "overall_rate"),
+            on="run_id",
+            how="left",
+        )
+        .join(
+            clustered_interval(
+                runs.tool_calls.with_columns(
+                    (pl.col("exit_code") == 0).cast(pl.Float64).alias("_ok"),
+                    pl.lit(1.0).alias("_n"),
+                ),
+                ["run_id"],
+                "_ok",
+                "_n",
+                "tool_call_success_rate",
+                counts=True,
+            ),
+            on="run_id",
+            how="left",
+        )
         .join(_run_costs(runs, prices), on="run_id", how="left")
         .join(scenario_layers(runs), on="run_id", how="left")
     )
     return out.select(
         *RUN_INFO,
         "total_tasks",
+        "distinct_tasks",
         "total_passed",
         "errored_tasks",
         "pass_rate",
@@ -162,25 +190,72 @@ def summary(
     )
 
 
-def _overall_rate_intervals(tasks: pl.DataFrame, n_boot: int, seed: int) -> pl.DataFrame:
-    """Per run: bootstrap interval of overall_rate, resampling tasks (epochs kept together)."""
-    clusters = tasks.group_by("run_id", "task_id").agg(
-        pl.col("score").fill_null(0.0).sum(), pl.col("max_score").fill_null(0.0).sum()
-    )
-    rows = []
-    for (run_id,), part in clusters.partition_by("run_id", as_dict=True).items():
-        lo, hi = cluster_bootstrap_rate(
-            part.get_column("score").to_numpy(),
-            part.get_column("max_score").to_numpy(),
-            n_boot=n_boot,
-            seed=seed,
+def _known_scores(tasks: pl.DataFrame) -> pl.DataFrame:
+    """The tasks table with NaN scores, maximum scores and rates made null (unknown).
+
+    A NaN in either ``score`` or ``max_score`` makes both unknown: a score without
+    its maximum (or the reverse) would skew the overall rate.
+    """
+    nan = pl.col("score").is_nan() | pl.col("max_score").is_nan()
+    return tasks.with_columns(
+        pl.when(~nan.fill_null(False)).then(pl.col(c)).alias(c) for c in ("score", "max_score")
+    ).with_columns(pl.col("rate").fill_nan(None))
+
+
+def clustered_interval(
+    rows: pl.DataFrame,
+    by: list[str],
+    y: str,
+    m: str,
+    name: str,
+    *,
+    counts: bool = False,
+) -> pl.DataFrame:
+    """Per group of ``by``: the task-clustered 95% interval ``name_lo``/``name_hi`` of Σy/Σm.
+
+    ``rows`` has a ``task_id`` column; all rows of one task (its epochs, checks or
+    tool calls) are summed into one cluster, then
+    :func:`evalnb.analysis.stats.clustered_wilson_sums` gives each group's interval
+    (null where the group's ``Σm`` is 0). Nulls in ``y``/``m`` count as 0.
+
+    Example:
+        >>> rows = pl.DataFrame({"run_id": ["r"] * 4, "task_id": ["a", "a", "b", "b"],
+        ...     "ok": [1.0, 1.0, 0.0, 0.0], "n": [1.0] * 4})
+        >>> out = clustered_interval(rows, ["run_id"], "ok", "n", "rate", counts=True)
+        >>> [round(v, 3) for v in out.row(0)[1:]]  # two tasks, not four attempts
+        [0.095, 0.905]
+    """
+    yc, mc = pl.col("_y"), pl.col("_m")
+    sums = (
+        rows.group_by(*by, "task_id")
+        .agg(pl.col(y).fill_null(0).sum().alias("_y"), pl.col(m).fill_null(0).sum().alias("_m"))
+        .group_by(by)
+        .agg(
+            pl.len().alias("k"),
+            yc.sum().alias("sy"),
+            mc.sum().alias("sm"),
+            (yc * yc).sum().alias("syy"),
+            (yc * mc).sum().alias("sym"),
+            (mc * mc).sum().alias("smm"),
         )
-        rows.append((run_id, lo, hi))
-    return pl.DataFrame(
-        rows,
-        schema={"run_id": pl.Utf8, "overall_rate_lo": pl.Float64, "overall_rate_hi": pl.Float64},
-        orient="row",
     )
+    lo, hi = clustered_wilson_sums(
+        *(
+            sums.get_column(c).cast(pl.Float64).to_numpy()
+            for c in ("k", "sy", "sm", "syy", "sym", "smm")
+        ),
+        counts=counts,
+    )
+    return sums.select(by).with_columns(
+        pl.Series(f"{name}_lo", lo, dtype=pl.Float64).fill_nan(None),
+        pl.Series(f"{name}_hi", hi, dtype=pl.Float64).fill_nan(None),
+    )
+
+
+def _pass_interval(tasks: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """Per group: the pass rate's interval, clustered by task (epochs together)."""
+    rows = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
+    return clustered_interval(rows, by, "_pass", "_one", "pass_rate", counts=True)
 
 
 def _run_costs(runs: Runs, prices: Prices | None) -> pl.DataFrame:
@@ -197,17 +272,20 @@ def _run_costs(runs: Runs, prices: Prices | None) -> pl.DataFrame:
 
 
 def by_category(runs: Runs) -> pl.DataFrame:
-    """One row per (run, category): spec 000's CategorySummary plus pass rate with Wilson 95%.
+    """One row per (run, category): spec 000's CategorySummary plus pass rate, with 95% intervals.
 
-    ``rate = score / max_score`` (weighted checks); ``pass_rate = passed / tasks``.
+    ``rate = score / max_score`` (weighted checks); ``pass_rate = passed / tasks``
+    (``tasks`` counts attempts). Both intervals (``rate_lo``/``rate_hi``,
+    ``pass_rate_lo``/``pass_rate_hi``) are clustered by task, as in :func:`summary`.
 
     Example:
         >>> by_category(Runs.empty()).columns[:4]
         ['run_id', 'model', 'category', 'tasks']
     """
-    lo, hi = wilson_expr("passed", "tasks")
+    tasks = _known_scores(runs.tasks)
+    keys = ["run_id", "category"]
     return (
-        runs.tasks.group_by("run_id", "model", "category")
+        tasks.group_by("run_id", "model", "category")
         .agg(
             pl.len().cast(pl.Int64).alias("tasks"),
             PASSED.sum().cast(pl.Int64).alias("passed"),
@@ -217,9 +295,14 @@ def by_category(runs: Runs) -> pl.DataFrame:
         .with_columns(
             _ratio("score", "max_score").alias("rate"),
             _ratio("passed", "tasks").alias("pass_rate"),
-            lo.alias("pass_rate_lo"),
-            hi.alias("pass_rate_hi"),
         )
+        .join(
+            clustered_interval(tasks, keys, "score", "max_score", "rate"),
+            on=keys,
+            how="left",
+            nulls_equal=True,
+        )
+        .join(_pass_interval(tasks, keys), on=keys, how="left", nulls_equal=True)
         .sort("run_id", "category", nulls_last=True)
     )
 
@@ -309,39 +392,59 @@ def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> 
 
 @dataclass
 class Comparison:
-    """Two runs compared on the task attempts they share, ``(task_id, epoch)``.
+    """Two runs compared, paired on the tasks they share (per-task figures first).
 
-    Pass rates: counts of the 2x2 table (``both_passed``, ``only_a``, ``only_b``,
-    ``neither``), ``diff = pass_rate_a - pass_rate_b`` with Newcombe's paired 95%
-    interval and the exact McNemar p-value. Weighted rates: ``rate_a``/``rate_b``
-    are means of per-task rates (epochs averaged per task; tasks without checks
-    left out) and ``rate_diff`` their paired difference with a bootstrap 95%
-    interval and p-value, resampling tasks. ``per_task`` has one row per shared
-    attempt.
+    Coverage: ``tasks`` shared tasks used; ``tasks_only_a``/``tasks_only_b`` ran in one
+    run only; ``tasks_errored`` shared tasks left out because every attempt on one side
+    errored; ``errored_a``/``errored_b`` errored attempts left out of the paired figures
+    (infrastructure errors are not model failures; with ``include_errored`` they count
+    as failed attempts instead and these are 0); ``attempts_a``/``attempts_b`` the
+    attempts used.
+
+    Pass rates: ``pass_rate_a``/``pass_rate_b`` (passes / attempts used), ``diff`` =
+    A - B, ``diff_lo``/``diff_hi`` its 95% interval and ``p`` its two-sided p-value,
+    by ``test``: with one attempt per task on each side, Newcombe's method 10 and the
+    exact McNemar test; with epochs, the task-clustered method 10 (MOVER) and the
+    sign-flip test on per-task pass shares (exact up to 16 tasks that differ, else
+    20,000 seeded random sign patterns). ``a_higher``/``b_higher``/``tied``: tasks
+    whose pass share is higher in A, in B, or equal (with one attempt: only A passed,
+    only B passed, both or neither).
+
+    Weighted rates: ``rate_a``/``rate_b`` = Σscore / Σmax_score over the attempts used
+    (the reports' overall rate when the runs share every task and nothing errored),
+    ``rate_diff`` with its clustered interval, and ``rate_p`` the sign-flip test on
+    per-task mean scores. ``per_task``: one row per shared task used.
     """
 
     a: str
     b: str
     model_a: str
     model_b: str
-    n_shared: int
-    both_passed: int
-    only_a: int
-    only_b: int
-    neither: int
+    tasks: int
+    tasks_only_a: int
+    tasks_only_b: int
+    tasks_errored: int
+    attempts_a: int
+    attempts_b: int
+    errored_a: int
+    errored_b: int
+    include_errored: bool
+    a_higher: int
+    b_higher: int
+    tied: int
     pass_rate_a: float
     pass_rate_b: float
     diff: float
     diff_lo: float | None
     diff_hi: float | None
-    mcnemar_p: float
-    rate_tasks: int
+    p: float
+    test: str
     rate_a: float | None
     rate_b: float | None
     rate_diff: float | None
     rate_diff_lo: float | None
     rate_diff_hi: float | None
-    rate_diff_p: float | None
+    rate_p: float | None
     per_task: pl.DataFrame
 
     def as_frame(self) -> pl.DataFrame:
@@ -354,28 +457,43 @@ class Comparison:
             ...     score=TaskScore(task_id="t", score=1, max_score=1))]
             >>> runs = Runs.concat([Runs(**tables_from_records(
             ...     RunMeta(run_id=r, provider="p", model=r), recs)) for r in ("x", "y")])
-            >>> compare(runs, "x", "y").as_frame().select("n_shared", "diff", "mcnemar_p").row(0)
+            >>> compare(runs, "x", "y").as_frame().select("tasks", "diff", "p").row(0)
             (1, 0.0, 1.0)
         """
         return pl.DataFrame(
             [{f.name: getattr(self, f.name) for f in fields(self) if f.name != "per_task"}]
         )
 
+    def coverage(self) -> str:
+        """One sentence: tasks used, tasks and attempts left out (never dropped silently)."""
+        parts = [f"{self.tasks} shared tasks ({self.attempts_a} vs {self.attempts_b} attempts)"]
+        if self.tasks_only_a or self.tasks_only_b:
+            parts.append(
+                f"not shared: {self.tasks_only_a} tasks only in A, {self.tasks_only_b} only in B"
+            )
+        if self.errored_a or self.errored_b:
+            parts.append(
+                f"errored attempts left out: {self.errored_a} in A, {self.errored_b} in B"
+                + (f" ({self.tasks_errored} tasks with none left)" if self.tasks_errored else "")
+            )
+        return "; ".join(parts)
+
+    def _discordance(self) -> str:
+        if self.test == "exact McNemar":
+            return f"only A passed {self.a_higher}, only B passed {self.b_higher}"
+        return f"A higher on {self.a_higher} tasks, B higher on {self.b_higher}"
+
     def __str__(self) -> str:
+        head = f"A = {self.model_a} ({self.a}) vs B = {self.model_b} ({self.b}): {self.coverage()}"
         pass_line = (
             f"pass rate     {self.pass_rate_a:.3f} vs {self.pass_rate_b:.3f}  "
             f"diff {self.diff:+.3f} {_ci(self.diff_lo, self.diff_hi)}  "
-            f"McNemar exact p = {self.mcnemar_p:.3g} "
-            f"(only A passed {self.only_a}, only B passed {self.only_b})"
+            f"{self.test} p = {self.p:.3g} ({self._discordance()})"
         )
         rate_line = (
             f"weighted rate {_num(self.rate_a)} vs {_num(self.rate_b)}  "
             f"diff {_num(self.rate_diff, '+.3f')} {_ci(self.rate_diff_lo, self.rate_diff_hi)}  "
-            f"bootstrap p = {_num(self.rate_diff_p, '.3g')} ({self.rate_tasks} tasks)"
-        )
-        head = (
-            f"A = {self.model_a} ({self.a}) vs B = {self.model_b} ({self.b}): "
-            f"{self.n_shared} shared task attempts"
+            f"sign-flip p = {_num(self.rate_p, '.3g')}"
         )
         return "\n".join([head, pass_line, rate_line])
 
@@ -383,19 +501,18 @@ class Comparison:
         return "\n".join(
             [
                 f"**A** = `{self.model_a}` ({self.a}), **B** = `{self.model_b}` ({self.b}); "
-                f"{self.n_shared} shared task attempts",
+                f"{self.coverage()}",
                 "",
                 "| metric | A | B | A − B | 95% CI | p |",
                 "|---|---|---|---|---|---|",
                 f"| pass rate | {self.pass_rate_a:.3f} | {self.pass_rate_b:.3f} | "
                 f"{self.diff:+.3f} | {_ci(self.diff_lo, self.diff_hi)} | "
-                f"{self.mcnemar_p:.3g} (exact McNemar) |",
+                f"{self.p:.3g} ({self.test}) |",
                 f"| weighted rate | {_num(self.rate_a)} | {_num(self.rate_b)} | "
                 f"{_num(self.rate_diff, '+.3f')} | {_ci(self.rate_diff_lo, self.rate_diff_hi)} | "
-                f"{_num(self.rate_diff_p, '.3g')} (paired bootstrap) |",
+                f"{_num(self.rate_p, '.3g')} (sign-flip) |",
                 "",
-                f"Only A passed {self.only_a}, only B passed {self.only_b}, "
-                f"both {self.both_passed}, neither {self.neither}.",
+                f"{self._discordance().capitalize()}; tied on {self.tied}.",
             ]
         )
 
@@ -434,11 +551,13 @@ def resolve_run(runs: Runs, key: str) -> tuple[str, str]:
     raise ValueError(f"no run {key!r}; runs: {listed}")
 
 
-def compare(runs: Runs, a: str, b: str, *, n_boot: int = 2000, seed: int = 0) -> Comparison:
+def compare(runs: Runs, a: str, b: str, *, include_errored: bool = False) -> Comparison:
     """Compare runs ``a`` and ``b`` (run_ids, or model names used by one run each), paired.
 
-    Only the ``(task_id, epoch)`` attempts both runs have are used. See
-    :class:`Comparison` for the figures.
+    Each task's attempts (epochs) are summed first; only tasks both runs have are
+    paired, and the others are counted (see :class:`Comparison`). Errored attempts are
+    left out unless ``include_errored`` (then they count as failed). Raises ValueError
+    for a run compared with itself or for runs that share no task.
 
     Example:
         >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore, ScoreResult
@@ -452,75 +571,210 @@ def compare(runs: Runs, a: str, b: str, *, n_boot: int = 2000, seed: int = 0) ->
         ...         model=model), recs))
         >>> runs = Runs.concat([run("x", [1, 1, 1, 0]), run("y", [1, 0, 0, 0])])
         >>> c = compare(runs, "x", "y")
-        >>> c.diff, c.only_a, c.only_b, c.mcnemar_p
-        (0.5, 2, 0, 0.5)
+        >>> c.diff, c.a_higher, c.b_higher, c.p, c.test
+        (0.5, 2, 0, 0.5, 'exact McNemar')
     """
     run_a, model_a = resolve_run(runs, a)
     run_b, model_b = resolve_run(runs, b)
+    if run_a == run_b:
+        raise ValueError(f"cannot compare run {run_a!r} with itself")
+    tasks = _known_scores(runs.tasks)
 
-    def side(run_id: str) -> pl.DataFrame:
-        return runs.tasks.filter(pl.col("run_id") == run_id).select(
-            "task_id", "epoch", "category", PASSED.alias("passed"), "rate"
+    def side(run_id: str) -> tuple[pl.DataFrame, set[str]]:
+        mine = tasks.filter(pl.col("run_id") == run_id)
+        errored = pl.col("error").is_not_null()
+        used = mine if include_errored else mine.filter(~errored)
+        per_task = used.group_by("task_id").agg(
+            pl.col("category").first(),
+            pl.len().cast(pl.Int64).alias("attempts"),
+            PASSED.sum().cast(pl.Int64).alias("passes"),
+            pl.col("score").fill_null(0).sum().cast(pl.Float64).alias("score"),
+            pl.col("max_score").fill_null(0).sum().cast(pl.Float64).alias("max_score"),
         )
+        return per_task, set(mine.get_column("task_id").to_list())
 
+    side_a, ids_a = side(run_a)
+    side_b, ids_b = side(run_b)
     per_task = (
-        side(run_a)
-        .join(side(run_b).drop("category"), on=["task_id", "epoch"], suffix="_b")
-        .rename({"passed": "passed_a", "rate": "rate_a"})
+        side_a.join(side_b.drop("category"), on="task_id", suffix="_b")
+        .rename({c: f"{c}_a" for c in ("attempts", "passes", "score", "max_score")})
         .with_columns(
-            pl.when(pl.col("passed_a") & pl.col("passed_b"))
-            .then(pl.lit("both"))
-            .when(pl.col("passed_a"))
-            .then(pl.lit("only_a"))
-            .when(pl.col("passed_b"))
-            .then(pl.lit("only_b"))
-            .otherwise(pl.lit("neither"))
-            .alias("outcome"),
-            (pl.col("rate_a") - pl.col("rate_b")).alias("rate_diff"),
+            (pl.col("passes_a") / pl.col("attempts_a")).alias("pass_share_a"),
+            (pl.col("passes_b") / pl.col("attempts_b")).alias("pass_share_b"),
+            (pl.col("score_a") / pl.col("attempts_a")).alias("mean_score_a"),
+            (pl.col("score_b") / pl.col("attempts_b")).alias("mean_score_b"),
         )
-        .sort("task_id", "epoch")
+        .with_columns(
+            pl.when(pl.col("pass_share_a") > pl.col("pass_share_b"))
+            .then(pl.lit("a_higher"))
+            .when(pl.col("pass_share_a") < pl.col("pass_share_b"))
+            .then(pl.lit("b_higher"))
+            .otherwise(pl.lit("tied"))
+            .alias("outcome"),
+            (pl.col("mean_score_a") - pl.col("mean_score_b")).alias("score_diff"),
+        )
+        .sort("task_id")
     )
+    shared = ids_a & ids_b
     if per_task.height == 0:
-        raise ValueError(f"runs {run_a!r} and {run_b!r} share no (task_id, epoch)")
-    tally = dict(per_task.get_column("outcome").value_counts().iter_rows())
-    both, only_a, only_b, neither = (
-        tally.get(k, 0) for k in ("both", "only_a", "only_b", "neither")
+        left = " with a non-errored attempt on both sides" if shared else ""
+        raise ValueError(f"runs {run_a!r} and {run_b!r} share no task{left}")
+    on_shared = pl.col("task_id").is_in(pl.Series(sorted(shared), dtype=pl.Utf8).implode())
+    errored = tasks.filter(on_shared & pl.col("error").is_not_null())
+    col = per_task.get_column
+    one_attempt = bool((col("attempts_a") == 1).all() and (col("attempts_b") == 1).all())
+    tally = dict(col("outcome").value_counts().iter_rows())
+    a_higher, b_higher, tied = (tally.get(k, 0) for k in ("a_higher", "b_higher", "tied"))
+    passes_a, passes_b = int(col("passes_a").sum()), int(col("passes_b").sum())
+    attempts_a, attempts_b = int(col("attempts_a").sum()), int(col("attempts_b").sum())
+    if one_attempt:
+        both = int((col("pass_share_a") * col("pass_share_b")).sum())
+        diff_lo, diff_hi = newcombe_paired_diff(both, a_higher, b_higher, tied - both)
+        p, test = mcnemar_exact(a_higher, b_higher), "exact McNemar"
+    else:
+        _, diff_lo, diff_hi = paired_rate_diff(
+            col("passes_a").to_numpy(),
+            col("attempts_a").to_numpy(),
+            col("passes_b").to_numpy(),
+            col("attempts_b").to_numpy(),
+            counts=True,
+        )
+        shares = (col("pass_share_a") - col("pass_share_b")).to_numpy()
+        p, test = sign_flip_test(shares), _flip_name(shares)
+    rate_diff, rate_lo, rate_hi = paired_rate_diff(
+        col("score_a").to_numpy(),
+        col("max_score_a").to_numpy(),
+        col("score_b").to_numpy(),
+        col("max_score_b").to_numpy(),
     )
-    n = per_task.height
-    diff_lo, diff_hi = newcombe_paired_diff(both, only_a, only_b, neither)
-    rated = (
-        per_task.filter(pl.col("rate_a").is_not_null() & pl.col("rate_b").is_not_null())
-        .group_by("task_id")
-        .agg(pl.col("rate_a").mean(), pl.col("rate_b").mean())
-    )
-    rate_diff, rate_lo, rate_hi, rate_p = paired_bootstrap_diff(
-        rated.get_column("rate_a").to_numpy(),
-        rated.get_column("rate_b").to_numpy(),
-        n_boot=n_boot,
-        seed=seed,
-    )
+    rated = rate_diff is not None
     return Comparison(
         a=run_a,
         b=run_b,
         model_a=model_a,
         model_b=model_b,
-        n_shared=n,
-        both_passed=both,
-        only_a=only_a,
-        only_b=only_b,
-        neither=neither,
-        pass_rate_a=(both + only_a) / n,
-        pass_rate_b=(both + only_b) / n,
-        diff=(only_a - only_b) / n,
+        tasks=per_task.height,
+        tasks_only_a=len(ids_a - ids_b),
+        tasks_only_b=len(ids_b - ids_a),
+        tasks_errored=len(shared) - per_task.height,
+        attempts_a=attempts_a,
+        attempts_b=attempts_b,
+        errored_a=0 if include_errored else errored.filter(pl.col("run_id") == run_a).height,
+        errored_b=0 if include_errored else errored.filter(pl.col("run_id") == run_b).height,
+        include_errored=include_errored,
+        a_higher=a_higher,
+        b_higher=b_higher,
+        tied=tied,
+        pass_rate_a=passes_a / attempts_a,
+        pass_rate_b=passes_b / attempts_b,
+        diff=passes_a / attempts_a - passes_b / attempts_b,
         diff_lo=diff_lo,
         diff_hi=diff_hi,
-        mcnemar_p=mcnemar_exact(only_a, only_b),
-        rate_tasks=rated.height,
-        rate_a=rated.select(pl.col("rate_a").mean()).item(),
-        rate_b=rated.select(pl.col("rate_b").mean()).item(),
+        p=p,
+        test=test,
+        rate_a=_share(float(col("score_a").sum()), float(col("max_score_a").sum())),
+        rate_b=_share(float(col("score_b").sum()), float(col("max_score_b").sum())),
         rate_diff=rate_diff,
         rate_diff_lo=rate_lo,
         rate_diff_hi=rate_hi,
-        rate_diff_p=rate_p,
+        rate_p=sign_flip_test(col("score_diff").to_numpy()) if rated else None,
         per_task=per_task,
+    )
+
+
+def _share(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+def _flip_name(d: np.ndarray) -> str:
+    """The name of the sign-flip test :func:`sign_flip_test` runs on ``d``."""
+    if int((d != 0).sum()) <= EXACT_MAX:
+        return "exact sign-flip"
+    return f"sign-flip ({FLIP_DRAWS:,} draws)"
+
+
+def compare_all(runs: Runs, run_ids: list[str] | None = None) -> pl.DataFrame:
+    """Every pair of runs (``run_ids``, default all) on the same dataset, paired, Holm-adjusted.
+
+    A pair is compared when the runs share at least one task and do not have known,
+    different dataset hashes (``dataset_sha256``). One row per pair and metric
+    (``pass rate``, ``weighted rate``): ``a``, ``b``, ``model_a``, ``model_b``,
+    ``tasks`` (shared), ``tasks_only_a``, ``tasks_only_b``, ``errored_a``,
+    ``errored_b``, ``metric``, ``value_a``, ``value_b``, ``diff`` (A - B), ``diff_lo``,
+    ``diff_hi``, ``p``, ``test`` and ``p_holm``: Holm's adjustment over every p-value
+    in the frame, because each is one of several comparisons.
+
+    Example:
+        >>> compare_all(Runs.empty()).height
+        0
+    """
+    ids = runs.runs.get_column("run_id").to_list() if run_ids is None else run_ids
+    info = {r["run_id"]: r for r in runs.runs.iter_rows(named=True)}
+    task_ids = {
+        run_id: set(group.get_column("task_id").to_list())
+        for (run_id,), group in runs.tasks.group_by("run_id")
+    }
+    rows: list[dict[str, object]] = []
+    p_values: list[float | None] = []
+    for a, b in combinations(ids, 2):
+        sha_a, sha_b = info[a].get("dataset_sha256"), info[b].get("dataset_sha256")
+        if (sha_a and sha_b and sha_a != sha_b) or not task_ids.get(a, set()) & task_ids.get(
+            b, set()
+        ):
+            continue
+        try:
+            c = compare(runs, a, b)
+        except ValueError:  # every shared task errored on one side
+            continue
+        common = {
+            "a": c.a,
+            "b": c.b,
+            "model_a": c.model_a,
+            "model_b": c.model_b,
+            "tasks": c.tasks,
+            "tasks_only_a": c.tasks_only_a,
+            "tasks_only_b": c.tasks_only_b,
+            "errored_a": c.errored_a,
+            "errored_b": c.errored_b,
+        }
+        p_values += [c.p, c.rate_p]
+        rows.append(
+            common
+            | {
+                "metric": "pass rate",
+                "value_a": c.pass_rate_a,
+                "value_b": c.pass_rate_b,
+                "diff": c.diff,
+                "diff_lo": c.diff_lo,
+                "diff_hi": c.diff_hi,
+                "p": c.p,
+                "test": c.test,
+            }
+        )
+        rows.append(
+            common
+            | {
+                "metric": "weighted rate",
+                "value_a": c.rate_a,
+                "value_b": c.rate_b,
+                "diff": c.rate_diff,
+                "diff_lo": c.rate_diff_lo,
+                "diff_hi": c.rate_diff_hi,
+                "p": c.rate_p,
+                "test": "sign-flip",
+            }
+        )
+    adjusted = holm(p_values)
+    schema = {
+        **dict.fromkeys(["a", "b", "model_a", "model_b"], pl.Utf8),
+        **dict.fromkeys(
+            ["tasks", "tasks_only_a", "tasks_only_b", "errored_a", "errored_b"], pl.Int64
+        ),
+        "metric": pl.Utf8,
+        **dict.fromkeys(["value_a", "value_b", "diff", "diff_lo", "diff_hi", "p"], pl.Float64),
+        "test": pl.Utf8,
+        "p_holm": pl.Float64,
+    }
+    return pl.DataFrame(
+        [r | {"p_holm": q} for r, q in zip(rows, adjusted, strict=True)], schema=schema
     )

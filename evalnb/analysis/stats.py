@@ -1,15 +1,23 @@
-"""Intervals, paired tests and sample sizes for pass rates and weighted check rates.
+"""Intervals, paired tests and sample sizes, with the task as the unit of analysis.
 
-Plain numeric functions (numpy and the standard library; no scipy):
+Following Miller (2024), "Adding Error Bars to Evals": attempts of one task (its epochs,
+its checks, its tool calls) are not independent, so every interval is clustered by
+task and every paired test works on per-task figures. Plain numeric functions (numpy,
+scipy for binomial and t quantiles; both imported inside the functions):
 
-- :func:`wilson` / :func:`wilson_expr`: the Wilson score interval of a proportion
-  (pass rate, tool-call success rate), as numbers or as polars expressions.
-- :func:`cluster_bootstrap_rate`: a percentile bootstrap interval of a ratio of sums
-  (the spec-000 ``overall_rate``) that resamples whole tasks.
-- :func:`mcnemar_exact`, :func:`newcombe_paired_diff`: paired comparison of two pass
-  rates on the same tasks (exact test, and an interval for the difference).
-- :func:`paired_bootstrap_diff`: mean paired difference with interval and p-value.
-- :func:`tasks_needed`: how many tasks (or task x epoch pairs) a comparison needs.
+- :func:`wilson` / :func:`wilson_expr`: the Wilson score interval of a proportion.
+- :func:`clustered_wilson`: the Wilson interval of a ratio of per-task sums
+  (``sum(y) / sum(m)``) on the effective sample size of the clustered data
+  (:func:`clustered_wilson_sums` is the same from per-group sums, vectorised).
+- :func:`mcnemar_exact`, :func:`newcombe_paired_diff`: one attempt per task, pass/fail:
+  the exact McNemar test and Newcombe's (1998) method 10 interval for the difference.
+- :func:`paired_rate_diff`: the clustered generalisation of method 10 (MOVER with
+  :func:`clustered_wilson` limits and the correlation of the per-task residuals).
+- :func:`sign_flip_test`: the exact (or, for many tasks, Monte Carlo) sign-flip
+  permutation test of a mean paired difference.
+- :func:`paired_mean_diff`: a mean paired difference of any per-task metric.
+- :func:`holm`: Holm's step-down adjustment for several p-values.
+- :func:`tasks_needed`: how many tasks reach the asked power with the test evalnb runs.
 
 Example:
     >>> lo, hi = wilson(19, 25)
@@ -20,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
@@ -28,12 +37,25 @@ import polars as pl
 if TYPE_CHECKING:
     import numpy as np
 
+Z95 = NormalDist().inv_cdf(0.975)
+"""The two-sided 95% normal quantile, 1.959964."""
 
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float | None, float | None]:
+EXACT_MAX = 16
+"""Sign-flip tests enumerate all ``2**k`` sign patterns up to this many non-zero differences."""
+
+T_MIN_PAIRS = 10
+"""Paired t intervals are given from this many pairs (tasks) on."""
+
+FLIP_DRAWS = 20_000
+"""Random sign patterns drawn by the Monte Carlo sign-flip test above :data:`EXACT_MAX`."""
+
+
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float | None, float | None]:
     """The Wilson score interval ``(lo, hi)`` of ``successes / n``; ``(None, None)`` if n is 0.
 
     ``centre = (p + z²/2n) / (1 + z²/n)``,
-    ``half = z / (1 + z²/n) * sqrt(p(1-p)/n + z²/4n²)``.
+    ``half = z / (1 + z²/n) * sqrt(p(1-p)/n + z²/4n²)``. ``n`` may be an effective
+    (non-integer) sample size.
 
     Example:
         >>> [round(v, 4) for v in wilson(0, 10)]
@@ -43,19 +65,18 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float | None, float
     """
     if n == 0:
         return None, None
-    return _wilson(successes, n, z)
+    return _wilson(successes / n, n, z)
 
 
-def _wilson(successes: int, n: int, z: float) -> tuple[float, float]:
-    p = successes / n
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
-    half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    half = z / denom * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n))
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def wilson_expr(
-    successes: str | pl.Expr, n: str | pl.Expr, z: float = 1.96
+    successes: str | pl.Expr, n: str | pl.Expr, z: float = Z95
 ) -> tuple[pl.Expr, pl.Expr]:
     """:func:`wilson` as two polars expressions ``(lo, hi)``; null where ``n`` is 0.
 
@@ -77,48 +98,87 @@ def wilson_expr(
     return lo, hi
 
 
-def _resample_counts(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """How often each distinct unit appears in each of ``n_boot`` resamples of all units.
+def clustered_wilson_sums(
+    k: np.ndarray,
+    sy: np.ndarray,
+    sm: np.ndarray,
+    syy: np.ndarray,
+    sym: np.ndarray,
+    smm: np.ndarray,
+    *,
+    counts: bool = False,
+    z: float = Z95,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`clustered_wilson` from per-group sums over the clusters; arrays in, arrays out.
 
-    Drawing ``n`` units with replacement and counting them per distinct value is a
-    multinomial draw, so ``(n_boot, K)`` counts replace a ``(n_boot, n)`` index matrix:
-    the same distribution, far less work when values repeat (scores usually do).
-    """
-    n = int(counts.sum())
-    return rng.multinomial(n, counts / n, size=n_boot)
-
-
-def cluster_bootstrap_rate(
-    scores: np.ndarray | list[float],
-    max_scores: np.ndarray | list[float],
-    n_boot: int = 2000,
-    seed: int = 0,
-) -> tuple[float | None, float | None]:
-    """Percentile bootstrap 95% interval of ``sum(scores) / sum(max_scores)``, resampling tasks.
-
-    Each element is one cluster (a task; with several epochs, pass the task's sums
-    over its epochs), so the interval reflects that checks within a task are not
-    independent. Resamples whose ``max_scores`` sum to 0 are dropped. Returns
-    ``(None, None)`` for no tasks or a zero total ``max_score``. The same seed gives
-    the same interval.
+    ``k`` clusters, ``sy = Σy``, ``sm = Σm``, ``syy = Σy²``, ``sym = Σym``, ``smm = Σm²``.
+    Groups without clusters or with ``sm == 0`` give NaN.
 
     Example:
-        >>> lo, hi = cluster_bootstrap_rate([4, 3, 0, 5], [4, 4, 4, 5])
-        >>> lo <= 12 / 17 <= hi
+        >>> import numpy as np
+        >>> # two groups: 3 tasks passing 2, 1, 0 of 2 epochs; 2 tasks passing 2 of 2
+        >>> sums = np.array([[3, 3, 6, 5, 6, 12], [2, 4, 4, 8, 8, 8]], dtype=float).T
+        >>> lo, hi = clustered_wilson_sums(*sums, counts=True)
+        >>> [round(float(v), 3) for v in lo], [round(float(v), 3) for v in hi]
+        ([0.161, 0.342], [0.839, 1.0])
+    """
+    import numpy as np
+
+    k, sy, sm, syy, sym, smm = (np.asarray(v, dtype=float) for v in (k, sy, sm, syy, sym, smm))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = sy / sm
+        # Linearised (ratio-estimator) variance of r: Σ(y - r m)² / (Σm)².
+        var = np.maximum(syy - 2 * r * sym + r * r * smm, 0.0) / (sm * sm)
+        spread = r * (1 - r)
+        kish = sm * sm / smm
+        ok = (spread > 0) & (var > 1e-15 * np.maximum(spread, 1e-300))
+        n_eff = np.where(ok, spread / np.where(ok, var, 1.0), kish)
+        if counts:
+            n_eff = np.minimum(n_eff, sm)
+        denom = 1 + z * z / n_eff
+        centre = (r + z * z / (2 * n_eff)) / denom
+        half = z / denom * np.sqrt(np.maximum(spread, 0.0) / n_eff + z * z / (4 * n_eff * n_eff))
+        valid = (k > 0) & (sm > 0)
+        lo = np.where(valid, np.maximum(0.0, centre - half), np.nan)
+        hi = np.where(valid, np.minimum(1.0, centre + half), np.nan)
+    return lo, hi
+
+
+def clustered_wilson(
+    y: np.ndarray | Sequence[float],
+    m: np.ndarray | Sequence[float],
+    *,
+    counts: bool = False,
+    z: float = Z95,
+) -> tuple[float | None, float | None]:
+    """Wilson 95% interval of ``r = Σy / Σm`` where each element is one task (a cluster).
+
+    ``y`` is a task's total (passes, ok tool calls, check score) and ``m`` its maximum
+    (attempts, tool calls, max score) over all its epochs. The variance of ``r`` is the
+    ratio estimator's, ``V = Σ(y - r m)² / (Σm)²``, which lets a task's epochs (or
+    calls, or checks) be correlated however they are; the interval is Wilson's at the
+    effective sample size ``n_eff = r(1-r) / V``. When ``V`` is 0 (every task at
+    the same rate, in particular ``r`` of 0 or 1) ``n_eff`` is the effective number of
+    tasks ``(Σm)² / Σm²`` (the number of tasks when they weigh the same), so the
+    interval does not collapse at 0% or 100%. With ``counts`` (``y`` counts successes
+    out of ``m`` trials) ``n_eff`` is at most ``Σm``. With one trial per task it is the
+    ordinary Wilson interval. ``(None, None)`` for no tasks or ``Σm == 0``.
+
+    Example:
+        >>> lo, hi = clustered_wilson([5, 5, 5, 5, 5], [5, 5, 5, 5, 5], counts=True)
+        >>> (round(lo, 3), hi) == (round(wilson(5, 5)[0], 3), 1.0)  # 5 tasks, not 25
+        True
+        >>> clustered_wilson([1, 0, 1], [1, 1, 1]) == wilson(2, 3)
         True
     """
     import numpy as np
 
-    s = np.asarray(scores, dtype=float)
-    m = np.asarray(max_scores, dtype=float)
-    if s.size == 0 or m.sum() == 0:
+    yy, mm = np.asarray(y, dtype=float), np.asarray(m, dtype=float)
+    if yy.size == 0 or mm.sum() == 0:
         return None, None
-    pairs, counts = np.unique(np.column_stack([s, m]), axis=0, return_counts=True)
-    weights = _resample_counts(counts, n_boot, np.random.default_rng(seed))
-    num, den = weights @ pairs[:, 0], weights @ pairs[:, 1]
-    rates = num[den > 0] / den[den > 0]
-    lo, hi = np.quantile(rates, [0.025, 0.975])
-    return float(lo), float(hi)
+    sums = (yy.size, yy.sum(), mm.sum(), (yy * yy).sum(), (yy * mm).sum(), (mm * mm).sum())
+    lo, hi = clustered_wilson_sums(*(np.array([v]) for v in sums), counts=counts, z=z)
+    return float(lo[0]), float(hi[0])
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -147,73 +207,211 @@ def mcnemar_exact(b: int, c: int) -> float:
     return float(min(1.0, 2 * math.exp(log_tail)))
 
 
+def _mover(
+    d: float,
+    a: tuple[float, float, float],
+    b: tuple[float, float, float],
+    corr: float,
+) -> tuple[float, float]:
+    """Newcombe's square-and-add limits of ``d = p_a - p_b`` from each rate's (p, lo, hi)."""
+    (p_a, l_a, u_a), (p_b, l_b, u_b) = a, b
+    lo = d - math.sqrt(
+        max(0.0, (p_a - l_a) ** 2 - 2 * corr * (p_a - l_a) * (u_b - p_b) + (u_b - p_b) ** 2)
+    )
+    hi = d + math.sqrt(
+        max(0.0, (u_a - p_a) ** 2 - 2 * corr * (u_a - p_a) * (p_b - l_b) + (p_b - l_b) ** 2)
+    )
+    return max(-1.0, float(lo)), min(1.0, float(hi))
+
+
 def newcombe_paired_diff(
-    both: int, only_a: int, only_b: int, neither: int, z: float = 1.96
+    both: int, only_a: int, only_b: int, neither: int, z: float = Z95
 ) -> tuple[float | None, float | None]:
     """Interval for ``p_a - p_b`` of two pass rates on the same tasks (Newcombe 1998, method 10).
 
     ``p_a = (both + only_a) / n`` and ``p_b = (both + only_b) / n``. With the Wilson
-    limits ``l, u`` of each and ``phi`` the correlation of the 2x2 table (0 when a
-    margin is empty): ``lo = d - sqrt((p_a-l_a)² - 2 phi (p_a-l_a)(u_b-p_b) + (u_b-p_b)²)``,
-    ``hi = d + sqrt((u_a-p_a)² - 2 phi (u_a-p_a)(p_b-l_b) + (p_b-l_b)²)``. Unlike a
-    bootstrap, it does not collapse to a point when no pair is discordant.
+    limits ``l, u`` of each, ``lo = d - sqrt((p_a-l_a)² - 2φ(p_a-l_a)(u_b-p_b) + (u_b-p_b)²)``
+    and ``hi = d + sqrt((u_a-p_a)² - 2φ(u_a-p_a)(p_b-l_b) + (p_b-l_b)²)``, where φ is
+    the table's correlation with Newcombe's continuity correction: with
+    ``B = both * neither - only_a * only_b``, the numerator is ``B - n/2`` when
+    ``B > n/2``, ``B`` when ``B < 0`` and 0 otherwise (φ = 0 when a margin is empty).
+    It does not collapse to a point when no pair is discordant.
 
     Example:
-        >>> lo, hi = newcombe_paired_diff(20, 0, 0, 5)
-        >>> lo < 0 < hi
-        True
+        >>> [round(v, 4) for v in newcombe_paired_diff(27, 0, 0, 27)]
+        [-0.0351, 0.0351]
         >>> newcombe_paired_diff(0, 0, 0, 0)
         (None, None)
     """
     n = both + only_a + only_b + neither
     if n == 0:
         return None, None
-    p_a, p_b = (both + only_a) / n, (both + only_b) / n
-    l_a, u_a = _wilson(both + only_a, n, z)
-    l_b, u_b = _wilson(both + only_b, n, z)
-    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
-    phi = (both * neither - only_a * only_b) / math.sqrt(margins) if margins else 0.0
-    d = p_a - p_b
-    lo = d - math.sqrt(
-        max(0.0, (p_a - l_a) ** 2 - 2 * phi * (p_a - l_a) * (u_b - p_b) + (u_b - p_b) ** 2)
-    )
-    hi = d + math.sqrt(
-        max(0.0, (u_a - p_a) ** 2 - 2 * phi * (u_a - p_a) * (p_b - l_b) + (p_b - l_b) ** 2)
-    )
-    return lo, hi
+    k_a, k_b = both + only_a, both + only_b
+    p_a, p_b = k_a / n, k_b / n
+    margins = k_a * (only_b + neither) * k_b * (only_a + neither)
+    cross = both * neither - only_a * only_b
+    corrected = cross - n / 2 if cross > n / 2 else (cross if cross < 0 else 0.0)
+    phi = corrected / math.sqrt(margins) if margins else 0.0
+    return _mover(p_a - p_b, (p_a, *_wilson(p_a, n, z)), (p_b, *_wilson(p_b, n, z)), phi)
 
 
-def paired_bootstrap_diff(
-    x: np.ndarray | list[float],
-    y: np.ndarray | list[float],
-    n_boot: int = 2000,
-    seed: int = 0,
-) -> tuple[float | None, float | None, float | None, float | None]:
-    """Mean paired difference ``mean(x - y)`` with a bootstrap interval and p-value.
+def paired_rate_diff(
+    y_a: np.ndarray | Sequence[float],
+    m_a: np.ndarray | Sequence[float],
+    y_b: np.ndarray | Sequence[float],
+    m_b: np.ndarray | Sequence[float],
+    *,
+    counts: bool = False,
+    z: float = Z95,
+) -> tuple[float | None, float | None, float | None]:
+    """``(d, lo, hi)``: ``d = Σy_a/Σm_a - Σy_b/Σm_b`` over the same tasks, with a 95% interval.
 
-    Pairs (tasks) are resampled together. The 95% interval is the percentile interval of
-    the resampled means. The two-sided p-value tests ``mean difference = 0`` by
-    shifting the bootstrap distribution to the null (Efron & Tibshirani 1993, §16.4):
-    ``p = (1 + #{|mean* - diff| >= |diff|}) / (n_boot + 1)``. Returns four Nones for
-    no pairs. The same seed gives the same result.
+    Element ``i`` of the four arrays is task ``i`` (its totals over its epochs) in runs A
+    and B. The interval is Newcombe's method 10 generalised to clustered data (the
+    MOVER construction): each rate's :func:`clustered_wilson` limits, combined with
+    the correlation of the per-task residuals ``y - r m`` of the two runs (which is
+    the 2x2 table's φ for one pass/fail attempt per task). ``counts`` as in
+    :func:`clustered_wilson`. Three Nones for no tasks or a zero denominator.
 
     Example:
-        >>> diff, lo, hi, p = paired_bootstrap_diff([1.0, 1.0, 0.5, 1.0], [0.5, 1.0, 0.0, 0.5])
-        >>> diff, lo <= diff <= hi, 0 < p <= 1
-        (0.375, True, True)
+        >>> d, lo, hi = paired_rate_diff([3, 2, 3, 1], [3, 3, 3, 3], [1, 2, 0, 1], [3, 3, 3, 3],
+        ...     counts=True)
+        >>> round(d, 3), lo < d < hi
+        (0.417, True)
     """
     import numpy as np
+
+    ya, ma, yb, mb = (np.asarray(v, dtype=float) for v in (y_a, m_a, y_b, m_b))
+    if ya.size == 0 or ma.sum() == 0 or mb.sum() == 0:
+        return None, None, None
+    r_a, r_b = ya.sum() / ma.sum(), yb.sum() / mb.sum()
+    l_a, u_a = clustered_wilson(ya, ma, counts=counts, z=z)
+    l_b, u_b = clustered_wilson(yb, mb, counts=counts, z=z)
+    e_a, e_b = ya - r_a * ma, yb - r_b * mb
+    scale = math.sqrt(float((e_a * e_a).sum() * (e_b * e_b).sum()))
+    corr = float((e_a * e_b).sum()) / scale if scale > 0 else 0.0
+    assert l_a is not None and u_a is not None and l_b is not None and u_b is not None
+    lo, hi = _mover(r_a - r_b, (r_a, l_a, u_a), (r_b, l_b, u_b), corr)
+    return float(r_a - r_b), lo, hi
+
+
+def sign_flip_test(
+    d: np.ndarray | Sequence[float], *, draws: int = FLIP_DRAWS, seed: int = 0
+) -> float:
+    """Two-sided sign-flip permutation p-value of ``mean(d) = 0`` for paired differences ``d``.
+
+    Under the null (the two runs exchangeable within a task) each per-task difference
+    is as likely negated. The p-value is the share of sign patterns whose
+    ``|Σ ±d|`` reaches the observed ``|Σd|``. Zero differences do not move the sum and
+    are left out. Up to :data:`EXACT_MAX` non-zero differences every pattern is
+    enumerated (exact); above, ``draws`` random patterns are drawn with ``seed`` and
+    ``p = (1 + hits) / (1 + draws)``, which never rejects more often than the nominal
+    level. On ±1 differences (one pass/fail attempt per task) the exact test is the
+    exact McNemar test.
+
+    Example:
+        >>> sign_flip_test([1, 1, 1, 1, 1, 1])  # 2 of 64 patterns as extreme
+        0.03125
+        >>> sign_flip_test([1, -1, 1, 1, 1, 1, -1]) == mcnemar_exact(5, 2)
+        True
+        >>> sign_flip_test([0.0, 0.0])
+        1.0
+    """
+    import numpy as np
+
+    values = np.abs(np.asarray(d, dtype=float))
+    observed = abs(float(np.sum(d)))
+    values = values[values > 0]
+    if values.size == 0:
+        return 1.0
+    tol = 1e-9 * max(1.0, float(values.sum()))
+    if values.size <= EXACT_MAX:
+        patterns = np.arange(2**values.size)[:, None] >> np.arange(values.size) & 1
+        sums = (2 * patterns - 1) @ values
+        return float(np.mean(np.abs(sums) >= observed - tol))
+    rng = np.random.default_rng(seed)
+    hits, left = 0, draws
+    while left:
+        batch = min(left, 4096)
+        signs = 2 * rng.integers(0, 2, (batch, values.size), dtype=np.int8) - 1
+        hits += int(np.sum(np.abs(signs @ values) >= observed - tol))
+        left -= batch
+    return (1 + hits) / (1 + draws)
+
+
+def paired_mean_diff(
+    x: np.ndarray | Sequence[float], y: np.ndarray | Sequence[float], *, seed: int = 0
+) -> tuple[float | None, float | None, float | None, float | None]:
+    """``(diff, lo, hi, p)`` for the mean paired difference ``mean(x - y)``, one pair per task.
+
+    The p-value is :func:`sign_flip_test`'s, exact for few tasks (no normal
+    approximation behind it). The interval is the paired t interval
+    ``diff ± t(0.975, n-1) s / sqrt(n)``, given only from :data:`T_MIN_PAIRS` pairs on
+    (below, the t interval's coverage rests on a normality few tasks cannot show, so
+    ``lo`` and ``hi`` are None and the exact p-value is the evidence). Four Nones for
+    no pairs.
+
+    Example:
+        >>> diff, lo, hi, p = paired_mean_diff([1.0, 1.0, 0.5, 1.0], [0.5, 1.0, 0.0, 0.5])
+        >>> diff, lo, hi, p  # 3 tasks differ, all one way: 2 of 8 patterns
+        (0.375, None, None, 0.25)
+    """
+    import numpy as np
+    from scipy.stats import t
 
     d = np.asarray(x, dtype=float) - np.asarray(y, dtype=float)
     if d.size == 0:
         return None, None, None, None
-    values, counts = np.unique(d, return_counts=True)
-    means = _resample_counts(counts, n_boot, np.random.default_rng(seed)) @ values / d.size
     diff = float(d.mean())
-    lo, hi = np.quantile(means, [0.025, 0.975])
-    extreme = np.abs(means - diff) >= abs(diff) - 1e-12
-    p = (1 + int(extreme.sum())) / (n_boot + 1)
-    return diff, float(lo), float(hi), p
+    p = sign_flip_test(d, seed=seed)
+    if d.size < T_MIN_PAIRS:
+        return diff, None, None, p
+    half = float(t.ppf(0.975, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
+    return diff, diff - half, diff + half, p
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjusted p-values, in the input order; None stays None.
+
+    Sorted ascending, the ``j``-th of ``m`` p-values becomes ``min(1, (m - j + 1) p)``,
+    made non-decreasing (each is at least the one before it). Rejecting the adjusted
+    p-values at ``alpha`` keeps the chance of any false positive among the ``m`` at or
+    below ``alpha``.
+
+    Example:
+        >>> holm([0.01, 0.04, 0.03, None])
+        [0.03, 0.06, 0.06, None]
+    """
+    present = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    out: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for j, (p, i) in enumerate(present):
+        running = max(running, min(1.0, (len(present) - j) * p))
+        out[i] = running
+    return out
+
+
+def _mcnemar_power(n: np.ndarray, psi: float, share_a: float, alpha: float) -> np.ndarray:
+    """Power of the two-sided exact McNemar test at ``alpha`` for each number of tasks ``n``.
+
+    A task is discordant with probability ``psi``; a discordant task favours A with
+    probability ``share_a``. Given ``k`` discordant tasks the test rejects when the
+    smaller count is at most ``c_k``, the largest ``c`` with ``2 P(X <= c) <= alpha``,
+    ``X ~ Bin(k, 1/2)``; the power sums that over ``k ~ Bin(n, psi)``.
+    """
+    import numpy as np
+    from scipy.stats import binom
+
+    k = np.arange(int(n.max()) + 1)
+    c = binom.ppf(alpha / 2, k, 0.5)
+    c = np.where(binom.cdf(c, k, 0.5) <= alpha / 2 * (1 + 1e-9), c, c - 1)
+    reject = np.where(c >= 0, binom.cdf(c, k, share_a) + binom.sf(k - c - 1, k, share_a), 0.0)
+    return binom.pmf(k[None, :], n[:, None], psi) @ reject
+
+
+def _flip_n(q_alpha: float, q_power: float, var: float, d: float) -> float:
+    """Tasks for a sign-flip test of mean ``d``: its null variance is ``E[dᵢ²] = var + d²``."""
+    return (q_alpha * math.sqrt(var + d * d) + q_power * math.sqrt(var)) ** 2 / (d * d)
 
 
 def tasks_needed(
@@ -221,48 +419,70 @@ def tasks_needed(
     p_b: float,
     alpha: float = 0.05,
     power: float = 0.8,
-    paired: bool = True,
+    *,
     discordant: float | None = None,
+    epochs: int = 1,
+    within: float = 0.0,
 ) -> int:
-    """How many tasks (or task x epoch pairs) detect ``p_a`` vs ``p_b`` at ``alpha`` and ``power``.
+    """How many tasks, both models on each, detect pass rates ``p_a`` vs ``p_b`` at ``alpha``.
 
-    With ``z_a = Φ⁻¹(1 - alpha/2)``, ``z_b = Φ⁻¹(power)`` and ``d = p_a - p_b``:
+    ``discordant`` is the share ψ of tasks on which one model passes and the other
+    fails (e.g. from a pilot run, ``(only_a + only_b) / n``); by default
+    ``p_a(1-p_b) + p_b(1-p_a)``, its value if the models' outcomes were independent,
+    which is conservative when they tend to pass the same tasks.
 
-    - ``paired=True`` (both models on the same tasks, McNemar test), Connor's (1987)
-      formula ``n = (z_a sqrt(ψ) + z_b sqrt(ψ - d²))² / d²`` where ``ψ`` is the share
-      of discordant tasks (one model passes, the other fails). Give ``discordant``
-      when known (e.g. from a pilot run: ``(only_a + only_b) / n``); otherwise it is
-      taken as ``p_a(1-p_b) + p_b(1-p_a)``, its value if the models' outcomes were
-      independent, which is conservative when they tend to pass the same tasks.
-    - ``paired=False`` (each model on its own tasks), the two-proportion normal
-      approximation ``n = (z_a sqrt(2 p̄ q̄) + z_b sqrt(p_a q_a + p_b q_b))² / d²``
-      per model, with ``p̄ = (p_a + p_b) / 2``.
-
-    The result is rounded up.
+    - One epoch (``epochs=1``): the test evalnb runs is the exact McNemar test. Its
+      power at ``n`` tasks is computed exactly (the binomial law of the discordant
+      count, then the exact test's rejection region), and the result is the smallest
+      ``n`` from which on the power stays at or above ``power`` (exact power zigzags
+      in ``n``; the search window reaches twice the normal-approximation estimate).
+    - Several epochs: the test is the sign-flip test on per-task pass shares. Epochs
+      only average away the within-task variance, never the variance between tasks,
+      so they cannot stand in for tasks. ``within`` is the mean within-task variance of
+      one attempt's pass/fail difference, ``mean(π_a(1-π_a) + π_b(1-π_b))`` over tasks
+      (a pilot run's epochs estimate it). With per-task difference variance
+      ``σ² = ψ - d² - within (1 - 1/epochs)``, the sign-flip test's null variance is
+      ``E[dᵢ²] = σ² + d²``, and the result is the smallest ``n`` with
+      ``n >= (t(1-alpha/2, n-1) sqrt(σ² + d²) + t(power, n-1) σ)² / d²`` (Connor's
+      formula on per-task shares, with t quantiles for small ``n``). ``within=0`` (the
+      default) assumes every task's outcome is fixed: epochs then repeat the same
+      outcome and the answer is the one-epoch answer.
 
     Example:
-        >>> tasks_needed(0.9, 0.8, paired=False)  # the textbook 199 per group
-        199
-        >>> tasks_needed(0.9, 0.8, discordant=0.2)
-        155
+        >>> tasks_needed(0.9, 0.8, discordant=0.2)  # Connor's normal approximation: 155
+        168
+        >>> tasks_needed(0.9, 0.8, discordant=0.2, epochs=5, within=0.1)
+        94
     """
+    import numpy as np
+
     for name, value in (("p_a", p_a), ("p_b", p_b), ("alpha", alpha), ("power", power)):
         if not 0 < value < 1:
             raise ValueError(f"{name} must be strictly between 0 and 1, got {value}")
+    if epochs < 1:
+        raise ValueError(f"epochs must be at least 1, got {epochs}")
     d = p_a - p_b
     if d == 0:
         raise ValueError("p_a equals p_b: no number of tasks detects a zero difference")
-    z_a = NormalDist().inv_cdf(1 - alpha / 2)
-    z_b = NormalDist().inv_cdf(power)
-    if paired:
-        psi = p_a * (1 - p_b) + p_b * (1 - p_a) if discordant is None else discordant
-        if not abs(d) <= psi <= 1:
-            raise ValueError(f"discordant share must lie in [|p_a - p_b|, 1], got {psi}")
-        n = (z_a * math.sqrt(psi) + z_b * math.sqrt(psi - d * d)) ** 2 / (d * d)
-    else:
-        p_bar = (p_a + p_b) / 2
-        n = (
-            z_a * math.sqrt(2 * p_bar * (1 - p_bar))
-            + z_b * math.sqrt(p_a * (1 - p_a) + p_b * (1 - p_b))
-        ) ** 2 / (d * d)
-    return math.ceil(n - 1e-9)
+    psi = p_a * (1 - p_b) + p_b * (1 - p_a) if discordant is None else discordant
+    if not abs(d) < psi <= 1:
+        raise ValueError(f"discordant share must lie in (|p_a - p_b|, 1], got {psi}")
+    if not 0 <= within <= psi - d * d:
+        raise ValueError(f"within must lie in [0, discordant - (p_a - p_b)²], got {within}")
+    z_a, z_b = NormalDist().inv_cdf(1 - alpha / 2), NormalDist().inv_cdf(power)
+    if epochs > 1 and within > 0:
+        from scipy.stats import t
+
+        var = psi - d * d - within * (1 - 1 / epochs)
+        n = 2
+        while n < _flip_n(t.ppf(1 - alpha / 2, n - 1), t.ppf(power, n - 1), var, d):
+            n += 1
+        return n
+    guess = (z_a * math.sqrt(psi) + z_b * math.sqrt(psi - d * d)) ** 2 / (d * d)
+    grid = np.arange(1, int(2 * guess) + 50)
+    below = np.flatnonzero(_mcnemar_power(grid, psi, (psi + d) / (2 * psi), alpha) < power)
+    if below.size == 0:
+        return 1
+    if below[-1] == grid.size - 1:
+        raise ValueError("the exact McNemar test does not reach that power in the search window")
+    return int(grid[below[-1] + 1])

@@ -15,11 +15,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from evalnb.cli import demo, imports, notebooks, run, summary, validate
+from evalnb.cli import compare, demo, imports, notebooks, run, summary, validate
 from evalnb.errors import EvalnbError
 from evalnb.version import __version__
 
-SUBCOMMANDS = (run, validate, summary, imports, demo, notebooks)
+SUBCOMMANDS = (run, validate, summary, compare, imports, demo, notebooks)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

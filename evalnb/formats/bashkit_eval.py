@@ -42,7 +42,6 @@ Example:
 from __future__ import annotations
 
 import json
-import re
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -333,15 +332,14 @@ def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
         1
     """
     decoder = json.JSONDecoder()
-    blank = re.compile(r"\s*")
     try:
-        pos = blank.match(text, 0).end()  # type: ignore[union-attr]
+        pos = _skip_blank(text, 0)
         for key in loc:
-            inner = blank.match(text, pos + 1).end()  # type: ignore[union-attr]
+            inner = _skip_blank(text, pos + 1)
             if text[pos] == "{" and isinstance(key, str):
-                found = _find_key(decoder, blank, text, inner, key)
+                found = _find_key(decoder, text, inner, key)
             elif text[pos] == "[" and isinstance(key, int):
-                found = _find_index(decoder, blank, text, inner, key)
+                found = _find_index(decoder, text, inner, key)
             else:
                 break
             if found is None:
@@ -352,33 +350,29 @@ def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
     return text.count("\n", 0, pos) + 1
 
 
-def _find_key(
-    decoder: json.JSONDecoder, blank: re.Pattern, text: str, pos: int, key: str
-) -> int | None:
+def _find_key(decoder: json.JSONDecoder, text: str, pos: int, key: str) -> int | None:
     while text[pos] != "}":
         name, pos = decoder.raw_decode(text, pos)
-        pos = blank.match(text, blank.match(text, pos).end() + 1).end()
+        pos = _skip_blank(text, _skip_blank(text, pos) + 1)
         if name == key:
             return pos
-        pos = _skip_value(decoder, blank, text, pos)
+        pos = _skip_value(decoder, text, pos)
     return None
 
 
-def _find_index(
-    decoder: json.JSONDecoder, blank: re.Pattern, text: str, pos: int, index: int
-) -> int | None:
+def _find_index(decoder: json.JSONDecoder, text: str, pos: int, index: int) -> int | None:
     for _ in range(index):
         if text[pos] == "]":
             return None
-        pos = _skip_value(decoder, blank, text, pos)
+        pos = _skip_value(decoder, text, pos)
     return None if text[pos] == "]" else pos
 
 
-def _skip_value(decoder: json.JSONDecoder, blank: re.Pattern, text: str, pos: int) -> int:
+def _skip_value(decoder: json.JSONDecoder, text: str, pos: int) -> int:
     _, pos = decoder.raw_decode(text, pos)
-    pos = blank.match(text, pos).end()
+    pos = _skip_blank(text, pos)
     if text[pos] == ",":
-        pos = blank.match(text, pos + 1).end()
+        pos = _skip_blank(text, pos + 1)
     return pos
 
 
@@ -430,3 +424,10 @@ def _read(path: Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
 
 
 FORMAT = Format("a bashkit-eval result file", _recognises, read=_read, key="bashkit-eval")
+
+
+def _skip_blank(text: str, pos: int) -> int:
+    """The position of the first non-whitespace character (JSON's four) from ``pos``."""
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos

@@ -294,7 +294,8 @@ def tool_success(runs: Runs) -> alt.LayerChart:
     """Tool call success rate (exit code 0) per model, overall and per category.
 
     Counted from the ``tool_calls`` table (aggregated per task attempt before the
-    category join, so a million calls cost a group-by), with Wilson 95% intervals;
+    category join, so a million calls cost a group-by), with 95% intervals clustered by
+    task (:func:`evalnb.analysis.metrics.clustered_interval`);
     the rule marks spec 000's healthy threshold of 80%. The "all categories" bar
     equals :func:`evalnb.analysis.metrics.summary`'s ``tool_call_success_rate``.
 
@@ -308,16 +309,26 @@ def tool_success(runs: Runs) -> alt.LayerChart:
     )
     with_cat = per_task.join(
         runs.tasks.select(*KEYS, "category"), on=KEYS, how="left", nulls_equal=True
-    )
+    ).with_columns(pl.col("calls", "ok").cast(pl.Float64))
     per_cat = with_cat.group_by("run_id", "category").agg(pl.col("calls", "ok").sum())
     overall = with_cat.group_by("run_id").agg(
         pl.lit(ALL_CATEGORIES).alias("category"), pl.col("calls", "ok").sum()
     )
-    lo, hi = wilson_expr("ok", "calls")
+    limits = pl.concat(
+        [
+            metrics.clustered_interval(
+                with_cat, ["run_id"], "ok", "calls", "v", counts=True
+            ).with_columns(pl.lit(ALL_CATEGORIES).alias("category")),
+            metrics.clustered_interval(
+                with_cat, ["run_id", "category"], "ok", "calls", "v", counts=True
+            ),
+        ],
+        how="diagonal",
+    ).rename({"v_lo": "lo", "v_hi": "hi"})
     data = _with_labels(
-        pl.concat([overall, per_cat.select(overall.columns)]).with_columns(
-            (pl.col("ok") / pl.col("calls")).alias("value"), lo.alias("lo"), hi.alias("hi")
-        ),
+        pl.concat([overall, per_cat.select(overall.columns)])
+        .with_columns((pl.col("ok") / pl.col("calls")).alias("value"))
+        .join(limits, on=["run_id", "category"], how="left", nulls_equal=True),
         runs,
     )
     order = [ALL_CATEGORIES, *sorted(set(per_cat.get_column("category").drop_nulls()))]
@@ -374,7 +385,7 @@ def turns_and_calls(runs: Runs) -> alt.HConcatChart:
 
 
 def natural_stop(runs: Runs) -> alt.LayerChart:
-    """Share of task attempts the model ended itself (``natural_stop``), with Wilson 95%.
+    """Share of task attempts the model ended itself (``natural_stop``), 95% clustered by task.
 
     Spec 000: a frequent ``natural_stop == false`` means the turn limit was reached
     without converging. The bar equals ``summary``'s ``natural_stop_rate``.
@@ -384,13 +395,16 @@ def natural_stop(runs: Runs) -> alt.LayerChart:
         >>> natural_stop(Runs.empty()).to_dict()["layer"][0]["mark"]["type"]
         'bar'
     """
-    lo, hi = wilson_expr("stops", "tasks")
     counts = runs.tasks.group_by("run_id").agg(
         pl.col("natural_stop").sum().alias("stops"), pl.col("natural_stop").count().alias("tasks")
     )
+    rows = runs.tasks.filter(pl.col("natural_stop").is_not_null()).with_columns(
+        pl.col("natural_stop").cast(pl.Float64).alias("_stop"), pl.lit(1.0).alias("_one")
+    )
+    limits = metrics.clustered_interval(rows, ["run_id"], "_stop", "_one", "v", counts=True)
     data = _with_labels(
-        counts.with_columns(
-            (pl.col("stops") / pl.col("tasks")).alias("value"), lo.alias("lo"), hi.alias("hi")
+        counts.with_columns((pl.col("stops") / pl.col("tasks")).alias("value")).join(
+            limits.rename({"v_lo": "lo", "v_hi": "hi"}), on="run_id", how="left"
         ),
         runs,
     )
@@ -773,8 +787,10 @@ def guidance_differences(runs: Runs, pattern: str | None = None) -> alt.LayerCha
     """Paired differences between guidance versions (b minus a, in order of appearance).
 
     From :func:`evalnb.analysis.guidance.compare_guidance`: each metric's mean per-task
-    difference on the tasks both versions ran, with a paired bootstrap 95% interval;
-    an interval that misses 0 is a difference the tasks support.
+    difference on the tasks both versions ran, with a paired t 95% interval (from 10
+    shared tasks on; none below) and, in the tooltip, the exact sign-flip p-value and
+    its Holm adjustment over every metric and pair shown. Read a difference as real
+    where the Holm-adjusted p is at most 0.05.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -810,7 +826,8 @@ def guidance_differences(runs: Runs, pattern: str | None = None) -> alt.LayerCha
             alt.Tooltip("diff:Q", title="difference", format="+.3~f"),
             alt.Tooltip("diff_lo:Q", title="95% low", format="+.3~f"),
             alt.Tooltip("diff_hi:Q", title="95% high", format="+.3~f"),
-            alt.Tooltip("p_value:Q", title="p (paired bootstrap)", format=".3g"),
+            alt.Tooltip("p_value:Q", title="p (exact sign-flip)", format=".3g"),
+            alt.Tooltip("p_holm:Q", title="p, Holm-adjusted", format=".3g"),
             alt.Tooltip("n_shared:Q", title="shared tasks"),
         ],
     )
@@ -826,8 +843,9 @@ def guidance_differences(runs: Runs, pattern: str | None = None) -> alt.LayerCha
         title=_title(
             title,
             runs,
-            "Rates are shares (0-1); help and commands are per attempt. An interval"
-            " that misses 0 is a difference the shared tasks support.",
+            "Rates are shares (0-1); help and commands are per attempt. Intervals from"
+            " 10 shared tasks; the tooltip's Holm-adjusted p says which differences"
+            " the shared tasks support.",
         ),
         width=420,
         height=alt.Step(16),

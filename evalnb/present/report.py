@@ -4,12 +4,12 @@ Every figure comes from :func:`evalnb.analysis.metrics.summary` and
 :func:`evalnb.analysis.metrics.by_category` (computed from per-task rows, never from a source
 file's own summary). Reports show both rates, labelled: the *pass rate* (tasks whose
 every check passed / tasks) and the *overall rate* (weighted check score / maximum,
-spec 000), each with its 95% interval in brackets (Wilson for the pass rate and the
-tool-call success rate, task-clustered bootstrap for the overall rate). A category's
-rate is its overall rate, never called a pass rate. Runs of CLI-tool scenarios also
-show spec 002's layers apart: outcome pass rate, gate pass rate, gates passed and the
-mean judge score (a composite only where a scenario configures one); their tasks show
-``gates passed/total`` and the judge score instead of a weighted score. A model is named with
+spec 000), each with its 95% interval in brackets, clustered by task (a task's epochs,
+checks and tool calls are one unit). A category's rate is its overall rate, never called
+a pass rate. Runs of CLI-tool scenarios also show spec 002's layers apart: outcome pass
+rate, gate pass rate, gates passed and the mean judge score (a composite only where a
+scenario configures one); their tasks show ``gates passed/total`` and the judge score
+instead of a weighted score. A model is named with
 " (simulated)" when its run is simulated, and with " · <guidance>" when the run
 used a guidance version.
 
@@ -21,8 +21,10 @@ Files written by :func:`write_report` (each atomically: temp file + rename):
   "by_category": [...], "tables": {"runs": [...], "tasks": [...], ...}}`` with the
   six tidy tables as lists of row objects; :func:`evalnb.analysis.load.load` reads it back.
 - ``comparison.md``: spec 000's "Current Baseline" table (one column per model,
-  its latest run), its "Per-Category Rates" table, and a trend table for every
-  model run on several dates.
+  its latest run), its "Per-Category Rates" table, a paired comparison of every pair
+  of those runs on the same dataset (:func:`evalnb.analysis.metrics.compare_all`:
+  shared tasks, difference, interval, p and Holm-adjusted p), and a trend table for
+  every model run on several dates.
 
 Example:
     >>> print(terminal_report(Runs.empty()))
@@ -32,6 +34,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -40,15 +43,15 @@ import polars as pl
 
 from evalnb.analysis.cost import Prices
 from evalnb.analysis.diagnostics import friction
-from evalnb.analysis.metrics import by_category, summary
+from evalnb.analysis.metrics import by_category, compare_all, summary
 from evalnb.analysis.report_file import REPORT_FORMAT, REPORT_VERSION
 from evalnb.analysis.runs import Runs
 from evalnb.store import utc_now
 from evalnb.store.tables import TABLES
 
 CI_NOTE = (
-    "Brackets: 95% interval (Wilson for pass rate and tool call success, "
-    "task-clustered bootstrap for overall rate)."
+    "Brackets: 95% interval clustered by task (Wilson on the effective sample size; "
+    "a task's epochs, checks and tool calls count as one unit)."
 )
 
 
@@ -113,7 +116,7 @@ def write_report(runs: Runs, out_dir: str | Path, prices: Prices | None = None) 
         "report.json": json.dumps(
             report_json(runs, summaries, categories), ensure_ascii=False, default=str
         ),
-        "comparison.md": comparison_markdown(summaries, categories),
+        "comparison.md": comparison_markdown(summaries, categories, runs),
     }
     paths = {}
     for name, text in texts.items():
@@ -175,8 +178,12 @@ def report_markdown(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFram
     return "\n".join(parts)
 
 
-def comparison_markdown(summaries: pl.DataFrame, categories: pl.DataFrame) -> str:
+def comparison_markdown(
+    summaries: pl.DataFrame, categories: pl.DataFrame, runs: Runs | None = None
+) -> str:
     """The text of comparison.md: spec 000's baseline and per-category tables, plus trends.
+
+    With ``runs``, also the paired comparison of every pair of the latest runs.
 
     Example:
         >>> comparison_markdown(summary(Runs.empty()), by_category(Runs.empty()))
@@ -228,6 +235,8 @@ def comparison_markdown(summaries: pl.DataFrame, categories: pl.DataFrame) -> st
         for cat in sorted({c for c, _ in cells})
     ]
     parts += [*_table(["Category", *labels], cat_rows), ""]
+    if runs is not None:
+        parts += _paired_section(compare_all(runs, latest.get_column("run_id").to_list()))
     parts += _trend(by_time)
     return "\n".join(parts)
 
@@ -295,6 +304,7 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
     ok, err, total = row["tool_calls_ok"], row["tool_calls_error"], row["total_tool_calls"]
     return [
         ("Tasks passed", f"{row['total_passed']}/{row['total_tasks']}"),
+        ("Tasks (attempts)", f"{row['distinct_tasks']} ({row['total_tasks']})"),
         ("Pass rate", _rate_ci(row["pass_rate"], row["pass_rate_lo"], row["pass_rate_hi"])),
         (
             "Overall rate",
@@ -395,6 +405,46 @@ def _task_details(runs: Runs, run_id: str) -> list[str]:
     return lines
 
 
+def _paired_section(pairs: pl.DataFrame) -> list[str]:
+    """The paired comparisons of :func:`evalnb.analysis.metrics.compare_all` as a table."""
+    if pairs.height == 0:
+        return []
+    rows = [
+        [
+            f"{r['model_a']} ({r['a']}) − {r['model_b']} ({r['b']})",
+            r["metric"],
+            f"{r['tasks']} (+{r['tasks_only_a']}/+{r['tasks_only_b']} unshared, "
+            f"{r['errored_a']}/{r['errored_b']} errored left out)",
+            f"{_pct(r['value_a'])} vs {_pct(r['value_b'])}",
+            _pp(r["diff"]),
+            "–" if r["diff_lo"] is None else f"[{_pp(r['diff_lo'])}, {_pp(r['diff_hi'])}]",
+            f"{_p(r['p'])} ({r['test']})",
+            _p(r["p_holm"]),
+        ]
+        for r in pairs.iter_rows(named=True)
+    ]
+    header = ["Pair (A − B)", "Metric", "Shared tasks", "A vs B", "A − B", "95% CI", "p", "Holm p"]
+    return [
+        "### Paired comparisons",
+        "",
+        "On the tasks both runs have (per-task figures first; errored attempts left out "
+        "and counted). Holm p adjusts for every comparison in the table: read "
+        "a difference as real only where it is at most 0.05.",
+        "",
+        *_table(header, rows),
+        "",
+    ]
+
+
+def _pp(x: float | None) -> str:
+    """A difference of rates in percentage points."""
+    return "–" if x is None or math.isnan(x) else f"{x * 100:+.1f} pp"
+
+
+def _p(x: float | None) -> str:
+    return "–" if x is None or math.isnan(x) else f"{x:.3g}"
+
+
 def _trend(rows: pl.DataFrame) -> list[str]:
     """A trend table for every model label with runs on several dates (latest run per date)."""
     dated = rows.filter(pl.col("date").is_not_null())
@@ -439,19 +489,19 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{x * 100:.0f}%"
+    return "–" if x is None or math.isnan(x) else f"{x * 100:.0f}%"
 
 
 def _rate_ci(x: float | None, lo: float | None, hi: float | None) -> str:
-    if x is None:
+    if x is None or math.isnan(x):
         return "–"
-    if lo is None or hi is None:
+    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
         return _pct(x)
     return f"{_pct(x)} [{lo * 100:.0f}–{hi * 100:.0f}%]"
 
 
 def _num(x: float | int | None, digits: int = 2) -> str:
-    if x is None:
+    if x is None or math.isnan(x):
         return "–"
     if float(x).is_integer():
         return str(int(x))

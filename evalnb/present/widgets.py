@@ -249,14 +249,18 @@ def comparison_html(runs: Runs, a: str, b: str) -> str:
         result = compare(runs, a, b)
     except ValueError as exc:
         return f"<p>Cannot compare: {html.escape(str(exc), quote=False)}</p>"
-    differing = result.per_task.filter(pl.col("outcome").is_in(["only_a", "only_b"]))
+    differing = result.per_task.filter(pl.col("outcome") != "tied")
     return "\n".join(
         [
             _STYLE,
             '<div class="evalnb-task">',
             f"<pre>{html.escape(str(result))}</pre>",
             f"<h4>Tasks the two runs disagree on ({differing.height})</h4>",
-            _table(differing.select("task_id", "epoch", "category", "outcome", "rate_diff")),
+            _table(
+                differing.select(
+                    "task_id", "category", "outcome", "pass_share_a", "pass_share_b", "score_diff"
+                )
+            ),
             "</div>",
         ]
     )
