@@ -6,6 +6,7 @@
 - :class:`ProviderError`: a model provider failed for good (after its own retries).
 - :class:`SetupError`: something evalnb needs is missing: a task's workspace could not be
   prepared, or an optional extra is not installed.
+- :class:`StoreError`: a run folder could not be written (read-only, disk full).
 
 The CLI prints any of them as one line and exits with code 2.
 
@@ -16,7 +17,9 @@ Example:
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -45,6 +48,22 @@ class ProviderError(EvalnbError):
 class SetupError(EvalnbError):
     """Something evalnb needs is missing: a task's workspace could not be prepared (a
     scenario's setup or health check failed), or an optional extra is not installed."""
+
+
+class StoreError(EvalnbError):
+    """A run folder could not be written (read-only, disk full, gone); the message names it.
+
+    Nothing half-written is left: a failed write is undone before this is raised.
+
+    Example:
+        >>> str(StoreError("runs/r1", "run.json", OSError(28, "No space left on device")))
+        'cannot write runs/r1/run.json: No space left on device'
+    """
+
+    def __init__(self, folder: str | Path, name: str, exc: Exception) -> None:
+        self.folder = str(folder)
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+        super().__init__(f"cannot write {Path(folder) / name}: {reason}")
 
 
 class InputError(EvalnbError):
@@ -82,6 +101,43 @@ def read_input(path: str | Path, display: str | Path | None = None) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(shown, None, None, f"not UTF-8 text: {exc}") from None
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object names the same key twice (raised by :func:`loads_json`)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"duplicate key {key!r}")
+
+
+def loads_json(text: str) -> Any:
+    """Parse JSON input strictly: a duplicate key or nesting deeper than Python can follow
+    raises ValueError (:class:`DuplicateKeyError` for the first) instead of passing.
+
+    Example:
+        >>> loads_json('{"id": "a", "id": "b"}')
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.DuplicateKeyError: duplicate key 'id'
+        >>> loads_json("[" * 100_000 + "]" * 100_000)
+        Traceback (most recent call last):
+        ...
+        ValueError: nested too deeply
+    """
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(key)
+        out[key] = value
+    return out
 
 
 def from_validation_error(

@@ -8,7 +8,9 @@ The first path segment picks the behaviour, so one server serves every fault at 
 - ``drip``: sends headers, then one byte every :data:`DRIP_EVERY_S` seconds, forever;
 - ``truncated``: turn 1 as ``ok``, turn 2 a 200 whose JSON body is cut in half;
 - ``badinput``: an Anthropic ``tool_use`` whose ``input`` is a list, not an object;
-- ``unauthorized``: a 401 whose message echoes a masked key (:data:`MASKED_KEY`).
+- ``unauthorized``: a 401 whose message echoes a masked key (:data:`MASKED_KEY`);
+- ``judge``: an OpenAI judge's ``submit_judgement`` call scoring every criterion of the
+  notes rubric (:data:`JUDGE_CRITERIA`) 1.
 
 Every request is kept (``requests``: path and headers). The server runs in a daemon
 thread; :meth:`FaultServer.stop` releases stalled handlers and shuts it down, and no
@@ -28,6 +30,7 @@ from tests import http_fixtures as hf
 DRIP_EVERY_S = 0.4
 MAX_HOLD_S = 30.0
 MASKED_KEY = "sk-tes***cdef"
+JUDGE_CRITERIA = ("command_correctness", "task_completion", "efficiency")
 
 
 def _second_turn(body: dict[str, Any]) -> bool:
@@ -49,6 +52,17 @@ def _answer(anthropic: bool, turn2: bool, mode: str) -> dict[str, Any]:
         if mode == "badinput":
             use["input"] = ["echo", "ok"]
         return hf.anthropic_message(use, stop_reason="tool_use")
+    if mode == "judge":
+        judgement = {
+            "scores": {c: 1.0 for c in JUDGE_CRITERIA},
+            "weighted_score": 1.0,
+            "confidence": 0.9,
+            "issues": [],
+            "highlights": ["done"],
+        }
+        call = hf.openai_tool_call(arguments=json.dumps(judgement))
+        call["function"]["name"] = "submit_judgement"
+        return hf.openai_completion(tool_calls=[call], finish_reason="tool_calls")
     if turn2:
         return hf.openai_completion("Done.")
     return hf.openai_completion(tool_calls=[hf.openai_tool_call("echo ok")])

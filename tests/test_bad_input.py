@@ -91,6 +91,32 @@ DATASETS = [
         jsonl(TASK) + '{"id": "' + "x" * 50_000_000 + "\n",
         (2, None, "invalid JSON"),
     ),
+    (
+        "weight_infinity",
+        "t.jsonl",
+        jsonl(task(expectations=[{"check": "exit_code:0", "weight": float("inf")}])),
+        (1, "expectations.0.weight", "finite"),
+    ),
+    (
+        "tool_calls_min_negative",
+        "t.jsonl",
+        jsonl(task(expectations=[{"check": "tool_calls_min:-3"}])),
+        (1, "expectations.0.check", "at least 0"),
+    ),
+    (
+        "duplicate_key",
+        "t.jsonl",
+        '{"id": "a", "category": "c", "prompt": "p", "id": "b"}\n',
+        (1, "id", "duplicate key"),
+    ),
+    ("deep_nesting", "t.jsonl", "[" * 200_000 + "]" * 200_000 + "\n", (1, None, "too deeply")),
+    ("result_deep_nesting", "r.json", "[" * 200_000 + "]" * 200_000, (None, None, "too deeply")),
+    (
+        "result_duplicate_key",
+        "r.json",
+        '{"provider": "x", "results": [], "results": []}',
+        (None, "results", "duplicate key"),
+    ),
     ("result_truncated", "r.json", '{"provider": "x", "results": [{"task": ', (1, None, "JSON")),
     ("result_no_results", "r.json", json.dumps({"provider": "x"}), (1, "results", "list")),
     (
@@ -120,6 +146,25 @@ SCRIPTS = [
         "s.yaml",
         "turns:\n  - input_tokens: -3\n",
         (2, "turns.0.input_tokens", "greater than or equal"),
+    ),
+    (
+        "script_duplicate_key",
+        "s.yaml",
+        "turns:\n  - text: hi\n    text: ho\n",
+        (3, "turns.0.text", "duplicate key"),
+    ),
+    (
+        "script_json_duplicate_key",
+        "s.json",
+        '{"turns": [{"text": "hi"}], "turns": []}',
+        (1, "turns", "duplicate key"),
+    ),
+    ("script_deep_nesting", "s.yaml", "[" * 200_000 + "]" * 200_000, (None, None, "too deeply")),
+    (
+        "script_unknown_task",
+        "s.yaml",
+        "tasks:\n  a:\n    - text: hi\n  nope:\n    - text: hi\n",
+        (None, "tasks.nope", "no task 'nope' in the dataset"),
     ),
     ("script_empty", "s.yaml", "", (None, None, "empty")),
     ("script_nothing", "s.yaml", "tasks: {}\n", (1, None, "'turns' or 'tasks'")),
@@ -288,6 +333,7 @@ SCENARIOS = [
         ),
         (9, "gates.0.command_json_path.assertion", "unknown assertion"),
     ),
+    ("scenario_duplicate_key", lambda t: t + "task: again\n", (10, "task", "duplicate key")),
     ("scenario_missing_task", lambda t: t.replace("task: do it\n", ""), (1, "task", "required")),
     ("scenario_bad_yaml", lambda t: t + "gates: [\n", (None, None, "invalid YAML")),
     (
@@ -334,3 +380,14 @@ def test_bad_scenarios_and_rubrics(tmp_path, capsys, name, change, where):
 
 def test_the_corpus_is_large_enough():
     assert len(DATASETS) + len(SCRIPTS) + len(PRICES) + len(SCENARIOS) >= 30
+
+
+def test_line_and_paragraph_separators_inside_strings_do_not_split_records(tmp_path):
+    from evalnb.formats.tasks import load_tasks
+
+    prompt = "first\u2028second\u2029third\u0085fourth"
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        json.dumps(task(prompt=prompt), ensure_ascii=False) + "\n" + jsonl(task(id="b"))
+    )
+    assert [t.prompt for t in load_tasks(path)] == [prompt, "p"]

@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, overload
@@ -318,6 +319,9 @@ def read_run_folder(path: str | Path) -> Runs:
     A folder written before ``cache_write_tokens`` existed is read with today's token
     meaning (:mod:`evalnb.store.legacy`).
 
+    The events are the source of truth: a complete run whose parquet tables are
+    missing, unreadable or lack a standard column is rebuilt from them (with a warning).
+
     Example:
         >>> import tempfile
         >>> from evalnb.store import RunStore
@@ -328,16 +332,8 @@ def read_run_folder(path: str | Path) -> Runs:
     """
     store = RunStore.open(path)
     parquet = {name: Path(path) / f"{name}.parquet" for name in TABLES if name != "runs"}
-    # a folder written before the tool_invocations table had no invocations to record
-    optional = {"tool_invocations"}
-    core = [p for name, p in parquet.items() if name not in optional]
-    if store.meta.status == "complete" and all(p.exists() for p in core):
-        scans = {
-            name: pl.scan_parquet(p)
-            if p.exists()
-            else pl.LazyFrame(schema={**SCHEMAS[name], "attempt_key": pl.Int64})
-            for name, p in parquet.items()
-        }
+    scans = _parquet_scans(parquet) if store.meta.status == "complete" else None
+    if scans is not None:
         scans = _with_stored_keys(scans)
         task_count = scans["tasks"].select(pl.len()).collect().item()
         tables: dict[str, Table] = {**scans, "runs": run_frame(store.meta, task_count)}
@@ -407,3 +403,31 @@ def _with_stored_keys(scans: dict[str, pl.LazyFrame]) -> dict[str, pl.LazyFrame]
             keys, on=["task_id", "epoch"], how="left", nulls_equal=True, maintain_order="left"
         )
     return out
+
+
+def _parquet_scans(files: dict[str, Path]) -> dict[str, pl.LazyFrame] | None:
+    """Lazy scans of the run's parquet tables, or None (with a warning) when one is
+    missing, unreadable or lacks a standard column: the caller then rebuilds the tables
+    from the events. Only each file's schema is read here.
+
+    A folder written before the ``tool_invocations`` table had no invocations to record:
+    that table may be missing.
+    """
+    scans = {}
+    for name, file in files.items():
+        if name == "tool_invocations" and not file.exists():
+            scans[name] = pl.LazyFrame(schema={**SCHEMAS[name], "attempt_key": pl.Int64})
+            continue
+        try:
+            columns = pl.read_parquet_schema(file)
+        except (OSError, pl.exceptions.PolarsError) as exc:
+            problem = "missing" if not file.exists() else f"unreadable ({exc})"
+        else:
+            lacking = [c for c in SCHEMAS[name] if c not in columns]
+            if not lacking:
+                scans[name] = pl.scan_parquet(file)
+                continue
+            problem = f"lacks {lacking}"
+        warnings.warn(f"{file}: {problem}; tables rebuilt from events.jsonl", stacklevel=3)
+        return None
+    return scans

@@ -184,6 +184,7 @@ def _run(args: argparse.Namespace) -> int:
             )
         except (ValueError, ProviderError) as exc:
             raise InputError(args.dataset, None, "--judge", str(exc)) from None
+        _check_scripts(args.model, {c.task.id for c in cases})
         cases = _select(cases, args.tag, args.task)
         if not cases:
             raise InputError(args.dataset, None, None, "no task matches --tag/--task")
@@ -224,6 +225,15 @@ def _run(args: argparse.Namespace) -> int:
     for path in paths:
         print(f"run written: {path}")
     return 0
+
+
+def _check_scripts(models: list[str], task_ids: set[str]) -> None:
+    """Refuse a ``scripted:`` file that scripts a task the dataset does not have."""
+    from evalnb.runtime.providers.offline import ScriptedProvider
+
+    for model in models:
+        if model.startswith("scripted:"):
+            ScriptedProvider(model.removeprefix("scripted:")).check_tasks(task_ids)
 
 
 def _guidance_versions(values: list[str]) -> dict[str, Path] | None:

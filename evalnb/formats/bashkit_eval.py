@@ -53,7 +53,13 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evalnb.errors import InputError, from_validation_error, read_input
+from evalnb.errors import (
+    DuplicateKeyError,
+    InputError,
+    from_validation_error,
+    loads_json,
+    read_input,
+)
 from evalnb.formats.detect import Format, Probe
 from evalnb.records import (
     AgentTrace,
@@ -220,9 +226,13 @@ def read_json(path: Path) -> tuple[str, Any]:
     """
     text = read_input(path)
     try:
-        return text, json.loads(text)
+        return text, loads_json(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, None, f"invalid JSON (truncated?): {exc.msg}") from None
+    except DuplicateKeyError as exc:
+        raise InputError(path, None, exc.key, "duplicate key in one object") from None
+    except ValueError as exc:
+        raise InputError(path, None, None, f"invalid JSON: {exc}") from None
 
 
 def validate(path: Path, text: str, doc: Any, model: type[M]) -> M:

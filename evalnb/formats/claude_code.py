@@ -191,16 +191,16 @@ def _objects(path: Path, text: str) -> Iterator[tuple[int | None, str | None, An
     if text.lstrip().startswith("["):
         try:
             items = json.loads(text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise InputError(path, None, None, f"invalid JSON: {exc}") from None
         for index, item in enumerate(items):
             yield None, f"[{index}]", item
         return
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    for lineno, raw in enumerate(text.split("\n"), start=1):  # not U+2028
         if raw.strip():
             try:
                 yield lineno, None, json.loads(raw)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 raise InputError(path, lineno, None, f"invalid JSON: {exc}") from None
 
 

@@ -73,7 +73,7 @@ class Probe:
             return None
         try:
             return json.loads(self.path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             return None
 
     @cached_property
@@ -82,7 +82,7 @@ class Probe:
         line = self.head.split(b"\n", 1)[0].strip()
         try:
             return json.loads(line) if line.startswith(b"{") else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             return None
 
     def keys(self) -> set[str]:

@@ -26,7 +26,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from evalnb.errors import InputError, from_validation_error, read_input
+from evalnb.errors import (
+    DuplicateKeyError,
+    InputError,
+    from_validation_error,
+    loads_json,
+    read_input,
+)
 from evalnb.records import Task
 
 
@@ -72,15 +78,20 @@ def dataset_sha256(path: str | Path) -> str:
 def _load_jsonl(path: Path, text: str) -> list[Task]:
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # records end at "\n" only: U+2028, U+2029 and U+0085 are valid inside JSON strings
+    for lineno, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "//")):
             continue
         try:
-            raw = json.loads(stripped)
+            raw = loads_json(stripped)
         except json.JSONDecodeError as exc:
             msg = f"invalid JSON: {exc.msg} (column {exc.colno})"
             raise InputError(path, lineno, None, msg) from None
+        except DuplicateKeyError as exc:
+            raise InputError(path, lineno, exc.key, "duplicate key in one object") from None
+        except ValueError as exc:
+            raise InputError(path, lineno, None, f"invalid JSON: {exc}") from None
         if not isinstance(raw, dict):
             raise InputError(path, lineno, None, "a task must be a JSON object")
         task = _task(path, lineno, raw)
@@ -97,9 +108,13 @@ def _load_jsonl(path: Path, text: str) -> list[Task]:
 
 def _load_result_json(path: Path, text: str) -> list[Task]:
     try:
-        doc = json.loads(text)
+        doc = loads_json(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, None, f"invalid JSON: {exc.msg}") from None
+    except DuplicateKeyError as exc:
+        raise InputError(path, None, exc.key, "duplicate key in one object") from None
+    except ValueError as exc:
+        raise InputError(path, None, None, f"invalid JSON: {exc}") from None
     results = doc.get("results") if isinstance(doc, dict) else None
     if not isinstance(results, list):
         raise InputError(path, 1, "results", "expected a bashkit-eval result file with a list")

@@ -63,12 +63,15 @@ def load_model(
         raise InputError(shown, None, None, "empty file")
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+        _refuse_duplicate_keys(shown, node)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(shown, line, None, f"invalid YAML: {problem}") from None
+    except RecursionError:
+        raise InputError(shown, None, None, "invalid YAML: nested too deeply") from None
     adapter = model if isinstance(model, TypeAdapter) else None
     try:
         if adapter is not None:
@@ -82,6 +85,29 @@ def load_model(
         line = _line_of(node, loc)
         field = ".".join(str(p) for p in loc) or "(document)"
         raise InputError(shown, line, field, err["msg"].removeprefix("Value error, ")) from None
+
+
+def _refuse_duplicate_keys(shown: str, root: yaml.Node | None) -> None:
+    """Raise InputError at the second of two equal keys in one mapping (YAML keeps the last
+    silently; JSON input is YAML here, so this covers JSON's duplicate keys too)."""
+    stack = [(root, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in node.value:
+                name = str(key.value) if isinstance(key, yaml.ScalarNode) else None
+                here = f"{path}.{name}" if path else str(name)
+                if name is not None and name != "<<":
+                    if name in seen:
+                        line = key.start_mark.line + 1
+                        raise InputError(shown, line, here, "duplicate key in one mapping")
+                    seen.add(name)
+                stack.append((value, here))
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [
+                (item, f"{path}.{i}" if path else str(i)) for i, item in enumerate(node.value)
+            ]
 
 
 def _line_of(node: yaml.Node | None, loc: list[Any]) -> int | None:

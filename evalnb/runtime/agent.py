@@ -6,6 +6,13 @@ message; ``natural_stop`` is true when the model stops asking for tools; at the
 turn limit the last turn's tools still run and the loop ends with
 ``natural_stop == False``. Per-call records follow spec 003.
 
+Choices where the specs are silent: a reply cut by the output limit (stop reason
+``length`` or ``max_tokens``, see :data:`CUT_STOP_REASONS`) that asks for no tool ends
+the attempt as a cut, ``natural_stop == False``, its stop reason kept on the LLM call.
+A reply's text beyond :data:`MAX_REPLY_CHARS` is cut (the cut is marked in the text).
+A provider reporting a negative token count is a bad response: the attempt ends with
+that error and its trace so far.
+
 Example:
     >>> import asyncio
     >>> from evalnb.runtime.providers.offline import ReferenceProvider
@@ -98,6 +105,28 @@ answer) counts as ``"response"``, and an attempt cut by its time limit begins
 ``"task timeout"``."""
 
 
+CUT_STOP_REASONS = frozenset({"length", "max_tokens"})
+"""Stop reasons of a reply cut by the output-token limit (OpenAI's, Anthropic's)."""
+
+MAX_REPLY_CHARS = 200_000
+"""The most characters of one reply's text kept (sent back, recorded); the rest is cut."""
+
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+
+
+def capped(text: str) -> str:
+    """``text`` cut to :data:`MAX_REPLY_CHARS`, the cut said at its end.
+
+    Example:
+        >>> capped("x" * (MAX_REPLY_CHARS + 5))[MAX_REPLY_CHARS - 1 :]
+        'x[... 5 characters of this reply cut by evalnb ...]'
+    """
+    if len(text) <= MAX_REPLY_CHARS:
+        return text
+    cut = len(text) - MAX_REPLY_CHARS
+    return f"{text[:MAX_REPLY_CHARS]}[... {cut} characters of this reply cut by evalnb ...]"
+
+
 @dataclass
 class AgentOutcome:
     """The trace of one attempt, and the error that ended it early (if any)."""
@@ -164,6 +193,11 @@ async def run_agent(
                     kind = ERROR_KINDS["response"]
                     error = f"{kind} on turn {turn}: {type(exc).__name__}: {str(exc)[:500]}"
                     break
+                negative = [f for f in USAGE_FIELDS if (getattr(response, f) or 0) < 0]
+                if negative:
+                    counts = ", ".join(f"{f} {getattr(response, f)}" for f in negative)
+                    error = f"{ERROR_KINDS['response']} on turn {turn}: negative usage: {counts}"
+                    break
                 latency = response.latency_ms
                 if latency is None and provider.recording is None:
                     latency = (time.perf_counter() - call_started) * 1000
@@ -188,14 +222,14 @@ async def run_agent(
 
                 blocks: list[ContentBlock] = []
                 if response.text:
-                    blocks.append(ContentBlock(type="text", text=response.text))
+                    blocks.append(ContentBlock(type="text", text=capped(response.text)))
                 blocks += [
                     ContentBlock(type="tool_use", id=use.id, name=use.name, input=use.input)
                     for use in response.tool_uses
                 ]
                 messages.append(Message(role="assistant", content=blocks))
                 if not response.wants_tools:
-                    trace.natural_stop = True
+                    trace.natural_stop = response.stop_reason not in CUT_STOP_REASONS
                     break
 
                 results: list[ContentBlock] = []

@@ -34,7 +34,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from evalnb.errors import EvalnbError, InputError
+from evalnb.errors import EvalnbError, InputError, StoreError
 from evalnb.records import (
     AgentTrace,
     Connection,
@@ -290,7 +290,8 @@ async def _execute(
         await asyncio.gather(*jobs, return_exceptions=True)
         for plan in plans:
             plan.store.meta.status = "partial"
-            plan.store.write_meta()
+            with contextlib.suppress(StoreError):  # a full disk may refuse this too
+                plan.store.write_meta()
         if isinstance(exc, RunStopped):
             hints = "; ".join(f"evalnb run --resume {p.store.path}" for p in plans)
             raise RunStopped(f"{exc}; the run stopped (partial): resume with `{hints}`") from None
@@ -356,6 +357,8 @@ async def run_attempt(
         if provider.recording is not None:
             provider.recording.apply_recording(trace, task.id, epoch)
         scored = await case.score(trace, sandbox)
+    except StoreError:  # the run folder cannot be written: the run stops
+        raise
     except Exception as exc:  # a crash in a sandbox, scorer or provider bug: record it
         error = error or f"{type(exc).__name__}: {exc}"
         scored = Scoring(TaskScore(task_id=task.id))

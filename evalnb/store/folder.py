@@ -11,7 +11,9 @@ Layout of ``runs/<run_id>/``:
 - ``tasks.parquet``, ``llm_calls.parquet``, ``tool_calls.parquet``,
   ``checks.parquet``, ``messages.parquet``: written when the run completes.
 
-Everything written goes through :func:`evalnb.redact.redact` first.
+Everything written goes through :func:`evalnb.redact.redact` first. A write that fails
+(read-only folder, full disk) is undone (no temp file, no partial line is left) and raises
+:class:`~evalnb.errors.StoreError` naming the file.
 
 Example:
     >>> import tempfile
@@ -24,16 +26,18 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from evalnb.errors import InputError, StoreError, from_validation_error, read_input
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.redact import redact, secret_values
 
@@ -67,16 +71,29 @@ class RunStore:
         self.meta = meta
         self._events = self.path / EVENTS
         self._secrets = secret_values()
-        self._writer: TextIO | None = None
+        self._writer: BinaryIO | None = None
 
     @classmethod
     def create(cls, root: str | Path, meta: RunMeta) -> RunStore:
         """Make ``root/<run_id>/`` with its ``run.json``; refuse an existing folder."""
         path = Path(root) / meta.run_id
-        path.mkdir(parents=True, exist_ok=False)
+        try:
+            path.mkdir(parents=True, exist_ok=False)
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            raise StoreError(root, meta.run_id, exc) from None
         store = cls(path, meta)
-        store.write_meta()
-        store._events.touch()
+        try:
+            store.write_meta()
+            store._events.touch()
+        except (OSError, StoreError) as exc:
+            with contextlib.suppress(OSError):  # nothing half-made is left behind
+                (path / META).unlink(missing_ok=True)
+                path.rmdir()
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(path, EVENTS, exc) from None
         return store
 
     @classmethod
@@ -85,25 +102,43 @@ class RunStore:
         path = Path(path)
         meta_path = path / META
         if not meta_path.is_file():
-            from evalnb.errors import InputError
-
             raise InputError(path, None, None, f"not an evalnb run folder (no {META})")
         meta = _read_meta(meta_path)
         return cls(path, meta)
 
     def write_meta(self) -> None:
         """Write ``run.json`` atomically (temp file + rename)."""
+        text = redact(self.meta.model_dump_json(indent=2), self._secrets)
         tmp = self.path / f".{META}.tmp"
-        tmp.write_text(redact(self.meta.model_dump_json(indent=2), self._secrets), encoding="utf-8")
-        os.replace(tmp, self.path / META)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, self.path / META)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise StoreError(self.path, META, exc) from None
 
     def append(self, event: dict[str, Any]) -> None:
-        """Append one event as a JSON line and flush it to the OS (it survives a kill)."""
+        """Append one event as a JSON line and hand it to the OS (it survives a kill).
+
+        A failed write is cut back off, so the file never ends in part of a line.
+        """
         line = redact(json.dumps(event, ensure_ascii=False, default=str), self._secrets)
-        if self._writer is None:
-            self._writer = self._events.open("a", encoding="utf-8")
-        self._writer.write(line + "\n")
-        self._writer.flush()
+        data = (line + "\n").encode("utf-8")
+        try:
+            if self._writer is None:
+                self._writer = self._events.open("ab", buffering=0)
+            start = self._writer.tell()
+        except OSError as exc:
+            raise StoreError(self.path, EVENTS, exc) from None
+        try:
+            written = 0
+            while written < len(data):
+                written += self._writer.write(data[written:]) or 0
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                self._writer.truncate(start)
+            raise StoreError(self.path, EVENTS, exc) from None
 
     def close(self) -> None:
         """Close the events file (appending reopens it)."""
@@ -112,17 +147,44 @@ class RunStore:
             self._writer = None
 
     def events(self) -> Iterator[dict[str, Any]]:
-        """Every complete event, in order; a torn last line is skipped with a warning."""
+        """Every complete event, in order; a torn last line is skipped with a warning.
+
+        A line that is not a JSON object raises :class:`~evalnb.errors.InputError`
+        naming the file and line.
+        """
+        for _, event in self._numbered_events():
+            yield event
+
+    def _numbered_events(self) -> Iterator[tuple[int, dict[str, Any]]]:
         if not self._events.exists():
             return
-        with self._events.open(encoding="utf-8") as fh:
+        with self._events.open(encoding="utf-8", newline="\n") as fh:
             for lineno, line in enumerate(fh, start=1):
                 if not line.endswith("\n"):
                     warnings.warn(
-                        f"{self._events}:{lineno}: torn last line discarded", stacklevel=2
+                        f"{self._events}:{lineno}: torn last line discarded", stacklevel=3
                     )
                     return
-                yield json.loads(line)
+                try:
+                    event = json.loads(line)
+                except (ValueError, RecursionError) as exc:
+                    raise InputError(self._events, lineno, None, f"not JSON: {exc}") from None
+                if not isinstance(event, dict):
+                    raise InputError(self._events, lineno, None, "an event must be a JSON object")
+                yield lineno, event
+
+    def _finished(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The ``task_finished`` events with their line numbers, their keys checked."""
+        for lineno, event in self._numbered_events():
+            if event.get("event") != "task_finished":
+                continue
+            if not isinstance(event.get("task_id"), str):
+                raise InputError(self._events, lineno, "task_id", "missing or not a string")
+            if not isinstance(event.get("epoch"), int):
+                raise InputError(self._events, lineno, "epoch", "missing or not an integer")
+            if not isinstance(event.get("record"), dict):
+                raise InputError(self._events, lineno, "record", "missing or not an object")
+            yield lineno, event
 
     def mentions(self, text: str) -> bool:
         """True when some line of ``events.jsonl`` contains ``text``."""
@@ -136,7 +198,8 @@ class RunStore:
 
         Fast path: only lines holding a ``task_finished`` event are parsed, each straight
         from its JSON text by pydantic (no intermediate dicts); a torn last line is
-        skipped with a warning, as in :meth:`events`.
+        skipped with a warning, as in :meth:`events`. A record that does not validate
+        raises :class:`~evalnb.errors.InputError` naming the file, line and field.
         """
         latest: dict[tuple[str, int], TaskRecord] = {}
         if not self._events.exists():
@@ -150,7 +213,10 @@ class RunStore:
                     break
                 if _FINISHED not in line:
                     continue
-                event = _Finished.model_validate_json(line)
+                try:
+                    event = _Finished.model_validate_json(line)
+                except ValidationError as exc:
+                    raise from_validation_error(self._events, lineno, exc) from None
                 if event.event == "task_finished" and event.record is not None:
                     record = event.record
                     latest[(record.task.id, record.epoch)] = record
@@ -158,9 +224,7 @@ class RunStore:
 
     def finished_keys(self) -> set[tuple[str, int]]:
         """The (task_id, epoch) pairs that have a ``task_finished`` event."""
-        return {
-            (e["task_id"], e["epoch"]) for e in self.events() if e.get("event") == "task_finished"
-        }
+        return {(e["task_id"], e["epoch"]) for _, e in self._finished()}
 
     @classmethod
     def write_records(cls, root: str | Path, meta: RunMeta, records: list[TaskRecord]) -> Path:
@@ -177,8 +241,6 @@ class RunStore:
         """
         target = Path(root) / meta.run_id
         if target.exists():
-            from evalnb.errors import InputError
-
             raise InputError(target, None, None, "run folder already exists; remove it first")
         store = cls.create(root, meta)
         latest = {(r.task.id, r.epoch): r for r in records}
@@ -212,6 +274,8 @@ class RunStore:
         ``records``: every finished record of the run when the caller holds them all in
         memory (then events.jsonl is not re-read); by default they are read from it.
         """
+        from polars.exceptions import ComputeError
+
         from evalnb.store.tables import tables_from_records
 
         self.close()
@@ -229,8 +293,16 @@ class RunStore:
             if name == "runs":
                 continue
             tmp = self.path / f".{name}.parquet.tmp"
-            frame.write_parquet(tmp)
-            os.replace(tmp, self.path / f"{name}.parquet")
+            try:
+                frame.write_parquet(tmp)
+                os.replace(tmp, self.path / f"{name}.parquet")
+            except (OSError, ComputeError) as exc:  # polars reports a failed write as ComputeError
+                with contextlib.suppress(OSError):
+                    tmp.unlink(missing_ok=True)
+                self.meta.status = "partial"  # the events hold everything: --resume finishes it
+                with contextlib.suppress(StoreError):
+                    self.write_meta()
+                raise StoreError(self.path, f"{name}.parquet", exc) from None
         self.write_meta()
 
     def repair_torn_tail(self) -> None:
@@ -251,19 +323,38 @@ class RunStore:
                 fh.truncate(keep)
 
 
-def _read_meta(meta_path: Path) -> RunMeta:
-    """``run.json`` as RunMeta; someone else's ``run.json`` is an InputError naming the file."""
-    from pydantic import ValidationError
+def _read_meta(path: Path) -> RunMeta:
+    """``run.json`` as a RunMeta; someone else's or a damaged one is an InputError naming the
+    file and field (and saying to upgrade when a newer evalnb wrote it)."""
+    from evalnb.version import __version__
 
-    from evalnb.errors import InputError, from_validation_error, read_input
-
-    text = read_input(meta_path)
+    text = read_input(path)
     try:
         return RunMeta.model_validate_json(text)
     except ValidationError as exc:
-        error = from_validation_error(meta_path, None, exc)
-        msg = f"not an evalnb run.json ({error.field}: {error.message})"
-        raise InputError(meta_path, None, None, msg) from None
+        error = from_validation_error(path, None, exc)
+    msg = f"not an evalnb run.json ({error.field}: {error.message})"
+    try:
+        written_by = json.loads(text).get("evalnb_version")
+    except (ValueError, AttributeError, RecursionError):
+        written_by = None
+    if isinstance(written_by, str) and _newer(written_by, __version__):
+        msg += f"; written by evalnb {written_by}, this is {__version__}: upgrade"
+    raise InputError(path, None, None, msg)
+
+
+def _newer(version: str, than: str) -> bool:
+    """Whether dotted ``version`` is above ``than`` (non-numeric parts count as 0).
+
+    Example:
+        >>> _newer("0.10.0", "0.9.1"), _newer("0.3", "0.3.0")
+        (True, False)
+    """
+
+    def parts(v: str) -> list[int]:
+        return [int(p) if p.isdigit() else 0 for p in v.split(".")]
+
+    return parts(version) > parts(than)
 
 
 def is_run_folder(path: str | Path) -> bool:

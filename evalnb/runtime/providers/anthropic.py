@@ -45,7 +45,7 @@ from evalnb.records.interfaces import (
 )
 from evalnb.records.run import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_S
 from evalnb.redact import REDACTED, redact, redact_url
-from evalnb.runtime.providers.endpoint import choose_key
+from evalnb.runtime.providers.endpoint import PerLoop, choose_key
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
@@ -83,14 +83,16 @@ class AnthropicProvider:
         self.timeout_s = timeout_s
         self.max_tokens = max_tokens
         self._key = key
-        self._client = anthropic.AsyncAnthropic(
-            api_key=key,
-            base_url=base_url or DEFAULT_URL,
-            max_retries=max_retries,
-            timeout=timeout_s,
-            http_client=http_client,
+        self._clients = PerLoop(
+            lambda: anthropic.AsyncAnthropic(
+                api_key=key,
+                base_url=base_url or DEFAULT_URL,
+                max_retries=max_retries,
+                timeout=timeout_s,
+                http_client=http_client,
+            )
         )
-        self._url = str(self._client.base_url).rstrip("/")
+        self._url = str(self._clients.first.base_url).rstrip("/")
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Send one Messages API request and translate the reply.
@@ -100,7 +102,7 @@ class AnthropicProvider:
         deadline = self.timeout_s * (self.max_retries + 1)
         try:
             async with asyncio.timeout(deadline):
-                message = await self._client.messages.create(
+                message = await self._clients.get().messages.create(
                     model=self.model,
                     max_tokens=self.max_tokens,
                     system=request.system,

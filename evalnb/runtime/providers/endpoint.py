@@ -15,9 +15,14 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import os
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from evalnb.errors import ProviderError
+
+Client = TypeVar("Client")
 
 NO_KEY = "not-needed"
 """Sent to a non-default host when no key was named (the SDKs insist on some key)."""
@@ -70,3 +75,35 @@ at a server that needs no key
             f"{key_env} is not set: export it, or point a base URL at a server that needs no key"
         )
     return value
+
+
+class PerLoop(Generic[Client]):
+    """An SDK client per event loop: its connection pool belongs to the loop that opened it.
+
+    A provider outlives an event loop when it is used by several ``asyncio.run`` calls
+    (the judge of a run with several guidance versions, a notebook running twice); the
+    first loop's client would then fail with "Event loop is closed". :meth:`get` builds a
+    fresh client whenever the running loop is not the one the current client serves.
+
+    Example:
+        >>> clients = PerLoop(object)
+        >>> async def get():
+        ...     return clients.get()
+        >>> first, again = asyncio.run(get()), asyncio.run(get())
+        >>> first is clients.first, again is first
+        (True, False)
+    """
+
+    def __init__(self, make: Callable[[], Client]) -> None:
+        self._make = make
+        self.first = make()  # built now, so a bad setting fails at construction
+        self._client = self.first
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def get(self) -> Client:
+        """The client for the running event loop."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not None and self._loop is not loop:
+            self._client = self._make()
+        self._loop = loop
+        return self._client

@@ -36,7 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from evalnb.errors import ProviderError
+from evalnb.errors import InputError, ProviderError
 from evalnb.formats.yamlio import load_model
 from evalnb.records.interfaces import ChatRequest, ChatResponse, Recording, ToolUse
 
@@ -107,6 +107,24 @@ class ScriptedProvider:
         self.path = Path(path)
         self.script: Script = load_model(self.path, Script, display=str(path))
         self.model = self.script.model or self.path.stem
+
+    def check_tasks(self, task_ids: set[str]) -> None:
+        """Refuse a script whose ``tasks`` name a task the dataset does not have (a typo
+        would otherwise silently play the default ``turns``).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.yaml"
+            >>> _ = p.write_text("tasks:\\n  nope:\\n    - text: hi\\n")
+            >>> ScriptedProvider(p).check_tasks({"a"})  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            evalnb.errors.InputError: ...s.yaml: tasks.nope: no task 'nope' in the dataset
+        """
+        for task_id in self.script.tasks:
+            if task_id not in task_ids:
+                message = f"no task {task_id!r} in the dataset"
+                raise InputError(self.path, None, f"tasks.{task_id}", message)
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Return turn ``request.turn`` of the task's script, or a final stop."""

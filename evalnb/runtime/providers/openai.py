@@ -47,7 +47,7 @@ from evalnb.records.interfaces import (
 )
 from evalnb.records.run import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_S
 from evalnb.redact import REDACTED, redact, redact_url
-from evalnb.runtime.providers.endpoint import choose_key, is_default
+from evalnb.runtime.providers.endpoint import PerLoop, choose_key, is_default
 
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -88,14 +88,16 @@ class OpenAIProvider:
         self.max_tokens = max_tokens
         self._compatible = not is_default(base_url, DEFAULT_URL)
         self._key = key
-        self._client = openai.AsyncOpenAI(
-            api_key=key,
-            base_url=base_url or DEFAULT_URL,
-            max_retries=max_retries,
-            timeout=timeout_s,
-            http_client=http_client,
+        self._clients = PerLoop(
+            lambda: openai.AsyncOpenAI(
+                api_key=key,
+                base_url=base_url or DEFAULT_URL,
+                max_retries=max_retries,
+                timeout=timeout_s,
+                http_client=http_client,
+            )
         )
-        self._url = str(self._client.base_url).rstrip("/")
+        self._url = str(self._clients.first.base_url).rstrip("/")
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Send one Chat Completions request and translate the reply.
@@ -109,7 +111,7 @@ class OpenAIProvider:
         deadline = self.timeout_s * (self.max_retries + 1)
         try:
             async with asyncio.timeout(deadline):
-                completion = await self._client.chat.completions.create(
+                completion = await self._clients.get().chat.completions.create(
                     model=self.model,
                     # plain dicts in the API's shape (the SDK's TypedDicts, unnamed)
                     messages=cast(Any, to_openai_messages(request.system, request.messages)),
