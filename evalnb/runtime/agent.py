@@ -111,7 +111,7 @@ CUT_STOP_REASONS = frozenset({"length", "max_tokens"})
 MAX_REPLY_CHARS = 200_000
 """The most characters of one reply's text kept (sent back, recorded); the rest is cut."""
 
-USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 
 
 def capped(text: str) -> str:
