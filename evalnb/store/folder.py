@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from evalnb.errors import InputError, StoreError, from_validation_error, read_input
 from evalnb.records import RunMeta, TaskRecord
@@ -43,14 +43,6 @@ from evalnb.redact import redact, secret_values
 
 EVENTS = "events.jsonl"
 META = "run.json"
-_FINISHED = '"event": "task_finished"'
-
-
-class _Finished(BaseModel):
-    """The part of an event line :meth:`RunStore.records` needs."""
-
-    event: str
-    record: TaskRecord | None = None
 
 
 def utc_now() -> str:
@@ -196,30 +188,16 @@ class RunStore:
     def records(self) -> list[TaskRecord]:
         """The finished task records, one per (task_id, epoch): the last one written wins.
 
-        Fast path: only lines holding a ``task_finished`` event are parsed, each straight
-        from its JSON text by pydantic (no intermediate dicts); a torn last line is
-        skipped with a warning, as in :meth:`events`. A record that does not validate
+        Every line is checked (see :meth:`_finished`); a record that does not validate
         raises :class:`~evalnb.errors.InputError` naming the file, line and field.
         """
         latest: dict[tuple[str, int], TaskRecord] = {}
-        if not self._events.exists():
-            return []
-        with self._events.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.endswith("\n"):
-                    warnings.warn(
-                        f"{self._events}:{lineno}: torn last line discarded", stacklevel=2
-                    )
-                    break
-                if _FINISHED not in line:
-                    continue
-                try:
-                    event = _Finished.model_validate_json(line)
-                except ValidationError as exc:
-                    raise from_validation_error(self._events, lineno, exc) from None
-                if event.event == "task_finished" and event.record is not None:
-                    record = event.record
-                    latest[(record.task.id, record.epoch)] = record
+        for lineno, event in self._finished():
+            try:
+                record = TaskRecord.model_validate(event["record"])
+            except ValidationError as exc:
+                raise from_validation_error(self._events, lineno, exc, "record") from None
+            latest[(record.task.id, record.epoch)] = record
         return list(latest.values())
 
     def finished_keys(self) -> set[tuple[str, int]]:
