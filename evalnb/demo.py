@@ -41,6 +41,13 @@ DEMO_SEED = 7
 DEMO_RUNS = Path("runs") / "demo"
 DEMO_REPORTS = Path("reports") / "demo"
 GUIDANCE_VERSIONS = ("v1", "v2")
+OFFLINE_TEMPLATE = "evalnb-offline.html.j2"
+_OFFLINE_BLOCKS = """{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+"""
 
 
 def demo_run_ids() -> list[str]:
@@ -191,16 +198,20 @@ def execute_notebooks(runs_dir: Path, out: Path, notebooks: list[Path] | None = 
     """Execute the notebooks (default: the packaged ones) on ``runs_dir``; save HTML.
 
     The HTML goes through :func:`evalnb.redact.redact`, so a key a cell printed is not
-    written out.
+    written out. It loads nothing from the network: nbconvert's lab template without its
+    require.js, MathJax, mermaid and widget-manager scripts (all from CDNs), and charts
+    drawn by the notebooks' offline renderer (:mod:`evalnb.present.offline`).
     """
     import nbformat
+    from jinja2 import DictLoader
     from nbclient import NotebookClient
     from nbconvert import HTMLExporter
 
     from evalnb.redact import redact
 
     out.mkdir(parents=True, exist_ok=True)
-    exporter = HTMLExporter()
+    exporter = HTMLExporter(extra_loaders=[DictLoader({OFFLINE_TEMPLATE: _OFFLINE_BLOCKS})])
+    exporter.template_file = OFFLINE_TEMPLATE
     previous = os.environ.get("EVALNB_RUNS")
     os.environ["EVALNB_RUNS"] = str(runs_dir.resolve() / "*")  # the kernel inherits it
     try:

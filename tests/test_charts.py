@@ -323,7 +323,9 @@ def test_tool_success_stays_readable_at_thirty_runs_and_sixty_categories(runs):
     data = rows(charts.tool_success(many))
     assert len({r["category"] for r in data}) == 61  # 60 categories + all
     # 30 runs of 15 models: one column per model, naming the two runs it pools.
-    assert {r["run_label"] for r in data} == {f"model-{i:02} · guidance v1 · 2 runs" for i in range(15)}
+    assert {r["run_label"] for r in data} == {
+        f"model-{i:02} · guidance v1 · 2 runs" for i in range(15)
+    }
     width = spec["width"]["step"] * 15
     height = spec["height"]["step"] * 61
     assert width <= 1400 and height <= 1400
@@ -451,14 +453,27 @@ def test_guidance_differences_plot_the_paired_comparison(runs):
     assert {r["comparison"] for r in data.values()} == {"alpha: v2 − v1"}  # beta ran v1 only
 
 
-def test_trend_follows_each_model_over_its_runs(runs):
-    data = rows(charts.trend(runs))
+def test_trend_follows_one_model_over_its_dated_runs_of_one_dataset(runs):
+    again = runs.filter(pl.col("run_id") == "a2")
+    again.runs = again.runs.with_columns(
+        pl.lit("v1").alias("guidance"), pl.lit("2026-01-03T10:00:00Z").alias("started_at")
+    )
+    again = Runs(
+        **{name: getattr(again, name).with_columns(pl.lit("a3").alias("run_id")) for name in TABLES}
+    )
+    data = rows(charts.trend(Runs.concat([runs, again])))
     alpha = sorted(
-        (r["when"], r["value"])
+        (r["when"], r["run_id"], r["value"])
         for r in data
         if r["model_label"] == "alpha" and r["measure"] == charts.PASS_LABEL
     )
-    assert [v for _, v in alpha] == [0.5, 1.0]  # a1 (Jan 1) then a2 (Jan 2)
+    # a1 (v1, Jan 1) then a3 (v1, Jan 3); a2 ran guidance v2, so it is no point of the trend.
+    assert [(run, v) for _, run, v in alpha] == [("a1", 0.5), ("a3", 1.0)]
+    assert not [r for r in data if r["model_label"] == "beta (simulated)"]  # a single run
+
+
+def test_trend_of_guidance_versions_is_no_trend(runs):
+    assert "several dates" in rows(charts.trend(runs))[0]["text"]
 
 
 def test_charts_of_no_runs_still_render(tmp_path):

@@ -359,9 +359,7 @@ def tool_success(runs: Runs) -> alt.LayerChart:
     unhealthy = base.mark_rect(fill=None, stroke="#222", strokeWidth=1.5).transform_filter(
         alt.datum.value < HEALTHY_TOOL_SUCCESS
     )
-    text = base.mark_text(fontSize=11, color="#222").encode(
-        text=alt.Text("value:Q", format=".0%")
-    )
+    text = base.mark_text(fontSize=11, color="#222").encode(text=alt.Text("value:Q", format=".0%"))
     return alt.layer(cells, unhealthy, text).properties(
         title=_title(
             "Tool call success rate (exit code 0)",
@@ -871,7 +869,10 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
     """Pass rate, overall rate and tool call success over time for each model.
 
     One point per run at its ``started_at``, with its 95% interval (from
-    :func:`evalnb.analysis.metrics.summary`); runs without a start time are left out.
+    :func:`evalnb.analysis.metrics.summary`). A trend is drawn only across runs of one
+    model on one dataset with one guidance version (else the change is the dataset's or
+    the guidance's, not the model's over time); runs without a start time, and models
+    with a single such run, are left out.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -881,10 +882,17 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
     s = _with_labels(metrics.summary(runs), runs).with_columns(
         pl.col("started_at").str.to_datetime(strict=False, time_zone="UTC").alias("when")
     )
-    s = s.filter(pl.col("when").is_not_null())
+    s = (
+        s.join(runs.runs.select("run_id", "dataset"), on="run_id")
+        .filter(pl.col("when").is_not_null())
+        .with_columns(pl.len().over("model_label", "dataset", "guidance").alias("series_runs"))
+        .filter(pl.col("series_runs") > 1)
+    )
     title = "Rates over time, per model"
     if s.height == 0:
-        return _message(title, "No run has a start time.", runs)
+        return _message(
+            title, "No model ran the same dataset (and guidance) at several dates.", runs
+        )
     measures = {
         PASS_LABEL: "pass_rate",
         OVERALL_LABEL: "overall_rate",
