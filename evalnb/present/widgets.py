@@ -31,13 +31,17 @@ from IPython.display import HTML, clear_output, display
 from evalnb.analysis.metrics import PASSED, compare
 from evalnb.analysis.runs import Runs
 from evalnb.present import charts
+from evalnb.present.tables import show as show
+from evalnb.present.tables import table_html
 from evalnb.store.tables import KEYS, TABLES
 
 FOLD_CHARS = 800
 """Tool output longer than this (or than :data:`FOLD_LINES` lines) is folded in <details>."""
 FOLD_LINES = 12
-MAX_TABLE_ROWS = 200
-"""Tables in the widgets show at most this many rows."""
+ALL = ""
+"""The dropdown value meaning "all" (ipywidgets shows a None value as a blank dropdown)."""
+_WIDE = {"layout": {"width": "max-content"}, "style": {"description_width": "initial"}}
+"""Dropdowns as wide as their longest label: no label is cut."""
 
 _STYLE = """<style>
 .evalnb-task {font-family: sans-serif; font-size: 13px; line-height: 1.4; max-width: 1000px}
@@ -120,22 +124,26 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
     if not _live(static):
         chart = charts.category_heatmap(runs)
         return HTML(_svg(chart) + _task_table(runs))
-    run_dd = w.Dropdown(description="run", options=_choices(charts.labels(runs), "run_label"))
+    run_dd = w.Dropdown(
+        description="run", options=_choices(charts.labels(runs), "run_label"), **_WIDE
+    )
     model_dd = w.Dropdown(
         description="model",
-        options=[("all", None), *((m, m) for m in _unique(runs.runs, "model"))],
+        options=[("all", ALL), *((m, m) for m in _unique(runs.runs, "model"))],
+        **_WIDE,
     )
     category_dd = w.Dropdown(
         description="category",
-        options=[("all", None), *((c, c) for c in _unique(runs.tasks, "category"))],
+        options=[("all", ALL), *((c, c) for c in _unique(runs.tasks, "category"))],
+        **_WIDE,
     )
     chart_dd = w.Dropdown(
-        description="chart", options=list(charts.CHARTS), value="category_heatmap"
+        description="chart", options=list(charts.CHARTS), value="category_heatmap", **_WIDE
     )
     chart_out, table = w.Output(), w.HTML()
 
     def refresh(_: object = None) -> None:
-        part = subset(runs, run_dd.value, model_dd.value, category_dd.value)
+        part = subset(runs, run_dd.value or None, model_dd.value or None, category_dd.value or None)
         table.value = _task_table(part)
         with chart_out:
             clear_output(wait=True)
@@ -170,20 +178,20 @@ def task_browser(
     if not _live(static):
         return HTML(task_html(runs, *start))
     run_dd = w.Dropdown(
-        description="run", options=_choices(charts.labels(runs), "run_label", everything=False)
+        description="run",
+        options=_choices(charts.labels(runs), "run_label", everything=False),
+        **_WIDE,
     )
     run_dd.value = start[0]
-    task_dd = w.Dropdown(description="task")
+    task_dd = w.Dropdown(description="attempt", **_WIDE)
     view = w.HTML()
 
-    def tasks_of(run: str) -> list[tuple[str, str]]:
-        frame = runs.tasks.filter(run_id=run).with_columns(PASSED.alias("ok"))
-        pairs = frame.select("task_id", "ok").unique("task_id").sort("task_id").rows()
-        return [(f"{t} ({'pass' if ok else 'fail'})", t) for t, ok in pairs]
+    def tasks_of(run: str) -> list[tuple[str, tuple[str, int]]]:
+        return attempt_choices(runs, run)
 
     def show(_: object = None) -> None:
         if task_dd.value is not None:
-            view.value = task_html(runs, run_dd.value, task_dd.value)
+            view.value = task_html(runs, run_dd.value, *task_dd.value)
 
     def change_run(_: object = None) -> None:
         current = task_dd.value
@@ -193,7 +201,7 @@ def task_browser(
         show()
 
     task_dd.options = tasks_of(start[0])
-    task_dd.value = start[1]
+    task_dd.value = (start[1], start[2])
     run_dd.observe(change_run, names="value")
     task_dd.observe(show, names="value")
     show()
@@ -221,16 +229,26 @@ def comparer(
     if not _live(static):
         return HTML(comparison_html(runs, a, b))
     options = _choices(charts.labels(runs), "run_label", everything=False)
-    a_dd = w.Dropdown(description="A", options=options, value=a if a in ids else ids[0])
-    b_dd = w.Dropdown(description="B", options=options, value=b if b in ids else ids[1])
+    a_dd = w.Dropdown(description="A", options=options, value=a if a in ids else ids[0], **_WIDE)
+    b_dd = w.Dropdown(description="B", options=options, value=b if b in ids else ids[1], **_WIDE)
     view = w.HTML()
 
-    def show(_: object = None) -> None:
+    def refresh(_: object = None) -> None:
         view.value = comparison_html(runs, a_dd.value, b_dd.value)
 
-    a_dd.observe(show, names="value")
-    b_dd.observe(show, names="value")
-    show()
+    def pick_a(_: object = None) -> None:
+        if a_dd.value == b_dd.value:  # A = B is no comparison: move B to another run
+            b_dd.value = next(i for i in ids if i != a_dd.value)
+        refresh()
+
+    def pick_b(_: object = None) -> None:
+        if a_dd.value == b_dd.value:
+            a_dd.value = next(i for i in ids if i != b_dd.value)
+        refresh()
+
+    a_dd.observe(pick_a, names="value")
+    b_dd.observe(pick_b, names="value")
+    refresh()
     return w.VBox([w.HBox([a_dd, b_dd]), view])
 
 
@@ -245,6 +263,8 @@ def comparison_html(runs: Runs, a: str, b: str) -> str:
         >>> comparison_html(Runs.empty(), "x", "y")
         "<p>Cannot compare: no run 'x'; runs: (none)</p>"
     """
+    if a == b:
+        return f"<p>Cannot compare: pick two different runs (both are {html.escape(a)}).</p>"
     try:
         result = compare(runs, a, b)
     except ValueError as exc:
@@ -299,18 +319,32 @@ def _svg(chart: Any) -> str:
     return f"<div>{vlc.vegalite_to_svg(spec)}</div>"
 
 
+def attempt_choices(runs: Runs, run_id: str) -> list[tuple[str, tuple[str, int]]]:
+    """Dropdown choices of a run's task attempts: one per (task, epoch), labelled by its outcome.
+
+    Example:
+        >>> attempt_choices(Runs.empty(), "r")
+        []
+    """
+    frame = runs.tasks.filter(run_id=run_id).with_columns(PASSED.alias("ok"))
+    several = frame.get_column("epoch").n_unique() > 1 if frame.height else False
+    rows = frame.select("task_id", "epoch", "ok").sort("task_id", "epoch").rows()
+    return [
+        (f"{t}{f' · epoch {e}' if several else ''} ({'pass' if ok else 'fail'})", (t, e))
+        for t, e, ok in rows
+    ]
+
+
 def _unique(frame: pl.DataFrame, column: str) -> list[str]:
     return sorted(frame.get_column(column).drop_nulls().unique().to_list())
 
 
-def _choices(
-    labels: pl.DataFrame, column: str, everything: bool = True
-) -> list[tuple[str, str | None]]:
+def _choices(labels: pl.DataFrame, column: str, everything: bool = True) -> list[tuple[str, str]]:
     pairs = [(label, run_id) for run_id, label in labels.select("run_id", column).iter_rows()]
-    return [("all", None), *pairs] if everything else pairs
+    return [("all", ALL), *pairs] if everything else pairs
 
 
-def _first_task(runs: Runs, run_id: str | None, task_id: str | None) -> tuple[str, str] | None:
+def _first_task(runs: Runs, run_id: str | None, task_id: str | None) -> tuple[str, str, int] | None:
     tasks = runs.tasks.with_columns(PASSED.alias("ok"))
     if run_id is not None:
         tasks = tasks.filter(run_id=run_id)
@@ -320,8 +354,8 @@ def _first_task(runs: Runs, run_id: str | None, task_id: str | None) -> tuple[st
         if run_id is not None or task_id is not None:
             raise ValueError(f"no task {task_id!r} in run {run_id!r}")
         return None
-    first = tasks.sort("ok", "run_id", "task_id").row(0, named=True)
-    return first["run_id"], first["task_id"]
+    first = tasks.sort("ok", "run_id", "task_id", "epoch").row(0, named=True)
+    return first["run_id"], first["task_id"], first["epoch"]
 
 
 def _task_table(runs: Runs) -> str:
@@ -347,17 +381,7 @@ def _task_table(runs: Runs) -> str:
 
 
 def _table(frame: pl.DataFrame) -> str:
-    shown = frame.head(MAX_TABLE_ROWS)
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in shown.rows()
-    )
-    more = (
-        f"<p class='meta'>showing {MAX_TABLE_ROWS} of {frame.height} rows</p>"
-        if frame.height > MAX_TABLE_ROWS
-        else ""
-    )
-    return f'<table class="evalnb-table"><tr>{head}</tr>{body}</table>{more}'
+    return table_html(frame)
 
 
 def _cell(value: object) -> str:
