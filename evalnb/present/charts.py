@@ -56,6 +56,8 @@ _DIAGNOSIS_COLOURS = {
     "single model": "#9D755D",
     "tool missing builtins for domain": "#4C78A8",
 }
+_NEUTRAL = ["#555555", "#b0b0b0"]
+"""Greys for what is not a model (measures, token kinds): colour always means the model."""
 _FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 _PALETTE = [
     "#4C78A8",
@@ -225,7 +227,13 @@ def rates_by_model(runs: Runs) -> alt.LayerChart:
         data,
         category=_run_y(runs),
         offset=alt.YOffset("measure:N", sort=order),
-        color=alt.Color("measure:N", title=None, sort=order, legend=_bottom_legend()),
+        color=alt.Color(
+            "measure:N",
+            title=None,
+            sort=order,
+            scale=alt.Scale(domain=order, range=_NEUTRAL),
+            legend=_bottom_legend(),
+        ),
         tooltip=[
             alt.Tooltip("run_label:N", title="model"),
             alt.Tooltip("measure:N", title="measure"),
@@ -473,7 +481,11 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
             y=y,
             x=alt.X("n:Q", title="tokens", axis=alt.Axis(format="~s")),
             color=alt.Color(
-                "kind:N", title=None, sort=["input", "output"], legend=_bottom_legend()
+                "kind:N",
+                title=None,
+                sort=["input", "output"],
+                scale=alt.Scale(domain=["input", "output"], range=_NEUTRAL),
+                legend=_bottom_legend(),
             ),
             order=alt.Order("kind:N"),
             tooltip=[
@@ -501,7 +513,7 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
         ],
     )
     cost_chart = alt.layer(
-        cost_base.mark_bar(color=_PALETTE[2]).encode(
+        cost_base.mark_bar(color=_NEUTRAL[0]).encode(
             x=alt.X("cost_usd:Q", title="cost (USD)", axis=alt.Axis(format="$,.2~f"))
         ),
         cost_base.mark_text(align="left", dx=4, color="#444").encode(
@@ -519,7 +531,7 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
     )
     per_pass_chart = (
         alt.Chart(per_pass)
-        .mark_bar(color=_PALETTE[3])
+        .mark_bar(color=_NEUTRAL[0])
         .encode(
             y=y.axis(None),
             x=alt.X("per_pass:Q", title="tokens per passed task", axis=alt.Axis(format="~s")),
@@ -912,9 +924,15 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
             for name, col in measures.items()
         ]
     )
+    series = sorted(set(data.get_column("model_label")))
     base = alt.Chart().encode(
         x=alt.X("when:T", title="run started", scale=alt.Scale(padding=14)),
-        color=alt.Color("model_label:N", title="model", legend=_bottom_legend()),
+        color=alt.Color(
+            "model_label:N",
+            title="model",
+            scale=alt.Scale(domain=series, range=groups.colours(series)),
+            legend=_bottom_legend(),
+        ),
         tooltip=[
             alt.Tooltip("model_label:N", title="model"),
             alt.Tooltip("run_id:N", title="run"),

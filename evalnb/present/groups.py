@@ -156,3 +156,33 @@ def colours(labels: list[str]) -> list[str]:
     """
     rank = {name: i for i, name in enumerate(sorted(set(labels)))}
     return [PALETTE[rank[name] % len(PALETTE)] for name in labels]
+
+
+def suite(runs: Runs, *, guidance: bool = False, dataset: str | None = None) -> Runs:
+    """The runs one notebook analyses: one dataset, with guidance versions or without.
+
+    A notebook that mixes the 59-task bash suite with the notes scenarios compares
+    unlike things, so each notebook picks its suite: runs made without guidance (or,
+    with ``guidance=True``, the runs made with a guidance version), of ``dataset``
+    (default: the dataset with the most such runs, then the most tasks).
+
+    Example:
+        >>> runs = pl.DataFrame({"run_id": ["a", "b", "c"], "dataset": ["bash", "bash", "notes"],
+        ...     "guidance": [None, None, "v1"], "task_count": [59, 59, 6]})
+        >>> t = [pl.DataFrame({"run_id": pl.Series([], dtype=pl.Utf8)})] * 5
+        >>> suite(Runs(runs, *t)).runs.get_column("run_id").to_list()
+        ['a', 'b']
+        >>> suite(Runs(runs, *t), guidance=True).runs.get_column("run_id").to_list()
+        ['c']
+    """
+    guided = pl.col("guidance").is_not_null()
+    candidates = runs.runs.filter(guided if guidance else ~guided)
+    if dataset is None and candidates.height:
+        ranked = (
+            candidates.group_by("dataset")
+            .agg(pl.len().alias("n"), pl.col("task_count").sum().alias("tasks"))
+            .sort("n", "tasks", "dataset", descending=[True, True, False], nulls_last=True)
+        )
+        dataset = ranked.get_column("dataset")[0]
+    ids = candidates.filter(pl.col("dataset").eq_missing(dataset)).get_column("run_id")
+    return runs.filter(pl.col("run_id").is_in(ids.implode()))
