@@ -179,6 +179,9 @@ def run_demo(
             for suffix in ("png", "svg"):
                 save(chart, charts / f"{name}.{suffix}")
         written["charts"] = charts
+        from evalnb.present.report_html import write_report_html
+
+        written["report.html"] = write_report_html(runs, reports_dir)
     else:
         skipped.append("charts (pip install 'evalnb[export]')")
     if notebooks and importlib.util.find_spec("nbclient"):

@@ -95,3 +95,13 @@ def test_the_demo_notebooks_exported_as_html_draw_every_chart_offline(browser, t
         expected = text.count('class="evalnb-chart"')
         assert expected >= (5 if page.stem.startswith("01") else 0)
         assert_all_drawn(drawn(browser, page), expected)
+
+
+def test_report_html_draws_every_chart_offline_from_one_inlined_bundle(browser, tmp_path):
+    from evalnb.present.report_html import write_report_html
+
+    page = write_report_html(make_runs(), tmp_path)
+    text = page.read_text()
+    assert not ON_THE_WEB.search(text)
+    assert text.count('class="evalnb-vega-bundle"') == 1
+    assert_all_drawn(drawn(browser, page), len(charts.CHARTS))

@@ -39,7 +39,7 @@ _LOADER = """
 const el = document.getElementById("%(id)s");
 const spec = %(spec)s;
 async function loadVega() {
-  const packed = document.getElementById("%(id)s-bundle").textContent.trim();
+  const packed = document.querySelector("script.evalnb-vega-bundle").textContent.trim();
   const bytes = Uint8Array.from(atob(packed), (c) => c.charCodeAt(0));
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   const code = await new Response(stream).text();
@@ -70,13 +70,15 @@ def _spec(chart: alt.TopLevelMixin | dict[str, Any]) -> dict[str, Any]:
     return chart if isinstance(chart, dict) else chart.to_dict()
 
 
-def chart_html(chart: alt.TopLevelMixin | dict[str, Any]) -> str:
+def chart_html(chart: alt.TopLevelMixin | dict[str, Any], *, bundle: bool = True) -> str:
     """One chart (an altair chart or a Vega-Lite spec) as an HTML fragment that draws offline.
 
     The fragment is a ``<div class="evalnb-chart">``, the packed bundle in a
     ``<script type="application/octet-stream">`` and a module script that draws the
-    chart with vega-embed (SVG renderer). A chart that fails to draw says so in its
-    div. Needs the ``export`` extra (vl-convert), else :class:`~evalnb.errors.SetupError`.
+    chart with vega-embed (SVG renderer). With ``bundle=False`` the bundle is left out
+    and the chart uses the one an earlier fragment of the same page carries (a report
+    with many charts carries it once). A chart that fails to draw says so in its div.
+    Needs the ``export`` extra (vl-convert), else :class:`~evalnb.errors.SetupError`.
 
     Example:
         >>> "vegaEmbed" in chart_html({"mark": "bar"})
@@ -84,9 +86,14 @@ def chart_html(chart: alt.TopLevelMixin | dict[str, Any]) -> str:
     """
     spec = json.dumps(_spec(chart)).replace("</", "<\\/")
     uid = f"evalnb-{uuid.uuid4().hex}"
+    packed = (
+        f'<script type="application/octet-stream" class="evalnb-vega-bundle">'
+        f"{_packed_bundle()}</script>\n"
+        if bundle
+        else ""
+    )
     return (
-        f'<div id="{uid}" class="evalnb-chart"></div>\n'
-        f'<script type="application/octet-stream" id="{uid}-bundle">{_packed_bundle()}</script>\n'
+        f'<div id="{uid}" class="evalnb-chart"></div>\n{packed}'
         f'<script type="module">{_LOADER % {"id": uid, "spec": spec}}</script>'
     )
 
