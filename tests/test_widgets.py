@@ -93,7 +93,7 @@ def test_static_task_browser_starts_at_the_first_failed_task(runs):
 def test_live_task_browser_follows_the_dropdowns(runs):
     box = widgets.task_browser(runs, static=False)
     assert isinstance(box, ipywidgets.VBox)
-    (run_dd, task_dd), view = box.children[0].children, box.children[1]
+    (run_dd, task_dd), view = box.children[0].children, box.children[-1]
     assert "$ step0 t2" in view.value
     task_dd.value = ("t4", 1)
     assert "$ step2 t4" in view.value
@@ -126,7 +126,7 @@ def test_the_task_browser_lists_every_attempt_with_its_own_outcome():
         ("t · epoch 3 (pass)", ("t", 3)),
     ]
     box = widgets.task_browser(runs, static=False)
-    (_, task_dd), view = box.children[0].children, box.children[1]
+    (_, task_dd), view = box.children[0].children, box.children[-1]
     assert task_dd.value == ("t", 2)  # it starts at the failed attempt
     assert "FAILED" in view.value and "epoch 2" in view.value and "$ echo 2" in view.value
     task_dd.value = ("t", 3)
@@ -240,3 +240,54 @@ def test_a_pair_that_cannot_be_compared_gives_a_message(runs):
 def test_helpers_say_what_is_missing_on_empty_runs():
     assert "No tasks" in widgets.task_browser(Runs.empty(), static=True).data
     assert "at least two runs" in widgets.comparer(Runs.empty(), static=True).data
+
+
+def test_the_task_browser_keeps_failures_only_and_steps_to_the_next_failure(runs):
+    box = widgets.task_browser(runs, "a1", "t1", static=False)
+    (_, task_dd), (failures, next_btn, _), view = (
+        box.children[0].children,
+        box.children[1].children,
+        box.children[-1],
+    )
+    assert task_dd.value == ("t1", 1)
+    next_btn.click()  # a1 failed t2 and t4
+    assert task_dd.value == ("t2", 1) and "FAILED" in view.value
+    next_btn.click()
+    assert task_dd.value == ("t4", 1)
+    next_btn.click()  # wraps round
+    assert task_dd.value == ("t2", 1)
+    failures.value = True
+    assert [t for _, t in task_dd.options] == [("t2", 1), ("t4", 1)]
+
+
+def test_text_search_finds_attempts_by_what_their_transcript_says(runs):
+    # "step0: failed with 1" is t2's stderr in run a1; case does not matter.
+    found = widgets.matching_attempts(runs, "STEP0: FAILED").select("run_id", "task_id", "epoch")
+    assert ("a1", "t2", 1) in found.rows()
+    box = widgets.task_browser(runs, "a1", "t1", static=False)
+    (_, task_dd), (_, _, search) = box.children[0].children, box.children[1].children
+    search.value = "out t3"  # t3's stdout
+    assert [t for _, t in task_dd.options] == [("t3", 1)]
+    search.value = "no such text anywhere"
+    assert task_dd.options == () and "No attempt matches" in box.children[-1].value
+
+
+def test_the_comparer_shows_a_task_of_both_runs_side_by_side(runs):
+    box = widgets.comparer(runs, "a1", "a2", static=False)
+    task_dd, pair = box.children[2], box.children[3]
+    # a1 failed t2 and t4, a2 passed all: those come first
+    assert [t for _, t in task_dd.options][:2] == ["t2", "t4"]
+    assert task_dd.options[0][0] == "t2 (they disagree)"
+    assert "run a1" in pair.value and "run a2" in pair.value
+    assert pair.value.index("run a1") < pair.value.index("run a2")
+    assert "display: flex" in pair.value
+
+
+def test_tables_offer_every_row_as_csv(runs):
+    import base64
+
+    page = widgets.show(runs.tasks.select("run_id", "task_id", "tags")).data
+    data = page.split("base64,")[1].split('"')[0]
+    csv = base64.b64decode(data).decode()
+    assert csv.splitlines()[0] == "run_id,task_id,tags"
+    assert len(csv.splitlines()) == runs.tasks.height + 1

@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import base64
 import html
 from typing import Any
 
@@ -76,8 +77,31 @@ def formatted(frame: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(out, schema=dict.fromkeys(out, pl.Utf8))
 
 
-def table_html(frame: pl.DataFrame, max_rows: int = MAX_ROWS) -> str:
+def csv_link(frame: pl.DataFrame, filename: str = "table.csv") -> str:
+    """A link that downloads ``frame`` (every row, raw values) as CSV; works offline.
+
+    Nested columns (lists) are joined with "; ".
+
+    Example:
+        >>> 'download="t.csv"' in csv_link(pl.DataFrame({"a": [1]}), "t.csv")
+        True
+    """
+    flat = frame.with_columns(
+        pl.col(c).cast(pl.List(pl.Utf8)).list.join("; ")
+        for c, dtype in frame.schema.items()
+        if isinstance(dtype, pl.List)
+    )
+    data = base64.b64encode(flat.write_csv().encode("utf-8")).decode("ascii")
+    return (
+        f'<a download="{html.escape(filename)}" href="data:text/csv;base64,{data}">'
+        f"download CSV ({frame.height} rows)</a>"
+    )
+
+
+def table_html(frame: pl.DataFrame, max_rows: int = MAX_ROWS, csv: str | None = None) -> str:
     """``frame`` as an HTML table of full, escaped texts (at most ``max_rows`` rows).
+
+    With ``csv`` (a file name), a link above the table downloads every row as CSV.
 
     Example:
         >>> "x" * 200 in table_html(pl.DataFrame({"message": ["x" * 200]}))
@@ -94,11 +118,12 @@ def table_html(frame: pl.DataFrame, max_rows: int = MAX_ROWS) -> str:
         if frame.height > max_rows
         else ""
     )
-    return f'{STYLE}<table class="evalnb-table"><tr>{head}</tr>{body}</table>{more}'
+    link = f"<p>{csv_link(frame, csv)}</p>" if csv else ""
+    return f'{STYLE}{link}<table class="evalnb-table"><tr>{head}</tr>{body}</table>{more}'
 
 
-def show(frame: pl.DataFrame, max_rows: int = MAX_ROWS) -> Any:
-    """Display ``frame`` in Jupyter as a readable table (an ``IPython.display.HTML``).
+def show(frame: pl.DataFrame, max_rows: int = MAX_ROWS, csv: str | None = "table.csv") -> Any:
+    """Display ``frame`` in Jupyter as a readable table, with a CSV download link.
 
     Example:
         >>> show(pl.DataFrame({"a": [1]})).data.count("<tr>")
@@ -106,7 +131,7 @@ def show(frame: pl.DataFrame, max_rows: int = MAX_ROWS) -> Any:
     """
     from IPython.display import HTML
 
-    return HTML(table_html(frame, max_rows))
+    return HTML(table_html(frame, max_rows, csv))
 
 
 def _percent(value: float | None) -> str:

@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import altair as alt
@@ -184,28 +185,65 @@ def task_browser(
     )
     run_dd.value = start[0]
     task_dd = w.Dropdown(description="attempt", **_WIDE)
+    failures = w.Checkbox(description="failures only", value=False, indent=False)
+    search = w.Text(description="search", placeholder="text in the transcript", **_WIDE)
+    next_btn = w.Button(description="next failure", icon="forward")
     view = w.HTML()
 
-    def tasks_of(run: str) -> list[tuple[str, tuple[str, int]]]:
-        return attempt_choices(runs, run)
-
     def show(_: object = None) -> None:
-        if task_dd.value is not None:
-            view.value = task_html(runs, run_dd.value, *task_dd.value)
+        view.value = (
+            task_html(runs, run_dd.value, *task_dd.value)
+            if task_dd.value is not None
+            else "<p>No attempt matches.</p>"
+        )
 
-    def change_run(_: object = None) -> None:
+    def refill(_: object = None) -> None:
         current = task_dd.value
-        task_dd.options = tasks_of(run_dd.value)
+        task_dd.options = attempt_choices(
+            runs, run_dd.value, failures_only=failures.value, search=search.value or None
+        )
         known = [t for _, t in task_dd.options]
         task_dd.value = current if current in known else (known[0] if known else None)
         show()
 
-    task_dd.options = tasks_of(start[0])
+    def next_failure(_: object = None) -> None:
+        failed = [t for label, t in task_dd.options if label.endswith("(fail)")]
+        later = [t for t in failed if task_dd.value is None or t > task_dd.value]
+        if failed:
+            task_dd.value = (later or failed)[0]  # wraps round to the first failure
+
+    task_dd.options = attempt_choices(runs, start[0])
     task_dd.value = (start[1], start[2])
-    run_dd.observe(change_run, names="value")
+    for control in (run_dd, failures, search):
+        control.observe(refill, names="value")
     task_dd.observe(show, names="value")
+    next_btn.on_click(next_failure)
     show()
-    return w.VBox([w.HBox([run_dd, task_dd]), view])
+    return w.VBox([w.HBox([run_dd, task_dd]), w.HBox([failures, next_btn, search]), view])
+
+
+def side_by_side_html(runs: Runs, task_id: str, a: str, b: str, epoch: int | None = None) -> str:
+    """One task's attempts in runs ``a`` and ``b`` as two transcripts side by side.
+
+    ``epoch`` defaults to each run's first; a run without the task says so in its column.
+
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> "no task 't' in run 'a'" in side_by_side_html(Runs.empty(), "t", "a", "b")
+        True
+    """
+    columns = []
+    for run_id in (a, b):
+        has = runs.tasks.filter(run_id=run_id, task_id=task_id)
+        if epoch is not None:
+            has = has.filter(epoch=epoch)
+        body = (
+            task_html(runs, run_id, task_id, epoch)
+            if has.height
+            else f"<p>no task {task_id!r} in run {run_id!r}</p>"
+        )
+        columns.append(f'<div style="flex: 1; min-width: 0">{body}</div>')
+    return f'<div style="display: flex; gap: 16px">{"".join(columns)}</div>'
 
 
 def comparer(
@@ -231,10 +269,21 @@ def comparer(
     options = _choices(charts.labels(runs), "run_label", everything=False)
     a_dd = w.Dropdown(description="A", options=options, value=a if a in ids else ids[0], **_WIDE)
     b_dd = w.Dropdown(description="B", options=options, value=b if b in ids else ids[1], **_WIDE)
-    view = w.HTML()
+    view, pair = w.HTML(), w.HTML()
+    task_dd = w.Dropdown(description="task side by side", **_WIDE)
+
+    def show_pair(_: object = None) -> None:
+        pair.value = (
+            side_by_side_html(runs, task_dd.value, a_dd.value, b_dd.value) if task_dd.value else ""
+        )
 
     def refresh(_: object = None) -> None:
         view.value = comparison_html(runs, a_dd.value, b_dd.value)
+        current = task_dd.value
+        task_dd.options = shared_tasks(runs, a_dd.value, b_dd.value)
+        known = [t for _, t in task_dd.options]
+        task_dd.value = current if current in known else (known[0] if known else None)
+        show_pair()
 
     def pick_a(_: object = None) -> None:
         if a_dd.value == b_dd.value:  # A = B is no comparison: move B to another run
@@ -248,8 +297,31 @@ def comparer(
 
     a_dd.observe(pick_a, names="value")
     b_dd.observe(pick_b, names="value")
+    task_dd.observe(show_pair, names="value")
     refresh()
-    return w.VBox([w.HBox([a_dd, b_dd]), view])
+    return w.VBox([w.HBox([a_dd, b_dd]), view, task_dd, pair])
+
+
+def shared_tasks(runs: Runs, a: str, b: str) -> list[tuple[str, str]]:
+    """Choices of the tasks runs ``a`` and ``b`` both ran, those they disagree on first.
+
+    Example:
+        >>> shared_tasks(Runs.empty(), "a", "b")
+        []
+    """
+    outcome = runs.tasks.filter(pl.col("run_id").is_in([a, b])).with_columns(PASSED.alias("ok"))
+    per_task = (
+        outcome.group_by("task_id", "run_id")
+        .agg(pl.col("ok").all())
+        .group_by("task_id")
+        .agg(pl.len().alias("runs"), pl.col("ok").n_unique().alias("verdicts"))
+        .filter(pl.col("runs") == 2)
+        .sort(pl.col("verdicts"), "task_id", descending=[True, False])
+    )
+    return [
+        (f"{t} ({'they disagree' if v > 1 else 'same outcome'})", t)
+        for t, v in per_task.select("task_id", "verdicts").rows()
+    ]
 
 
 def comparison_html(runs: Runs, a: str, b: str) -> str:
@@ -276,7 +348,10 @@ def comparison_html(runs: Runs, a: str, b: str) -> str:
             '<div class="evalnb-task">',
             f"<pre>{html.escape(str(result))}</pre>",
             f"<h4>Tasks the two runs disagree on ({differing.height})</h4>",
-            _table(differing.select("task_id", "epoch", "category", "outcome", "rate_diff")),
+            table_html(
+                differing.select("task_id", "epoch", "category", "outcome", "rate_diff"),
+                csv=f"{a}-vs-{b}.csv",
+            ),
             "</div>",
         ]
     )
@@ -319,8 +394,14 @@ def _svg(chart: Any) -> str:
     return f"<div>{vlc.vegalite_to_svg(spec)}</div>"
 
 
-def attempt_choices(runs: Runs, run_id: str) -> list[tuple[str, tuple[str, int]]]:
+def attempt_choices(
+    runs: Runs, run_id: str, *, failures_only: bool = False, search: str | None = None
+) -> list[tuple[str, tuple[str, int]]]:
     """Dropdown choices of a run's task attempts: one per (task, epoch), labelled by its outcome.
+
+    ``failures_only`` keeps the failed attempts; ``search`` keeps the attempts whose
+    transcript (messages, commands, stdout, stderr, check details, error) contains it,
+    ignoring case.
 
     Example:
         >>> attempt_choices(Runs.empty(), "r")
@@ -328,11 +409,43 @@ def attempt_choices(runs: Runs, run_id: str) -> list[tuple[str, tuple[str, int]]
     """
     frame = runs.tasks.filter(run_id=run_id).with_columns(PASSED.alias("ok"))
     several = frame.get_column("epoch").n_unique() > 1 if frame.height else False
+    if failures_only:
+        frame = frame.filter(~pl.col("ok"))
+    if search:
+        frame = frame.join(matching_attempts(runs, search), on=KEYS, how="semi", nulls_equal=True)
     rows = frame.select("task_id", "epoch", "ok").sort("task_id", "epoch").rows()
     return [
         (f"{t}{f' · epoch {e}' if several else ''} ({'pass' if ok else 'fail'})", (t, e))
         for t, e, ok in rows
     ]
+
+
+def matching_attempts(runs: Runs, text: str) -> pl.DataFrame:
+    """The keys (run, task, epoch) of attempts whose transcript contains ``text`` (any case).
+
+    Searched: message text, tool call commands, stdout and stderr, check details, and
+    the attempt's error.
+
+    Example:
+        >>> matching_attempts(Runs.empty(), "jq").columns
+        ['run_id', 'model', 'task_id', 'epoch']
+    """
+    pattern = "(?i)" + re.escape(text)
+    where = [
+        ("messages", ["text"]),
+        ("tool_calls", ["commands", "stdout", "stderr"]),
+        ("checks", ["detail"]),
+        ("tasks", ["error"]),
+    ]
+    hits = [
+        getattr(runs, table)
+        .filter(pl.any_horizontal(pl.col(c).str.contains(pattern) for c in columns))
+        .select(KEYS)
+        for table, columns in where
+        if getattr(runs, table).height
+    ]
+    empty = runs.tasks.select(KEYS).clear()
+    return pl.concat([empty, *hits], how="vertical_relaxed").unique()
 
 
 def _unique(frame: pl.DataFrame, column: str) -> list[str]:
@@ -377,11 +490,7 @@ def _task_table(runs: Runs) -> str:
         )
         .sort("passed", "run_id", "task_id")
     )
-    return _table(frame)
-
-
-def _table(frame: pl.DataFrame) -> str:
-    return table_html(frame)
+    return table_html(frame, csv="tasks.csv")
 
 
 def _cell(value: object) -> str:
