@@ -105,3 +105,131 @@ def test_report_html_draws_every_chart_offline_from_one_inlined_bundle(browser, 
     assert not ON_THE_WEB.search(text)
     assert text.count('class="evalnb-vega-bundle"') == 1
     assert_all_drawn(drawn(browser, page), len(charts.CHARTS))
+
+
+@pytest.mark.slow
+def test_notebooks_in_a_real_jupyterlab_draw_charts_and_live_widgets_offline(tmp_path):
+    """JupyterLab serves on 127.0.0.1; the browser can reach nothing else (a dead proxy)."""
+    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed")
+    import socket
+    import subprocess
+    import sys
+
+    from evalnb.demo import ensure_demo_runs
+    from evalnb.resources import notebooks_path
+
+    runs_dir = tmp_path / "runs" / "demo"
+    ensure_demo_runs(str(runs_dir / "*"))
+    for name in ("01_overview.ipynb", "07_explore.ipynb"):
+        shutil.copy(notebooks_path() / name, tmp_path / name)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**__import__("os").environ, "EVALNB_RUNS": str(runs_dir / "*")}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--allow-root",
+            "--expose-app-in-browser",
+            "--LabApp.extension_manager=readonly",
+            f"--ServerApp.port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            "--IdentityProvider.token=evalnb",
+            f"--ServerApp.root_dir={tmp_path}",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "jupyterlab.log").open("w"),
+    )
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    options.add_argument("--proxy-server=http://127.0.0.1:9")  # loopback only
+    options.add_argument("--window-size=1400,5000")
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(DRIVER))
+    try:
+        _wait_for_port(port)
+        for name, charts_expected, widgets_expected in (
+            ("01_overview.ipynb", 5, False),
+            ("07_explore.ipynb", 0, True),
+        ):
+            driver.get(f"http://127.0.0.1:{port}/lab/tree/{name}?token=evalnb")
+            _until(
+                driver,
+                "return !!(window.jupyterapp && window.jupyterapp.shell"
+                " && document.querySelector('.jp-Notebook .jp-Cell'))",
+                90,
+            )
+            _until(
+                driver,
+                "return window.jupyterapp.shell.currentWidget"
+                " && window.jupyterapp.shell.currentWidget.sessionContext"
+                " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+                " && !!window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+                90,
+            )
+            driver.execute_script("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            state_js = """
+                const nb = document.querySelector('.jp-Notebook');
+                const prompts = [...nb.querySelectorAll('.jp-InputPrompt')].map(p => p.innerText);
+                return {
+                  busy: prompts.some(p => p.includes('*')) || !prompts.some(p => /\\d/.test(p)),
+                  charts: nb.querySelectorAll('.evalnb-chart').length,
+                  drawn: nb.querySelectorAll('.evalnb-chart svg.marks').length,
+                  failed: nb.querySelectorAll('.evalnb-chart-error').length,
+                  errors: nb.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]'
+                    + ', .jp-OutputArea-output[data-mime-type*="error"]').length,
+                  dropdowns: nb.querySelectorAll('.widget-dropdown select').length,
+                  text: nb.innerText};"""
+            deadline = time.monotonic() + 600  # two cores shared: loading takes a while
+            while True:
+                state = driver.execute_script(state_js)
+                done = not state["busy"] and state["drawn"] + state["failed"] >= state["charts"]
+                if (done and state["charts"] >= charts_expected) or time.monotonic() > deadline:
+                    break
+                time.sleep(1)
+            assert not state["busy"], f"{name} did not finish"
+            assert "Traceback" not in state["text"]
+            assert state["failed"] == 0 and "Error loading script" not in state["text"]
+            assert state["charts"] >= charts_expected and state["drawn"] == state["charts"]
+            if widgets_expected:  # picker 4, task browser 2, comparer 3 (+ its task list)
+                _until(
+                    driver,
+                    "return document.querySelectorAll("
+                    "'.jp-Notebook .widget-dropdown select').length >= 9",
+                    120,
+                )
+                state = driver.execute_script(state_js)
+                assert "Loading widget" not in state["text"]
+    finally:
+        driver.quit()
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _until(driver, script: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not driver.execute_script(script):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for: {script}")
+        time.sleep(0.5)
+
+
+def _wait_for_port(port: int, timeout: float = 60) -> None:
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
