@@ -8,7 +8,8 @@
 - analysis: load + summaries on ~1M tool-call rows against a naive pandas version,
   and scaling at 10k / 100k / 1M rows (bench/frames.py);
 - notebooks: wall time of the notebook suite under nbmake;
-- memory: peak RSS of a 1,000-task run and of loading 1M rows (each in a fresh process).
+- memory: peak RSS of a 1,000-task run and of loading 1M rows (each in a fresh process);
+- import time: ``import evalnb`` against ``import polars`` (bench/import_time.py).
 
 Run: ``python -m bench`` (prints Markdown; bench/RESULTS.md holds a recorded run).
 """
@@ -27,7 +28,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from bench import frames as frames_bench
-from bench import runner_overhead
+from bench import import_time, runner_overhead
 from evalnb.records import Task
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
 from evalnb.runtime.bash_case import BashCase
@@ -327,6 +328,7 @@ def main() -> None:
         ("Analysis", analysis),
         ("Notebooks", notebooks),
         ("Memory", memory),
+        ("Import time", import_time.lines),
     ]
     for title, fn in sections:
         started = time.perf_counter()

@@ -26,7 +26,20 @@ class EvalnbError(Exception):
 
 
 class ProviderError(EvalnbError):
-    """A provider call failed for good (after the SDK's own retries)."""
+    """A provider call failed for good (after the SDK's own retries).
+
+    ``kind`` says how: ``"connection"`` (the server could not be reached or gave no
+    complete answer in time: a run stops after several in a row), ``"status"`` (it
+    answered with an HTTP error) or ``"response"`` (its answer could not be understood).
+
+    Example:
+        >>> ProviderError("connection refused", kind="connection").kind
+        'connection'
+    """
+
+    def __init__(self, message: str, kind: str = "status") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class SetupError(EvalnbError):

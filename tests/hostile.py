@@ -46,3 +46,34 @@ HOSTILE_COMMANDS: dict[str, str] = {
     "python_escape": "python3 -c 'import os; os.system(\"id\")'",
     "exec_shell": "exec /bin/sh -c 'id'",
 }
+
+OPEN_BY_HANDLE = r"""python3 - <<'PROBE'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+class Handle(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint), ("type", ctypes.c_int), ("data", ctypes.c_ubyte * 128)]
+here, mount_id = Handle(128, 0), ctypes.c_int()
+libc.name_to_handle_at(-100, b".", ctypes.byref(here), ctypes.byref(mount_id), 0)
+fs_root = Handle(8, 1)  # ext4 FILEID_INO32_GEN: inode 2 (the filesystem root), generation 0
+fs_root.data[0] = 2
+mount_fd = os.open(".", os.O_RDONLY)
+for name, handle in (("workspace", here), ("filesystem root", fs_root)):
+    fd = libc.open_by_handle_at(mount_fd, ctypes.byref(handle), os.O_RDONLY)
+    if fd >= 0:
+        print("ESCAPED through", name, sorted(os.listdir(fd))[:5])
+    else:
+        print("denied", name, os.strerror(ctypes.get_errno()))
+PROBE"""
+"""Opens files by handle through the workspace mount: with CAP_DAC_READ_SEARCH this
+reaches the whole host filesystem (the "shocker" escape); without it, EPERM."""
+
+ESCAPE_PROBES: dict[str, str] = {
+    "open_by_handle_at": OPEN_BY_HANDLE,
+    "capabilities": "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status",
+    "root_only_file": "cat /etc/shadow; cat /proc/self/root/etc/shadow",
+    "dev_shm_write": "echo pwned > /dev/shm/evalnb-probe && ls -A /dev/shm",
+    "tmp_listing": "ls -A /tmp",
+}
+"""Probes of the local sandbox's confinement (each asserted in tests/test_hostile.py)."""
+
+HOSTILE_COMMANDS.update({f"probe_{name}": cmd for name, cmd in ESCAPE_PROBES.items()})

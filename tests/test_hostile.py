@@ -6,6 +6,11 @@ import asyncio
 import hashlib
 import os
 import resource
+import signal
+import subprocess
+import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -15,9 +20,10 @@ from evalnb.analysis.runs import read_run_folder
 from evalnb.records import Task
 from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.runner import run_cases
+from evalnb.runtime.sandbox import local
 from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS
 from evalnb.runtime.sandbox.local import LocalSandbox, confinement
-from tests.hostile import HOSTILE_COMMANDS
+from tests.hostile import ESCAPE_PROBES, HOSTILE_COMMANDS
 
 TIMEOUT_S = 1.0
 FAKE_KEY = "sk-ant-evalnb-fake-0123456789abcdefghij"
@@ -123,3 +129,139 @@ def test_every_hostile_command_is_bounded_recorded_and_contained(tmp_path, monke
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
     assert grown_mb < 1024, f"peak RSS grew by {grown_mb:.0f} MB"
     assert os.environ["ANTHROPIC_API_KEY"] == FAKE_KEY
+
+
+CONFINED = [mode for mode in local.MODES[:-1] if local.works(mode)]
+
+
+@pytest.fixture(params=CONFINED or [None])
+def confined(request, monkeypatch):
+    """Each confinement mode that works here (bubblewrap and the namespace fallback)."""
+    if request.param is None:
+        pytest.fail("no confinement mode works here: the local sandbox cannot be confined")
+    monkeypatch.setattr(local, "confinement", lambda: request.param)
+    return request.param
+
+
+def probe(box: LocalSandbox, name: str):
+    return asyncio.run(box.exec(ESCAPE_PROBES[name]))
+
+
+@pytest.fixture
+def box(confined):
+    sandbox = LocalSandbox({"answer.txt": "42\n"}, timeout_s=20)
+    assert sandbox.confinement == confined
+    yield sandbox
+    sandbox.close()
+
+
+def test_bubblewrap_is_preferred_when_it_works():
+    assert confinement() == CONFINED[0]
+    assert (confinement() == "bwrap") == local.works("bwrap")
+
+
+def test_open_by_handle_at_cannot_reach_past_the_workspace(box):
+    r = probe(box, "open_by_handle_at")
+    assert "ESCAPED" not in r.stdout, r.stdout
+    assert r.stdout.splitlines() == [
+        "denied workspace Operation not permitted",
+        "denied filesystem root Operation not permitted",
+    ], r.stderr
+
+
+def test_commands_hold_no_capability_at_all(box):
+    lines = probe(box, "capabilities").stdout.splitlines()
+    assert len(lines) == 5
+    assert all(line.split()[1] == "0000000000000000" for line in lines), lines
+
+
+def test_root_only_host_files_stay_unreadable(box):
+    r = probe(box, "root_only_file")
+    assert "root:" not in r.stdout
+    assert r.stderr.count("Permission denied") == 2
+
+
+def test_dev_shm_is_private_to_the_attempt(box):
+    host_shm = set(os.listdir("/dev/shm"))
+    r = probe(box, "dev_shm_write")
+    assert (r.exit_code, r.stdout) == (0, "evalnb-probe\n")  # an empty, writable /dev/shm
+    assert set(os.listdir("/dev/shm")) == host_shm  # nothing reached the host's
+    other = LocalSandbox(timeout_s=20)
+    try:
+        assert asyncio.run(other.exec("ls -A /dev/shm")).stdout == ""
+    finally:
+        other.close()
+
+
+def test_tmp_holds_only_the_attempts_own_workspace(box, tmp_path):
+    (tmp_path / "host-secret.txt").write_text("host\n")
+    r = probe(box, "tmp_listing")
+    assert r.stdout == Path(box.workdir).name + "\n"
+    assert asyncio.run(box.exec("cat answer.txt")).stdout == "42\n"
+
+
+def test_other_tasks_workspaces_are_unreadable_and_unwritable(box):
+    other = LocalSandbox({"answer.txt": "mine\n"}, timeout_s=20)
+    try:
+        theirs = f"{other.workdir}/answer.txt"
+        r = asyncio.run(box.exec(f"cat {theirs}; echo pwned > {theirs}; ls {other.workdir}"))
+        assert "mine" not in r.stdout and r.exit_code != 0
+        assert other.read_text("answer.txt") == "mine\n"
+    finally:
+        other.close()
+
+
+def test_commands_die_with_a_killed_evalnb_and_its_workspace_is_reaped(confined, tmp_path):
+    marker = f"{100 + uuid.uuid4().int % 900}.{os.getpid()}"  # a unique sleep argument
+    child = tmp_path / "child.py"
+    child.write_text(
+        "import asyncio, sys\n"
+        "from evalnb.runtime.sandbox import local\n"
+        f"local.confinement = lambda: {confined!r}\n"
+        "box = local.LocalSandbox(timeout_s=300)\n"
+        "print(box.workdir, flush=True)\n"
+        f"asyncio.run(box.exec('sleep {marker}'))\n"
+    )
+    proc = subprocess.Popen([sys.executable, str(child)], stdout=subprocess.PIPE, text=True)
+    workdir = Path(proc.stdout.readline().strip())
+    deadline = time.monotonic() + 20
+    while not sleeping(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert sleeping(marker), "the command never started"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 5
+    while sleeping(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not sleeping(marker), "the command outlived evalnb"
+    assert workdir.exists()  # left behind by the killed process ...
+    local.reap_stale_workspaces.cache_clear()
+    assert local.reap_stale_workspaces() >= 1
+    assert not workdir.exists()  # ... and removed by the next one
+
+
+def sleeping(marker: str) -> bool:
+    """Whether a ``sleep <marker>`` process is alive anywhere on this machine."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if cmdline.read_bytes() == f"sleep\0{marker}\0".encode():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def test_tool_folders_under_tmp_stay_visible_and_read_only(confined, tmp_path):
+    for folder in [tmp_path, *tmp_path.parents][:-2]:  # nobody must be able to enter them
+        folder.chmod(0o755)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "hello").write_text("#!/bin/sh\necho hello from the tool\n")
+    (tools / "hello").chmod(0o755)
+    box = LocalSandbox(path_dirs=[tools], timeout_s=20)
+    try:
+        r = asyncio.run(box.exec("hello; echo x > $(command -v hello)"))
+        assert r.stdout == "hello from the tool\n"
+        assert r.exit_code != 0 and "Read-only file system" in r.stderr
+    finally:
+        box.close()

@@ -94,29 +94,26 @@ def test_a_call_that_does_not_parse_is_one_command():
 
 
 def test_help_invocations():
-    script = "jq --help; tar -h; git help commit; help cd; jq -r .a f"
+    # -h is help only for commands whose -h means help (SHORT_HELP): jq yes, tar/df/sort/ls no
+    script = "jq --help; tar -h; git help commit; help cd; jq -r .a f; jq -h; df -h; sort -h f"
     runs = make_runs(("r", [record("t", [(script, 0)])]))
     rows = command_rows(runs)
     assert dict(rows.select("command", "is_help").iter_rows()) == {
         "jq --help": True,
-        "tar -h": True,
+        "tar -h": False,
         "git help commit": True,
         "help cd": True,
         "jq -r .a f": False,
+        "jq -h": True,
+        "df -h": False,
+        "sort -h f": False,
     }
     assert only_task(interaction(runs))["help_invocations"] == 4
 
 
 def test_rows_follow_call_order_not_table_order():
     runs = make_runs(("r", [record("t", [("false", 1), ("false", 0)])]))
-    shuffled = Runs(
-        runs=runs.runs,
-        tasks=runs.tasks,
-        llm_calls=runs.llm_calls,
-        tool_calls=runs.tool_calls.reverse(),
-        checks=runs.checks,
-        messages=runs.messages,
-    )
+    shuffled = Runs(**{**vars(runs), "tool_calls": runs.tool_calls.reverse()})
     # executed: fail then ok -> the second execution is a retry, whatever the row order
     assert command_rows(shuffled).select("call_index", "is_retry").rows() == [
         (0, False),

@@ -1,4 +1,5 @@
-"""The code stays lint-clean and formatted (ruff, configured in pyproject.toml)."""
+"""The code stays lint-clean, formatted and type-correct (ruff and mypy, configured in
+pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -19,3 +20,15 @@ def test_ruff(args):
         [sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_mypy_finds_no_type_error_in_the_package():
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr

@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from evalnb.errors import ProviderError
-from evalnb.records import Task
+from evalnb.records import Connection, Task
 from evalnb.runtime.agent import AgentOutcome, bash_tool_spec, default_system_prompt, run_agent
 from evalnb.runtime.providers import anthropic as anthropic_provider
 from evalnb.runtime.providers import openai as openai_provider
@@ -457,8 +457,10 @@ def test_openai_key_from_env_never_shown(monkeypatch: pytest.MonkeyPatch):
 
 def test_from_spec_builds_each_provider(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-    claude = anthropic_provider.from_spec("claude-sonnet-4-5", None)
-    local = openai_provider.from_spec("llama3.2", "http://localhost:11434/v1")
+    claude = anthropic_provider.from_spec("claude-sonnet-4-5", Connection())
+    local = openai_provider.from_spec(
+        "llama3.2", Connection(base_url="http://localhost:11434/v1", max_retries=4)
+    )
 
     assert (claude.provider, claude.model, claude.simulated, claude.recording) == (
         "anthropic",
@@ -472,5 +474,5 @@ def test_from_spec_builds_each_provider(monkeypatch: pytest.MonkeyPatch):
         "base_url": "http://localhost:11434/v1",
         "max_tokens": 4096,
         "max_retries": 4,
-        "timeout_s": 120,
+        "timeout_s": 60.0,
     }

@@ -126,7 +126,12 @@ BAD = {"turns": [{"commands": ["kv get a", "kv set a 1", "kv set a 1"]}]}
 
 
 def make_tool(folder: Path) -> None:
-    """``kv.py`` (builtin) and ``bin/kv`` (executable) in ``folder``."""
+    """``kv.py`` (builtin) and ``bin/kv`` (executable) in ``folder``.
+
+    The confined local sandbox runs commands as ``nobody`` (as root) with no capability:
+    the tool's folder must be one others may enter.
+    """
+    folder.chmod(0o755)
     (folder / "kv.py").write_text(KV)
     (folder / "bin").mkdir(exist_ok=True)
     exe = folder / "bin" / "kv"

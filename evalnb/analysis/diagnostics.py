@@ -19,7 +19,7 @@ import operator
 import statistics
 import warnings
 from collections import defaultdict
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field
@@ -111,7 +111,7 @@ _SIGNALS = [
 ]  # fmt: skip
 _COMPARE = {">": operator.gt, "<": operator.lt, ">=": operator.ge}
 _NEGATED = {">": "<=", "<": ">=", ">=": "<"}
-_FRICTION_SCHEMA = {
+_FRICTION_SCHEMA: dict[str, Any] = {
     "run_id": pl.Utf8,
     "model": pl.Utf8,
     "kind": pl.Utf8,
@@ -328,7 +328,7 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     )
 
 
-_DIAGNOSIS_SCHEMA = {
+_DIAGNOSIS_SCHEMA: dict[str, Any] = {
     "category": pl.Utf8,
     "models": pl.List(pl.Utf8),
     "passed_by": pl.List(pl.Utf8),

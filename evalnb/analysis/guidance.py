@@ -55,7 +55,7 @@ import polars as pl
 from evalnb.analysis.interaction import command_rows, interaction
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import paired_bootstrap_diff
-from evalnb.store.tables import KEYS
+from evalnb.store.tables import KEYS, TABLES
 
 DIAGNOSTIC_THRESHOLDS: dict[str, float] = {
     "error_rate": 0.2,
@@ -165,7 +165,7 @@ def _subset(runs: Runs, keys: pl.DataFrame) -> Runs:
         runs=runs.runs.filter(pl.col("run_id").is_in(keys.get_column("run_id").implode())),
         **{
             name: getattr(runs, name).join(keys, on=KEYS, how="semi", nulls_equal=True)
-            for name in ("tasks", "llm_calls", "tool_calls", "checks", "messages")
+            for name in TABLES[1:]
         },
     )
 

@@ -13,19 +13,25 @@ its exit code). Each call's ``commands`` text is split into *target commands*:
   parse counts as one command: its whole text, whitespace normalised, subcommand = its
   first word.
 - a regex ``pattern`` (spec 002 ``target.command_pattern``, e.g. ``r"notes\\s+(\\S+)"``):
-  every match in the call's text is a target command. Its text runs from the match to
-  the end of that shell command (the first unquoted newline, ``;``, ``|`` or ``&``),
-  whitespace normalised; the subcommand is capture group 1, or null when the pattern
-  has no group (then, as spec 002 says, only aggregate counts are available).
+  the parsed commands the pattern matches at the start of, the command name reduced to
+  its basename (``./notes``, ``/x/bin/notes``); never text in quotes, heredoc bodies or
+  comments, nor ``command -v notes``. The subcommand is capture group 1, or null when
+  the pattern has no group (then, as spec 002 says, only aggregate counts are
+  available).
 
 Each string is parsed once however often it recurs (the same script repeats across
 runs), so a million tool-call rows cost about as much as their distinct scripts.
 
-Exit codes: a tool call has one exit code, and every target command in it inherits
-it (the shell reports the status of the last command it ran, so a failure is charged
-to every target command of the call). Rows of calls that hold more than one target
-command are marked ``exit_code_approximate``; with a pattern, non-target commands in
-the same call (``cd x && notes add y``) can also set the status unmarked.
+Recorded invocations (spec 002's structured events, table ``tool_invocations``) come
+first: a tool call whose invocations were recorded (``invocations_recorded``) gives one
+target command per invocation, with the invocation's own exit code (``source`` =
+``"events"``; a run killed before it ended has a null exit code and counts as failed),
+its text and subcommand from its argv by the same rules
+(:func:`evalnb.scoring.commands.argv_command`; a run the pattern does not describe
+still counts, with a null subcommand). Other calls (bash tasks, imports) fall back to
+their text (``source`` = ``"text"``): a tool call has one exit code, and every target
+command in it inherits it; rows of calls that hold more than one target command are
+marked ``exit_code_approximate``.
 
 Definitions (per task attempt; commands ordered by call, then position in the call):
 
@@ -37,8 +43,9 @@ Definitions (per task attempt; commands ordered by call, then position in the ca
   succeeded is not a retry.
 - ``retry_rate``: spec 002's formula, ``(total - unique) / total``: the share of
   executions that repeat an earlier command, whether or not it had failed.
-- ``help_invocations``: commands with ``--help`` or ``-h`` among their arguments, whose
-  first argument is ``help``, or whose subcommand (or, in bash mode, name) is ``help``.
+- ``help_invocations``: commands with ``--help`` among their arguments, whose first
+  argument is ``help``, or named ``help``; ``-h`` only for commands whose ``-h`` means
+  help (:data:`evalnb.scoring.commands.SHORT_HELP`), so not ``df -h`` or ``sort -h``.
 - ``first_try_successes``: distinct commands whose first execution succeeded;
   ``first_try_success_rate`` = first_try_successes / total_commands (spec 002: "commands
   that succeeded on first attempt / total commands"), so repeating a command lowers it
@@ -75,7 +82,7 @@ from typing import Literal
 import polars as pl
 
 from evalnb.analysis.runs import Runs
-from evalnb.scoring.commands import target_commands, transcript_calls
+from evalnb.scoring.commands import argv_command, target_commands, transcript_calls
 from evalnb.store.tables import KEYS
 
 COUNTS = [
@@ -106,12 +113,13 @@ _PARSED = {"command": pl.Utf8, "subcommand": pl.Utf8, "is_help": pl.Boolean}
 
 
 def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl.DataFrame:
-    """One row per target command, in execution order, with its call's exit code.
+    """One row per target command, in execution order, with its exit code.
 
     Columns: keys (run_id, model, task_id, epoch), call_index, call_number,
     command_index (0-based position in the call), command, subcommand, exit_code,
-    exit_code_approximate, is_help, failed, is_first (first execution of this
-    command text in the attempt) and is_retry (see the module docstring).
+    source (``"events"``: a recorded invocation; ``"text"``: read from the call's
+    command text), exit_code_approximate, is_help, failed, is_first (first execution
+    of this command text in the attempt) and is_retry (see the module docstring).
 
     Example:
         >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
@@ -127,10 +135,10 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
     regex = re.compile(pattern) if isinstance(pattern, str) else pattern
     rows, table = _flagged_rows(runs, regex)
     keys = runs.tool_calls.select(*KEYS, _attempt=_ATTEMPT).unique("_attempt")
-    texts = table.select("_script", "command_index", "command", "subcommand")
+    texts = table.select("_command", "command", "subcommand").unique("_command")
     return (
         rows.join(keys, on="_attempt", how="left", maintain_order="left")
-        .join(texts, on=["_script", "command_index"], how="left", maintain_order="left")
+        .join(texts, on="_command", how="left", maintain_order="left")
         .select(
             *KEYS,
             "call_index",
@@ -139,6 +147,7 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
             "command",
             "subcommand",
             "exit_code",
+            "source",
             "exit_code_approximate",
             "is_help",
             "failed",
@@ -154,23 +163,31 @@ than on the four key strings."""
 
 
 def _parsed_table(runs: Runs, regex: re.Pattern[str] | None) -> pl.DataFrame:
-    """One row per (distinct script, target command in it); each script parsed once."""
+    """One row per (distinct script or argv, target command in it); each parsed once.
+
+    ``_src`` is the hash of a script (text rows) or of an argv (event rows: one
+    command each, counted even when the pattern does not match it, subcommand then
+    null); ``_command`` numbers the distinct command texts.
+    """
     unique = runs.tool_calls.get_column("commands").drop_nulls().unique()
     scripts = unique.to_list()
     parsed = {
         s: [(c.command, c.subcommand, c.is_help) for c in target_commands(s, regex)]
         for s in scripts
     }
+    argvs = runs.tool_invocations.get_column("argv").drop_nulls().unique()
+    events = [_event_command(a, regex) for a in argvs.to_list()]
+    hashes = [*unique.hash(), *argvs.hash()]
+    groups = [parsed[s] for s in scripts] + [[e] for e in events]
     return pl.DataFrame(
         {
-            "_script": pl.Series(
-                [h for s, h in zip(scripts, unique.hash(), strict=True) for _ in parsed[s]],
-                dtype=pl.UInt64,
+            "_src": pl.Series(
+                [h for h, g in zip(hashes, groups, strict=True) for _ in g], dtype=pl.UInt64
             ),
-            "command_index": [i for s in scripts for i in range(len(parsed[s]))],
-            "_n": [len(parsed[s]) for s in scripts for _ in parsed[s]],
+            "command_index": [i for g in groups for i in range(len(g))],
+            "_n": [len(g) for g in groups for _ in g],
             **{
-                col: pl.Series([t[k] for s in scripts for t in parsed[s]], dtype=dtype)
+                col: pl.Series([t[k] for g in groups for t in g], dtype=dtype)
                 for k, (col, dtype) in enumerate(_PARSED.items())
             },
         },
@@ -178,28 +195,78 @@ def _parsed_table(runs: Runs, regex: re.Pattern[str] | None) -> pl.DataFrame:
     ).with_columns(_command=pl.col("command").rank("dense"))
 
 
+def _event_command(argv: list[str], regex: re.Pattern[str] | None) -> tuple[str, str | None, bool]:
+    """A recorded invocation's command text, subcommand and help flag."""
+    command = argv_command(argv, regex)
+    if command is None:  # the tool ran, though the pattern does not describe this argv
+        plain = argv_command(argv)
+        assert plain is not None
+        return plain.command, None, plain.is_help
+    return command.command, command.subcommand, command.is_help
+
+
 def _flagged_rows(runs: Runs, regex: re.Pattern[str] | None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The command rows with integer ids only (no key or command text), and the parse table.
 
-    Metrics need just these; :func:`command_rows` adds the keys and texts.
+    Calls whose invocations were recorded take their rows from ``tool_invocations``
+    (exact exit codes); the others are parsed from their text. Metrics need just
+    these; :func:`command_rows` adds the keys and texts.
     """
     table = _parsed_table(runs, regex)
+    recorded = pl.col("invocations_recorded").fill_null(False)
     calls = runs.tool_calls.select(
         "call_index",
         "call_number",
         "exit_code",
         _ATTEMPT,
-        _script=pl.col("commands").hash(),
+        _src=pl.col("commands").hash(),
+        _events=recorded,
     )
-    if not _in_execution_order(calls):
-        calls = calls.sort("_attempt", "call_index", maintain_order=True)
-    lean = table.select("_script", "command_index", "_n", "is_help", "_command")
-    rows = (
-        calls.join(lean, on="_script", how="inner", maintain_order="left_right")
-        .with_columns(exit_code_approximate=pl.col("_n") > 1)
-        .pipe(_with_flags, ["_attempt", "_command"])
+    lean = table.select("_src", "command_index", "_n", "is_help", "_command")
+    text_rows = (
+        calls.filter(~pl.col("_events"))
+        .join(lean, on="_src", how="inner", maintain_order="left_right")
+        .select(
+            "call_index",
+            "call_number",
+            "exit_code",
+            "_attempt",
+            "command_index",
+            "is_help",
+            "_command",
+            source=pl.lit("text"),
+            exit_code_approximate=pl.col("_n") > 1,
+        )
     )
-    return rows, table
+    invocations = runs.tool_invocations
+    if invocations.height:
+        first = calls.select("_attempt", _first=pl.int_range(pl.len()).min().over("_attempt"))
+        event_rows = invocations.select(
+            "call_index",
+            "call_number",
+            "exit_code",
+            _ATTEMPT,
+            command_index="invocation_index",
+            _src=pl.col("argv").hash(),
+        ).join(lean.select("_src", "is_help", "_command"), on="_src", how="left")
+        rows = pl.concat(
+            [
+                text_rows,
+                event_rows.select(
+                    text_rows.columns[:-2], source=pl.lit("events"), exit_code_approximate=False
+                ),
+            ]
+        )
+        rows = (
+            rows.join(first.unique("_attempt"), on="_attempt", how="left")
+            .sort("_first", "call_index", "command_index", maintain_order=True)
+            .drop("_first")
+        )
+    else:
+        rows = text_rows
+        if not _in_execution_order(calls):
+            rows = rows.sort("_attempt", "call_index", maintain_order=True)
+    return rows.pipe(_with_flags, ["_attempt", "_command"]), table
 
 
 def interaction(
@@ -284,6 +351,7 @@ def interaction_from_transcript(text: str, pattern: str | re.Pattern[str]) -> pl
         for c in target_commands(call.commands, regex)
     ]
     frame = pl.DataFrame(rows, schema={**_PARSED, "exit_code": pl.Int64}, orient="row")
+    frame = frame.with_columns(source=pl.lit("text"))
     counts = _with_flags(frame, ["command"]).select(_count_exprs())
     return _with_rates(counts).select(*METRICS, completed=pl.lit(None, dtype=pl.Boolean))
 
@@ -316,7 +384,7 @@ def _with_flags(rows: pl.DataFrame, group: list[str]) -> pl.DataFrame:
     ).to_series()
     ranked = rows.select(
         _key=key.gather(order),
-        failed=(pl.col("exit_code") != 0).fill_null(False).gather(order),
+        failed=_failed().gather(order),
     )
     same = (pl.col("_key") == pl.col("_key").shift(1)).fill_null(False)
     flags = ranked.select(
@@ -326,6 +394,11 @@ def _with_flags(rows: pl.DataFrame, group: list[str]) -> pl.DataFrame:
     )
     inverse = order.arg_sort()
     return rows.with_columns(flags[inverse])
+
+
+def _failed() -> pl.Expr:
+    """Non-zero exit code; a recorded invocation without one was killed, so it failed."""
+    return (pl.col("exit_code") != 0).fill_null(pl.col("source") == "events")
 
 
 def _count_exprs() -> list[pl.Expr]:

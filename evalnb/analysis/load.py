@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import glob
 from pathlib import Path
-from typing import Literal
+from typing import Literal, overload
 
 import polars as pl
 
@@ -41,6 +41,10 @@ from evalnb.store import is_run_folder
 from evalnb.store.tables import tables_from_records
 
 
+@overload
+def load(*paths_or_globs: str | Path, backend: Literal["polars"] = "polars") -> Runs: ...
+@overload
+def load(*paths_or_globs: str | Path, backend: Literal["pandas"]) -> PandasRuns: ...
 def load(
     *paths_or_globs: str | Path, backend: Literal["polars", "pandas"] = "polars"
 ) -> Runs | PandasRuns:

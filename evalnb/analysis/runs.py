@@ -33,6 +33,7 @@ class Runs:
     tool_calls: pl.DataFrame
     checks: pl.DataFrame
     messages: pl.DataFrame
+    tool_invocations: pl.DataFrame
 
     @classmethod
     def empty(cls) -> Runs:
@@ -92,6 +93,7 @@ class PandasRuns:
     tool_calls: Any
     checks: Any
     messages: Any
+    tool_invocations: Any
 
 
 def read_run_folder(path: str | Path) -> Runs:

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
-from evalnb.cli.args import positive_int
+from evalnb.cli.args import non_negative_int, positive_float, positive_int
 from evalnb.errors import InputError
+from evalnb.records.run import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_REQUEST_TIMEOUT_S,
+    DEFAULT_TASK_TIMEOUT_S,
+    Connection,
+)
 
 
 def register(sub: Any) -> None:
@@ -27,9 +36,7 @@ def register(sub: Any) -> None:
         help="anthropic/<m>, openai/<m>, reference, scripted:<file>, replay:<src>, sim/<persona>"
         " (repeatable)",
     )
-    run.add_argument(
-        "--concurrency", type=positive_int, default=8, help="attempts in flight (default 8)"
-    )
+    run.add_argument("--concurrency", type=positive_int, help="attempts in flight (default 8)")
     run.add_argument(
         "--max-turns", type=positive_int, default=10, help="turn limit per task (default 10)"
     )
@@ -38,7 +45,42 @@ def register(sub: Any) -> None:
     run.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
     run.add_argument("--out", default="runs", help="where run folders go (default runs/)")
     run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
-    run.add_argument("--base-url", help="OpenAI-compatible server URL (or OPENAI_BASE_URL)")
+    run.add_argument(
+        "--base-url", help="OpenAI-compatible server for openai/* models (or OPENAI_BASE_URL)"
+    )
+    run.add_argument(
+        "--anthropic-base-url",
+        help="Anthropic-compatible server for anthropic/* models (or ANTHROPIC_BASE_URL)",
+    )
+    run.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="send the key in $NAME to a non-default server (without it, none is sent)",
+    )
+    run.add_argument(
+        "--request-timeout",
+        type=positive_float,
+        metavar="S",
+        help=f"seconds one HTTP request may take (default {DEFAULT_REQUEST_TIMEOUT_S:g})",
+    )
+    run.add_argument(
+        "--max-retries",
+        type=non_negative_int,
+        help=f"retries of a failed provider request (default {DEFAULT_MAX_RETRIES})",
+    )
+    run.add_argument(
+        "--task-timeout",
+        type=positive_float,
+        default=DEFAULT_TASK_TIMEOUT_S,
+        metavar="S",
+        help="wall-clock seconds of one attempt, retries included; past it the attempt is "
+        f"recorded as errored (default {DEFAULT_TASK_TIMEOUT_S:g})",
+    )
+    run.add_argument(
+        "--retry-errored",
+        action="store_true",
+        help="with --resume: run again the attempts that ended in an error",
+    )
     run.add_argument("--seed", type=int, default=7, help="seed of the simulated agents")
     run.add_argument("--sim-sleep", action="store_true", help="simulated agents sleep latencies")
     run.add_argument(
@@ -63,6 +105,33 @@ def _select(cases: list, tags: list[str], ids: list[str]) -> list:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    """Run (or resume) and report; SIGTERM and SIGHUP stop it like Ctrl-C (status partial)."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+    out = Path(args.out)
+    before = set(out.iterdir()) if out.is_dir() else set()
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        started = [args.resume] if args.resume else sorted(set(out.iterdir()) - before)
+        hints = "; ".join(f"evalnb run --resume {path}" for path in started) or "nothing to resume"
+        print(f"interrupted (status partial): {hints}", file=sys.stderr)
+        return 130
+
+
+def _connection(args: argparse.Namespace, base: Connection) -> Connection:
+    """``base`` (the defaults, or a resumed run's) with the connection flags given applied."""
+    given = {
+        "base_url": args.base_url,
+        "anthropic_base_url": args.anthropic_base_url,
+        "api_key_env": args.api_key_env,
+        "request_timeout_s": args.request_timeout,
+        "max_retries": args.max_retries,
+    }
+    return base.model_copy(update={k: v for k, v in given.items() if v is not None})
+
+
+def _run(args: argparse.Namespace) -> int:
     from evalnb.errors import ProviderError
     from evalnb.formats.tasks import dataset_sha256
     from evalnb.records import Filters
@@ -81,10 +150,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise InputError(dataset, None, None, "dataset changed since the run started")
         filters = meta.settings.filters
         cases = _select(load_cases(dataset_path(dataset)), filters.tags, filters.task_ids)
-        paths = [asyncio.run(resume(args.resume, cases, progress=not args.quiet))]
+        try:
+            path = asyncio.run(
+                resume(
+                    args.resume,
+                    cases,
+                    concurrency=args.concurrency,
+                    connection=_connection(args, meta.settings.connection),
+                    retry_errored=args.retry_errored,
+                    progress=not args.quiet,
+                )
+            )
+        except (ValueError, ProviderError) as exc:
+            raise InputError(args.resume, None, "settings.spec", str(exc)) from None
+        paths = [path]
     else:
         if not args.dataset or not args.model:
             raise InputError("evalnb run", None, None, "give a DATASET and at least one --model")
+        if args.retry_errored:
+            raise InputError("evalnb run", None, "--retry-errored", "only with --resume RUN_DIR")
         try:
             cases = load_cases(
                 dataset_path(args.dataset),
@@ -109,13 +193,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
                         group,
                         args.model,
                         args.out,
-                        concurrency=args.concurrency,
+                        concurrency=args.concurrency or 8,
                         epochs=args.epochs,
                         max_turns=args.max_turns,
                         dataset=args.dataset,
                         dataset_sha256=dataset_sha256(dataset_path(args.dataset)),
                         guidance=guidance,
-                        base_url=args.base_url,
+                        connection=_connection(args, Connection()),
+                        task_timeout_s=args.task_timeout,
                         seed=args.seed,
                         sim_sleep=args.sim_sleep,
                         filters=Filters(tags=args.tag, task_ids=args.task),

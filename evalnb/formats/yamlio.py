@@ -18,7 +18,7 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -28,13 +28,21 @@ from evalnb.errors import InputError, read_input
 M = TypeVar("M")
 
 
+@overload
+def load_model(
+    path: str | Path, model: type[M], *, display: str | None = None, context: Any = None
+) -> M: ...
+@overload
+def load_model(
+    path: str | Path, model: Any, *, display: str | None = None, context: Any = None
+) -> Any: ...
 def load_model(
     path: str | Path,
-    model: type[M] | Any,
+    model: Any,
     *,
     display: str | None = None,
     context: Any = None,
-) -> M:
+) -> Any:
     """Parse ``path`` as YAML (JSON is YAML) and validate it as ``model``.
 
     ``model`` may be a pydantic model class or any type a TypeAdapter accepts.

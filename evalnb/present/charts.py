@@ -168,7 +168,7 @@ def labels(runs: Runs) -> pl.DataFrame:
     Example:
         >>> runs = pl.DataFrame({"run_id": ["a", "b", "c"], "model": ["m", "m", "s"],
         ...                      "simulated": [False, False, True]})
-        >>> labels(Runs(runs, *[pl.DataFrame()] * 5)).get_column("run_label").to_list()
+        >>> labels(Runs(runs, *[pl.DataFrame()] * 6)).get_column("run_label").to_list()
         ['m · a', 'm · b', 's (simulated)']
     """
     base = runs.runs.select(

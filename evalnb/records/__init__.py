@@ -10,7 +10,7 @@ Example:
     't'
 """
 
-from evalnb.records.run import Filters, RunMeta, RunSettings
+from evalnb.records.run import Connection, Filters, RunMeta, RunSettings
 from evalnb.records.score import (
     Layer,
     ReplayAgreement,
@@ -20,11 +20,19 @@ from evalnb.records.score import (
     TaskScore,
 )
 from evalnb.records.task import CHECK_KINDS, Expectation, Task, parse_check
-from evalnb.records.trace import AgentTrace, ContentBlock, LLMCall, Message, ToolCallResult
+from evalnb.records.trace import (
+    AgentTrace,
+    ContentBlock,
+    LLMCall,
+    Message,
+    ToolCallResult,
+    ToolInvocation,
+)
 
 __all__ = [
     "CHECK_KINDS",
     "AgentTrace",
+    "Connection",
     "ContentBlock",
     "Expectation",
     "Filters",
@@ -40,5 +48,6 @@ __all__ = [
     "TaskRecord",
     "TaskScore",
     "ToolCallResult",
+    "ToolInvocation",
     "parse_check",
 ]

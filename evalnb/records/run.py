@@ -23,6 +23,36 @@ class Filters(BaseModel):
     task_ids: list[str] = Field(default_factory=list)
 
 
+DEFAULT_REQUEST_TIMEOUT_S = 60.0
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_TASK_TIMEOUT_S = 900.0
+
+
+class Connection(BaseModel):
+    """How real providers are reached (``evalnb run`` flags; never a key itself).
+
+    ``base_url``: the OpenAI-compatible server (``--base-url`` or ``OPENAI_BASE_URL``);
+    ``anthropic_base_url``: the Anthropic-compatible one (``--anthropic-base-url`` or
+    ``ANTHROPIC_BASE_URL``); ``api_key_env``: the environment variable whose key is sent to
+    such a non-default host (without it, none is); ``request_timeout_s``: seconds one HTTP
+    request may take (the SDK's timeout; a provider call with all its retries is cut at
+    ``request_timeout_s * (max_retries + 1)``); ``max_retries``: the SDK's retries. Stored
+    in ``run.json`` with secrets in the URLs redacted.
+
+    Example:
+        >>> Connection().request_timeout_s, Connection().max_retries
+        (60.0, 2)
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str | None = None
+    anthropic_base_url: str | None = None
+    api_key_env: str | None = None
+    request_timeout_s: float = Field(DEFAULT_REQUEST_TIMEOUT_S, gt=0, allow_inf_nan=False)
+    max_retries: int = Field(DEFAULT_MAX_RETRIES, ge=0)
+
+
 _LEGACY_FLAGS = ("per_call_tokens", "per_call_latency", "tool_call_duration")
 
 
@@ -30,7 +60,9 @@ class RunSettings(BaseModel):
     """How a run was made (evalnb runs) or where it came from (imported runs).
 
     For an evalnb run: ``spec`` (the ``--model`` value, from which ``--resume``
-    rebuilds the provider), ``concurrency``, ``seed``, ``base_url``, ``filters``,
+    rebuilds the provider), ``concurrency``, ``seed``, ``connection`` (base URLs, the key's
+    variable, request timeout and retries), ``task_timeout_s`` (wall clock of one attempt,
+    retries included), ``filters``,
     ``provider`` (the provider's own non-secret settings) and, for a replay,
     ``replay_agreement``. For an imported run: ``source_files``, ``unavailable``
     (what the format does not record: ``per_call_tokens``, ``per_call_latency``,
@@ -48,7 +80,8 @@ class RunSettings(BaseModel):
     spec: str | None = None
     concurrency: int | None = None
     seed: int | None = None
-    base_url: str | None = None
+    connection: Connection = Field(default_factory=Connection)
+    task_timeout_s: float | None = None
     filters: Filters = Field(default_factory=Filters)
     provider: dict[str, Any] = Field(default_factory=dict)
     replay_agreement: ReplayAgreement | None = None
@@ -66,6 +99,9 @@ class RunSettings(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        if "base_url" in data:  # before 0.3 the one base URL sat here
+            base_url = data.pop("base_url")
+            data["connection"] = {"base_url": base_url, **data.get("connection", {})}
         filters = data.get("filters")
         if isinstance(filters, list) and len(filters) == 2:
             data["filters"] = {"tags": filters[0], "task_ids": filters[1]}

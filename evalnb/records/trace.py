@@ -16,12 +16,32 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
+class ToolInvocation(BaseModel):
+    """One run of the tool under test inside a tool call (spec 002's structured event).
+
+    ``argv`` is what the tool received, ``argv[0]`` being the tool's name (its
+    basename, however it was called). ``exit_code`` is None when the run was killed
+    before it finished (the call timed out or was stopped). ``stdout_bytes`` and
+    ``stderr_bytes`` count what it wrote; ``invocation_index`` is its 0-based position
+    among the call's invocations, in the order they started.
+    """
+
+    argv: list[str]
+    exit_code: int | None = None
+    stdout_bytes: int | None = None
+    stderr_bytes: int | None = None
+    duration_ms: float | None = None
+    invocation_index: int = 0
+
+
 class ToolCallResult(BaseModel):
     """One bash invocation (spec 000 ``ToolCallResult`` plus timing and truncation).
 
     ``timed_out`` is set by the sandbox when the call hit its time limit.
     ``call_index`` is the 0-based position among the task's tool calls;
     ``call_number`` is the 1-based number of the LLM call that asked for it.
+    ``invocations`` are the runs of the tool under test the call made, recorded by a
+    scenario's sandbox; None when nothing recorded them (bash tasks, imports).
     """
 
     commands: str
@@ -34,6 +54,7 @@ class ToolCallResult(BaseModel):
     timed_out: bool = False
     call_index: int = 0
     call_number: int | None = None
+    invocations: list[ToolInvocation] | None = None
 
 
 class LLMCall(BaseModel):

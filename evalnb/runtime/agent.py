@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -84,6 +85,19 @@ def tool_result_text(result: ToolCallResult) -> str:
     return text or "(no output)"
 
 
+UNREACHABLE = "provider unreachable"
+"""How the error of an attempt the provider's server never answered begins."""
+ERROR_KINDS = {
+    "connection": UNREACHABLE,
+    "status": "provider error",
+    "response": "bad provider response",
+}
+"""The start of an attempt's ``error`` for each kind of :class:`ProviderError`; an
+exception the provider raised that is not a ProviderError (a truncated or malformed
+answer) counts as ``"response"``, and an attempt cut by its time limit begins
+``"task timeout"``."""
+
+
 @dataclass
 class AgentOutcome:
     """The trace of one attempt, and the error that ended it early (if any)."""
@@ -101,11 +115,13 @@ async def run_agent(
     epoch: int = 1,
     system: str | None = None,
     on_event: EventSink | None = None,
+    timeout_s: float | None = None,
 ) -> AgentOutcome:
-    """Run one task attempt to its natural stop or the turn limit.
+    """Run one task attempt to its natural stop, the turn limit or ``timeout_s``.
 
-    A provider failure ends the attempt: the trace so far is kept and the error is
-    returned, so the runner can record the task as errored rather than drop it.
+    A provider failure (of any exception type) or the time limit ends the attempt: the
+    trace so far is kept and the error is returned, classified by its first words
+    (:data:`ERROR_KINDS`), so the runner records the task as errored rather than drop it.
 
     Example:
         >>> import asyncio
@@ -126,71 +142,80 @@ async def run_agent(
     started = time.perf_counter()
     cumulative = 0
     error: str | None = None
-    for turn in range(1, max_turns + 1):
-        request = ChatRequest(
-            system=system or task.system or default_system_prompt(),
-            messages=list(messages),
-            tools=[tool],
-            task=task,
-            epoch=epoch,
-            turn=turn,
-        )
-        call_started = time.perf_counter()
-        try:
-            response = await provider.chat(request)
-        except ProviderError as exc:
-            error = f"provider error on turn {turn}: {exc}"
-            break
-        latency = response.latency_ms
-        if latency is None and provider.recording is None:
-            latency = (time.perf_counter() - call_started) * 1000
-        if response.input_tokens is not None:
-            cumulative += response.input_tokens
-        call = LLMCall(
-            call_number=turn,
-            input_tokens=response.input_tokens,
-            output_tokens=response.output_tokens,
-            cache_read_tokens=response.cache_read_tokens,
-            cache_creation_tokens=response.cache_creation_tokens,
-            cumulative_input=cumulative if response.input_tokens is not None else None,
-            latency_ms=latency,
-            tool_calls_made=len(response.tool_uses),
-            stop_reason=response.stop_reason,
-        )
-        trace.llm_calls.append(call)
-        trace.turns = turn
-        trace.total_input_tokens += response.input_tokens or 0
-        trace.total_output_tokens += response.output_tokens or 0
-        emit("llm_call", call.model_dump())
-
-        blocks: list[ContentBlock] = []
-        if response.text:
-            blocks.append(ContentBlock(type="text", text=response.text))
-        blocks += [
-            ContentBlock(type="tool_use", id=use.id, name=use.name, input=use.input)
-            for use in response.tool_uses
-        ]
-        messages.append(Message(role="assistant", content=blocks))
-        if not response.wants_tools:
-            trace.natural_stop = True
-            break
-
-        results: list[ContentBlock] = []
-        for use in response.tool_uses:
-            result = await _run_tool(use, sandbox)
-            result.call_index = len(trace.tool_calls)
-            result.call_number = turn
-            trace.tool_calls.append(result)
-            emit("tool_call", result.model_dump())
-            results.append(
-                ContentBlock(
-                    type="tool_result",
-                    tool_use_id=use.id,
-                    content=tool_result_text(result),
-                    is_error=result.exit_code != 0,
+    try:
+        async with asyncio.timeout(timeout_s):
+            for turn in range(1, max_turns + 1):
+                request = ChatRequest(
+                    system=system or task.system or default_system_prompt(),
+                    messages=list(messages),
+                    tools=[tool],
+                    task=task,
+                    epoch=epoch,
+                    turn=turn,
                 )
-            )
-        messages.append(Message(role="tool_result", content=results))
+                call_started = time.perf_counter()
+                try:
+                    response = await provider.chat(request)
+                except ProviderError as exc:
+                    kind = ERROR_KINDS.get(exc.kind, ERROR_KINDS["status"])
+                    error = f"{kind} on turn {turn}: {exc}"
+                    break
+                except Exception as exc:  # a truncated or malformed answer the SDK cannot read
+                    kind = ERROR_KINDS["response"]
+                    error = f"{kind} on turn {turn}: {type(exc).__name__}: {str(exc)[:500]}"
+                    break
+                latency = response.latency_ms
+                if latency is None and provider.recording is None:
+                    latency = (time.perf_counter() - call_started) * 1000
+                if response.input_tokens is not None:
+                    cumulative += response.input_tokens
+                call = LLMCall(
+                    call_number=turn,
+                    input_tokens=response.input_tokens,
+                    output_tokens=response.output_tokens,
+                    cache_read_tokens=response.cache_read_tokens,
+                    cache_creation_tokens=response.cache_creation_tokens,
+                    cumulative_input=cumulative if response.input_tokens is not None else None,
+                    latency_ms=latency,
+                    tool_calls_made=len(response.tool_uses),
+                    stop_reason=response.stop_reason,
+                )
+                trace.llm_calls.append(call)
+                trace.turns = turn
+                trace.total_input_tokens += response.input_tokens or 0
+                trace.total_output_tokens += response.output_tokens or 0
+                emit("llm_call", call.model_dump())
+
+                blocks: list[ContentBlock] = []
+                if response.text:
+                    blocks.append(ContentBlock(type="text", text=response.text))
+                blocks += [
+                    ContentBlock(type="tool_use", id=use.id, name=use.name, input=use.input)
+                    for use in response.tool_uses
+                ]
+                messages.append(Message(role="assistant", content=blocks))
+                if not response.wants_tools:
+                    trace.natural_stop = True
+                    break
+
+                results: list[ContentBlock] = []
+                for use in response.tool_uses:
+                    result = await _run_tool(use, sandbox)
+                    result.call_index = len(trace.tool_calls)
+                    result.call_number = turn
+                    trace.tool_calls.append(result)
+                    emit("tool_call", result.model_dump())
+                    results.append(
+                        ContentBlock(
+                            type="tool_result",
+                            tool_use_id=use.id,
+                            content=tool_result_text(result),
+                            is_error=result.exit_code != 0,
+                        )
+                    )
+                messages.append(Message(role="tool_result", content=results))
+    except TimeoutError:
+        error = f"task timeout: the attempt ran past {timeout_s:g}s ({trace.turns} turns done)"
 
     trace.tool_call_count = len(trace.tool_calls)
     if synthetic_clock:

@@ -34,9 +34,10 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from evalnb.errors import InputError
+from evalnb.errors import EvalnbError, InputError
 from evalnb.records import (
     AgentTrace,
+    Connection,
     Filters,
     ReplayAgreement,
     RunMeta,
@@ -45,7 +46,9 @@ from evalnb.records import (
     TaskScore,
 )
 from evalnb.records.interfaces import Provider
-from evalnb.runtime.agent import DEFAULT_MAX_TURNS, run_agent
+from evalnb.records.run import DEFAULT_TASK_TIMEOUT_S
+from evalnb.redact import redact_url
+from evalnb.runtime.agent import DEFAULT_MAX_TURNS, UNREACHABLE, run_agent
 from evalnb.runtime.case import Case, Scoring
 from evalnb.runtime.providers.registry import resolve_provider
 from evalnb.runtime.sandbox.local import bash_version
@@ -62,7 +65,18 @@ class RunPlan:
     cases: list[Case]
     epochs: int
     max_turns: int
+    task_timeout_s: float | None = None
     pending: list[tuple[Case, int]] = field(default_factory=list)
+    unreachable_streak: int = 0
+
+
+FAIL_FAST_AFTER = 5
+"""A run stops (status ``partial``) after this many attempts in a row whose provider
+could not be reached (an error beginning :data:`~evalnb.runtime.agent.UNREACHABLE`)."""
+
+
+class RunStopped(EvalnbError):
+    """The run stopped early: its provider could not be reached; the message says how to resume."""
 
 
 async def run_cases(
@@ -76,7 +90,8 @@ async def run_cases(
     dataset: str | Path | None = None,
     dataset_sha256: str | None = None,
     guidance: str | None = None,
-    base_url: str | None = None,
+    connection: Connection | None = None,
+    task_timeout_s: float | None = DEFAULT_TASK_TIMEOUT_S,
     seed: int = 7,
     sim_sleep: bool = False,
     run_ids: Sequence[str] | None = None,
@@ -89,6 +104,9 @@ async def run_cases(
     :func:`~evalnb.runtime.providers.registry.resolve_provider`) or a provider
     object. ``run_ids`` names the run folders (default: ``<UTC time>-<model>``);
     ``filters`` (the ``--tag`` and ``--task`` values) are recorded for ``--resume``.
+    ``connection`` says how real providers are reached; ``task_timeout_s`` bounds each
+    attempt's wall clock (provider retries included): an attempt past it is recorded as
+    errored with its trace so far. Both are recorded in ``run.json`` (URL secrets redacted).
 
     Example:
         >>> import tempfile
@@ -103,7 +121,7 @@ async def run_cases(
         raise ValueError("no cases to run")
     # every provider is built before any run folder is written: a bad --model writes nothing
     providers = [
-        resolve_provider(m, base_url=base_url, seed=seed, sim_sleep=sim_sleep)
+        resolve_provider(m, connection=connection, seed=seed, sim_sleep=sim_sleep)
         if isinstance(m, str)
         else m
         for m in models
@@ -111,7 +129,8 @@ async def run_cases(
     sandbox, sandbox_version = _sandboxes(cases)
     plans = []
     for i, provider in enumerate(providers):
-        spec = models[i] if isinstance(models[i], str) else f"{provider.provider}/{provider.model}"
+        given = models[i]
+        spec = given if isinstance(given, str) else f"{provider.provider}/{provider.model}"
         run_id = run_ids[i] if run_ids else _new_run_id(out_dir, spec, guidance)
         meta = RunMeta(
             run_id=run_id,
@@ -133,13 +152,14 @@ async def run_cases(
                 spec=spec,
                 concurrency=concurrency,
                 seed=seed,
-                base_url=base_url,
+                connection=_stored(connection or Connection()),
+                task_timeout_s=task_timeout_s,
                 filters=filters or Filters(),
                 provider=provider.settings(),
             ),
         )
         store = RunStore.create(out_dir, meta)
-        plan = RunPlan(provider, store, list(cases), epochs, max_turns)
+        plan = RunPlan(provider, store, list(cases), epochs, max_turns, task_timeout_s)
         plan.pending = [(c, e) for c in cases for e in range(1, epochs + 1)]
         plans.append(plan)
     await _execute(plans, concurrency, progress)
@@ -151,11 +171,17 @@ async def resume(
     cases: Sequence[Case],
     *,
     concurrency: int | None = None,
+    connection: Connection | None = None,
+    retry_errored: bool = False,
     progress: bool = True,
 ) -> Path:
     """Finish an interrupted run: run only the attempts with no ``task_finished`` event.
 
-    The provider is rebuilt from the spec recorded in ``run.json``.
+    The provider is rebuilt from the spec recorded in ``run.json``, reached through
+    ``connection`` when given (a stored base URL has its secrets redacted: give it again),
+    else the recorded one; ``concurrency`` overrides the recorded one too. With
+    ``retry_errored``, attempts that ended in an error (provider or infrastructure, never
+    a failed check) run again; the new record replaces the old one.
 
     Example:
         >>> import tempfile
@@ -173,15 +199,24 @@ async def resume(
     settings = meta.settings
     if settings.spec is None:
         raise InputError(run_dir, None, "settings.spec", "run.json does not say which model ran")
-    provider = resolve_provider(settings.spec, base_url=settings.base_url, seed=settings.seed or 7)
+    if connection is not None:
+        settings.connection = _stored(connection)
+    if concurrency is not None:
+        settings.concurrency = concurrency
+    provider = resolve_provider(
+        settings.spec, connection=connection or settings.connection, seed=settings.seed or 7
+    )
     done = store.finished_keys()
-    plan = RunPlan(provider, store, list(cases), meta.epochs, meta.max_turns or DEFAULT_MAX_TURNS)
+    if retry_errored:
+        done -= {(r.task.id, r.epoch) for r in store.records() if r.error is not None}
+    max_turns = meta.max_turns or DEFAULT_MAX_TURNS
+    plan = RunPlan(provider, store, list(cases), meta.epochs, max_turns, settings.task_timeout_s)
     plan.pending = [
         (c, e) for c in cases for e in range(1, meta.epochs + 1) if (c.task.id, e) not in done
     ]
     store.meta.status = "running"
     store.write_meta()
-    await _execute([plan], concurrency or settings.concurrency or 8, progress)
+    await _execute([plan], settings.concurrency or 8, progress)
     return store.path
 
 
@@ -202,20 +237,35 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
 
     async def one(plan: RunPlan, bar: tqdm, case: Case, epoch: int) -> None:
         async with limit:
-            await run_attempt(plan.provider, plan.store, case, epoch, plan.max_turns)
+            record = await run_attempt(
+                plan.provider, plan.store, case, epoch, plan.max_turns, plan.task_timeout_s
+            )
         bar.update(1)
+        unreachable = (record.error or "").startswith(UNREACHABLE)
+        plan.unreachable_streak = plan.unreachable_streak + 1 if unreachable else 0
+        if plan.unreachable_streak >= FAIL_FAST_AFTER:
+            raise RunStopped(
+                f"{plan.store.meta.model}: the provider could not be reached "
+                f"{FAIL_FAST_AFTER} times in a row ({record.error})"
+            )
 
     jobs = [
-        one(plan, bar, case, epoch)
+        asyncio.ensure_future(one(plan, bar, case, epoch))
         for plan, bar in zip(plans, bars, strict=True)
         for case, epoch in plan.pending
     ]
     try:
         await asyncio.gather(*jobs)
-    except BaseException:
+    except BaseException as exc:
+        for job in jobs:  # attempts still in flight stop; --resume runs them again
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
         for plan in plans:
             plan.store.meta.status = "partial"
             plan.store.write_meta()
+        if isinstance(exc, RunStopped):
+            hints = "; ".join(f"evalnb run --resume {p.store.path}" for p in plans)
+            raise RunStopped(f"{exc}; the run stopped (partial): resume with `{hints}`") from None
         raise
     finally:
         for bar in bars:
@@ -227,7 +277,12 @@ async def _execute(plans: list[RunPlan], concurrency: int, progress: bool) -> No
 
 
 async def run_attempt(
-    provider: Provider, store: RunStore, case: Case, epoch: int, max_turns: int
+    provider: Provider,
+    store: RunStore,
+    case: Case,
+    epoch: int,
+    max_turns: int,
+    task_timeout_s: float | None = None,
 ) -> TaskRecord:
     """Run and score one attempt, streaming its events; never raises for task failures.
 
@@ -261,6 +316,7 @@ async def run_attempt(
             epoch=epoch,
             system=case.system,
             on_event=on_event,
+            timeout_s=task_timeout_s,
         )
         trace, error = outcome.trace, outcome.error
         if provider.recording is not None:
@@ -291,6 +347,16 @@ async def run_attempt(
     )
     store.append({"event": "task_finished", **key, "ts": utc_now(), "record": record.model_dump()})
     return record
+
+
+def _stored(connection: Connection) -> Connection:
+    """``connection`` as ``run.json`` keeps it: secrets in the base URLs redacted."""
+    return connection.model_copy(
+        update={
+            "base_url": redact_url(connection.base_url),
+            "anthropic_base_url": redact_url(connection.anthropic_base_url),
+        }
+    )
 
 
 def _agreement(store: RunStore) -> ReplayAgreement:

@@ -122,6 +122,7 @@ class ScenarioCase:
                 path_dirs=[target.path] if target.path else [],
                 env=target.env,
                 timeout_s=timeout,
+                record=target.binary,
             )
         else:
             box = BashkitSandbox(
@@ -131,6 +132,7 @@ class ScenarioCase:
                 builtins={target.binary: load_callable(target.builtin)} if target.builtin else {},
                 env=target.env,
                 cwd=WORKDIR,
+                record=target.binary,
             )
         try:
             await self._prepare(box)
@@ -290,10 +292,11 @@ def _workspace_files(
         for item in sorted(scenario.fixture.rglob("*")):
             if not item.is_file():
                 continue
-            data = item.read_bytes()
+            raw = item.read_bytes()
+            data: str | bytes = raw
             if text_only:
                 try:
-                    data = data.decode("utf-8")
+                    data = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     raise InputError(
                         item, None, None, "not UTF-8 text: builtin mode takes text files only"

@@ -11,12 +11,21 @@ transcript reader and by the interaction metrics:
   rebuilt from the parsed words, joined by single spaces, a word quoted when it holds
   whitespace, quotes, ``<`` or ``>``, and a non-literal word (``"$x"``, ``$(date)``)
   written as ``<expr>``. A script that does not parse is one command: its whole text,
-  whitespace normalised, named by its first word. With a regex ``pattern`` (spec 002
-  ``target.command_pattern``) every match is a target command; its text runs from the
-  match to the end of that shell command (the first unquoted newline, ``;``, ``|`` or
-  ``&``), whitespace normalised, and its subcommand is capture group 1 (None without
-  a group).
-- :func:`transcript_commands` reads a plain-text transcript (spec 002's fallback).
+  whitespace normalised, named by its first word. The command name is reduced to its
+  basename (``./notes`` and ``/x/bin/notes`` are ``notes``); ``exec CMD`` and
+  ``command CMD`` run CMD, ``command -v``/``-V`` run nothing. Quoted strings, heredoc
+  bodies and comments are never commands. With a regex ``pattern`` (spec 002
+  ``target.command_pattern``) a command is a target command when the pattern matches
+  at the start of its text (:func:`argv_command`); capture group 1 is its subcommand
+  (None without a group). A script that does not parse is then scanned with the
+  pattern, each match running to the end of that shell command (the first unquoted
+  newline, ``;``, ``|`` or ``&``).
+- :func:`argv_command` applies the same rules to one argv (a recorded invocation).
+- :func:`executed_commands` gives a trace's target commands with their exit codes:
+  recorded invocations (exact) or the text (the call's exit code, approximate when a
+  call holds several).
+- :func:`transcript_calls` reads a plain-text transcript (spec 002's fallback).
+- ``-h`` is help-seeking only for the commands in :data:`SHORT_HELP`.
 
 Example:
     >>> [c.command for c in target_commands("cat  a | grep -c x")]
@@ -25,17 +34,29 @@ Example:
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
-import bashkit
+from evalnb.records import ToolCallResult
+
+if TYPE_CHECKING:
+    import bashkit
 
 _EXIT_RE = re.compile(r"(?i)\bexit\s+(?:code|status)\s*:?\s*(-?\d+)")
 _ERROR_RE = re.compile(r"(?i)\berror:")
 _PROMPT_RE = re.compile(r"^\s*[$>]\s+")
 _NEEDS_QUOTES = re.compile(r"[\s'\"\\<>]")
+
+SHORT_HELP = frozenset(
+    {"curl", "git", "jq", "node", "npm", "pip", "pip3", "python", "python3", "yq"}
+)
+"""Commands whose ``-h`` means ``--help``: for any other command (``df -h``, ``sort -h``,
+``ls -h``, ``grep -h`` and the tool under test) ``-h`` is not help-seeking."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +66,19 @@ class TargetCommand:
     command: str
     subcommand: str | None
     is_help: bool
+
+
+@dataclass(frozen=True)
+class Executed:
+    """One target command of a trace with its exit code (None: killed before it ended).
+
+    ``approximate`` marks an exit code read from the call (text fallback) for a call
+    holding more than one target command.
+    """
+
+    command: TargetCommand
+    exit_code: int | None
+    approximate: bool
 
 
 @dataclass(frozen=True)
@@ -64,34 +98,88 @@ def target_commands(script: str, pattern: re.Pattern[str] | None = None) -> list
     """The target commands of one script (see the module docstring).
 
     Example:
-        >>> target_commands("notes add x; notes --help", re.compile(r"notes\\s+(\\S+)"))
+        >>> p = re.compile(r"notes\\s+(\\S+)")
+        >>> target_commands("./notes add x; echo 'notes rm' # notes ls\\nnotes --help", p)
         ... # doctest: +NORMALIZE_WHITESPACE
         [TargetCommand(command='notes add x', subcommand='add', is_help=False),
          TargetCommand(command='notes --help', subcommand='--help', is_help=True)]
     """
-    if pattern is not None:
-        out = []
-        for match in pattern.finditer(script):
-            command = " ".join(_segment(script, match.start()).split())
-            sub = match.group(1) if pattern.groups else None
-            out.append(TargetCommand(command, sub, _is_help(command.split()[1:], sub)))
-        return out
+    import bashkit  # imported on first use: `import evalnb` stays light
+
     try:
         analysis = _analyser().analyze(script)
     except bashkit.BashError:
-        words = script.split()
-        return (
-            [TargetCommand(" ".join(words), words[0], _is_help(words[1:], words[0]))]
-            if words
-            else []
-        )
-    return [
-        TargetCommand(
-            " ".join(_word(w) for w in [c.name, *c.args]), c.name, _is_help(c.args, c.name)
-        )
-        for c in analysis.commands
-        if c.name
-    ]
+        return _unparsed(script, pattern)
+    found = [argv_command(_invocation([c.name, *c.args]), pattern) for c in analysis.commands]
+    return [c for c in found if c is not None]
+
+
+def argv_command(
+    argv: Sequence[str | None], pattern: re.Pattern[str] | None = None
+) -> TargetCommand | None:
+    """One invocation's words as a target command, or None when it is not one.
+
+    ``None`` words are non-literal ones (``"$x"``). The command name is reduced to its
+    basename (``/x/bin/notes`` is ``notes``); an empty or non-literal name is not a
+    target command. Without a pattern the subcommand is that name. With one, the
+    pattern must match at the start of the command text (the words joined by single
+    spaces, a non-literal word as ``<expr>``), and its group 1 is the subcommand (None
+    without a group). Used for parsed commands and for recorded invocations alike.
+
+    Example:
+        >>> argv_command(["/x/bin/notes", "show", "n1"], re.compile(r"notes\\s+(\\S+)"))
+        TargetCommand(command='notes show n1', subcommand='show', is_help=False)
+        >>> argv_command(["echo", "notes", "show"], re.compile(r"notes\\s+(\\S+)")) is None
+        True
+        >>> argv_command(["df", "-h"]).is_help, argv_command(["jq", "-h"]).is_help
+        (False, True)
+    """
+    if not argv or not argv[0]:
+        return None
+    words = [posixpath.basename(argv[0]), *argv[1:]]
+    text = " ".join(_word(w) for w in words)
+    is_help = _is_help(words[0], words[1:])
+    if pattern is None:
+        return TargetCommand(text, words[0], is_help)
+    match = pattern.match(" ".join("<expr>" if w is None else w for w in words))
+    if match is None:
+        return None
+    return TargetCommand(text, match.group(1) if pattern.groups else None, is_help)
+
+
+def executed_commands(
+    calls: Sequence[ToolCallResult], pattern: re.Pattern[str] | None
+) -> list[Executed]:
+    """The target commands a trace's tool calls ran, in order, each with its exit code.
+
+    A call with recorded invocations (``call.invocations`` not None, spec 002's
+    structured events) gives one command per invocation with its own exit code, even
+    when ``pattern`` does not match its argv (subcommand None then). Other calls fall
+    back to :func:`target_commands` on their text: every command inherits the call's
+    exit code, approximate when the call holds more than one.
+
+    Example:
+        >>> from evalnb.records import ToolInvocation
+        >>> call = ToolCallResult(commands="notes shw n1; echo ok", invocations=[
+        ...     ToolInvocation(argv=["notes", "shw", "n1"], exit_code=2)])
+        >>> [(e.command.command, e.exit_code, e.approximate)
+        ...  for e in executed_commands([call], re.compile(r"notes\\s+(\\S+)"))]
+        [('notes shw n1', 2, False)]
+    """
+    out = []
+    for call in calls:
+        if call.invocations is None:
+            found = target_commands(call.commands, pattern)
+            out += [Executed(c, call.exit_code, len(found) > 1) for c in found]
+            continue
+        for run in call.invocations:
+            command = argv_command(run.argv, pattern)
+            if command is None:
+                plain = argv_command(run.argv)
+                assert plain is not None  # argv[0] is the tool's name
+                command = TargetCommand(plain.command, None, plain.is_help)
+            out.append(Executed(command, run.exit_code, False))
+    return out
 
 
 def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[TranscriptCall]]:
@@ -100,7 +188,8 @@ def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[Tra
     When some lines start with a shell prompt (``$ `` or ``> ``) each such line is one
     call (its text without the prompt), whether or not it runs the target tool, and
     lines without a prompt are output. Without any prompt, every line with a match of
-    ``pattern`` is one call. A call's output runs to the next call; the preamble is the
+    ``pattern`` is one call, its text running from the match to the end of the line.
+    A call's output runs to the next call; the preamble is the
     text before the first call.
 
     Example:
@@ -110,12 +199,16 @@ def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[Tra
         ('ok', [('notes add a', 1), ('ls', 0)])
     """
     lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if _PROMPT_RE.match(line)] or [
-        i for i, line in enumerate(lines) if pattern.search(line)
-    ]
+    starts = [i for i, line in enumerate(lines) if _PROMPT_RE.match(line)]
+    if starts:
+        commands = {i: _PROMPT_RE.sub("", lines[i]).strip() for i in starts}
+    else:  # prose lines: the command starts where the pattern matches
+        found = {i: pattern.search(line) for i, line in enumerate(lines)}
+        commands = {i: lines[i][m.start() :].strip() for i, m in found.items() if m}
+        starts = sorted(commands)
     calls = [
         TranscriptCall(
-            commands=_PROMPT_RE.sub("", lines[i]).strip(),
+            commands=commands[i],
             output=lines[i + 1 : stop],
             exit_code=_transcript_exit_code(lines[i + 1 : stop]),
         )
@@ -128,6 +221,8 @@ def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[Tra
 @cache
 def _analyser() -> bashkit.Bash:
     """A bashkit interpreter for static analysis only: ``analyze()`` runs nothing."""
+    import bashkit
+
     return bashkit.Bash()
 
 
@@ -137,8 +232,43 @@ def _word(word: str | None) -> str:
     return shlex.quote(word) if not word or _NEEDS_QUOTES.search(word) else word
 
 
-def _is_help(args: list[str | None], subcommand: str | None) -> bool:
-    return subcommand == "help" or "--help" in args or "-h" in args or args[:1] == ["help"]
+def _is_help(name: str | None, args: Sequence[str | None]) -> bool:
+    return (
+        name == "help"
+        or args[:1] == ["help"]
+        or "--help" in args
+        or ("-h" in args and name in SHORT_HELP)
+    )
+
+
+def _invocation(words: list[str | None]) -> list[str | None]:
+    """The words of the command a parsed simple command runs.
+
+    ``exec CMD ...`` and ``command CMD ...`` run CMD; ``command -v``/``-V`` only look
+    it up, so they run nothing (an empty list).
+    """
+    while words and words[0] in ("exec", "command"):
+        if words[0] == "command" and len(words) > 1 and words[1] in ("-v", "-V"):
+            return []
+        words = words[1:]
+    return words
+
+
+def _unparsed(script: str, pattern: re.Pattern[str] | None) -> list[TargetCommand]:
+    """A script bashkit cannot parse: one command of its words, or the pattern's matches."""
+    if pattern is None:
+        words = script.split()
+        return (
+            [TargetCommand(" ".join(words), words[0], _is_help(words[0], words[1:]))]
+            if words
+            else []
+        )
+    out = []
+    for match in pattern.finditer(script):
+        words = _segment(script, match.start()).split()
+        sub = match.group(1) if pattern.groups else None
+        out.append(TargetCommand(" ".join(words), sub, _is_help(words[0], words[1:])))
+    return out
 
 
 def _segment(text: str, start: int) -> str:

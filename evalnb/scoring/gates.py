@@ -76,7 +76,7 @@ from evalnb.records.scenario import (
     NoTranscriptErrors,
     Script,
 )
-from evalnb.scoring.commands import target_commands
+from evalnb.scoring.commands import executed_commands
 
 _SHOWN = 200
 
@@ -178,10 +178,11 @@ def json_path_check(stdout: str, path: str, assertion: str) -> tuple[bool, str]:
     """
     try:
         document = json.loads(stdout)
-    except ValueError as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        where = f" at line {exc.lineno} column {exc.colno}" if hasattr(exc, "lineno") else ""
-        return False, f"stdout is not JSON ({reason}{where}): {_clip(stdout)}"
+    except json.JSONDecodeError as exc:
+        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        return False, f"stdout is not JSON ({where}): {_clip(stdout)}"
+    except ValueError as exc:  # e.g. an integer too long to convert
+        return False, f"stdout is not JSON ({exc}): {_clip(stdout)}"
     matches = [m.value for m in parse_jsonpath(path).find(document)]
     if not matches:
         return False, f"path {path} not found"
@@ -213,31 +214,36 @@ def json_path_check(stdout: str, path: str, assertion: str) -> tuple[bool, str]:
 def no_transcript_errors(trace: AgentTrace, command_pattern: str) -> GateResult:
     """Pass when no target-tool command in the trace exited non-zero.
 
-    Target commands are found in each tool call by
-    :func:`evalnb.scoring.commands.target_commands` with the pattern; each inherits its
-    tool call's exit code. No target command at all passes.
+    The commands and exit codes are :func:`evalnb.scoring.commands.executed_commands`:
+    a recorded invocation's own exit code (a killed one, without an exit code, fails),
+    else the command text's targets with their tool call's exit code, in which case
+    the message says the exit codes are approximate when a call held several. No
+    target command at all passes.
 
     Example:
         >>> t = AgentTrace(tool_calls=[ToolCallResult(commands="notes ad x", exit_code=2)])
         >>> no_transcript_errors(t, r"notes\\s+(\\S+)").message
         '1 of 1 target command(s) failed: `notes ad x` (exit 2)'
     """
-    regex = re.compile(command_pattern)
-    commands = [
-        (target.command, call.exit_code)
-        for call in trace.tool_calls
-        for target in target_commands(call.commands, regex)
-    ]
-    failed = [(c, e) for c, e in commands if e != 0]
+    commands = executed_commands(trace.tool_calls, re.compile(command_pattern))
+    failed = [e for e in commands if e.exit_code != 0]
+    note = (
+        " (exit codes approximate: a tool call's status charged to each of its commands)"
+        if any(e.approximate for e in commands)
+        else ""
+    )
     if not failed:
         detail = f"{len(commands)} target command(s), none failed" if commands else "none ran"
-        return GateResult(gate_type="no_transcript_errors", passed=True, message=detail)
-    shown = ", ".join(f"`{c}` (exit {e})" for c, e in failed[:3])
+        return GateResult(gate_type="no_transcript_errors", passed=True, message=detail + note)
+    shown = ", ".join(
+        f"`{e.command.command}` ({'killed' if e.exit_code is None else f'exit {e.exit_code}'})"
+        for e in failed[:3]
+    )
     more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
     return GateResult(
         gate_type="no_transcript_errors",
         passed=False,
-        message=f"{len(failed)} of {len(commands)} target command(s) failed: {shown}{more}",
+        message=f"{len(failed)} of {len(commands)} target command(s) failed: {shown}{more}{note}",
     )
 
 

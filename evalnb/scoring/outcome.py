@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from evalnb.records import AgentTrace
 from evalnb.records.scenario import Composite
-from evalnb.scoring.commands import target_commands
+from evalnb.scoring.commands import executed_commands
 from evalnb.scoring.gates import GateResult
 from evalnb.scoring.judge import Judgement
 
@@ -83,8 +83,9 @@ def interaction_score(trace: AgentTrace, command_pattern: str) -> float:
     """The composite's interaction component: the attempt's first-try success rate.
 
     Distinct target commands whose first execution exited 0, over all target commands
-    executed (spec 002's ``first_try_success_rate``; commands found by
-    :func:`evalnb.scoring.commands.target_commands`, each with its call's exit code),
+    executed (spec 002's ``first_try_success_rate``; commands and exit codes from
+    :func:`evalnb.scoring.commands.executed_commands`: recorded invocations, else the
+    command text),
     and 0 when the agent ran no target command.
 
     Example:
@@ -96,13 +97,11 @@ def interaction_score(trace: AgentTrace, command_pattern: str) -> float:
         >>> interaction_score(AgentTrace(), "notes")
         0.0
     """
-    regex = re.compile(command_pattern)
     executed = [
-        (target.command, call.exit_code)
-        for call in trace.tool_calls
-        for target in target_commands(call.commands, regex)
+        (e.command.command, e.exit_code)
+        for e in executed_commands(trace.tool_calls, re.compile(command_pattern))
     ]
-    first: dict[str, int] = {}
+    first: dict[str, int | None] = {}
     for command, code in executed:
         first.setdefault(command, code)
     return sum(code == 0 for code in first.values()) / len(executed) if executed else 0.0

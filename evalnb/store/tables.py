@@ -25,13 +25,20 @@ table           one row per                columns
 ``tool_calls``  tool invocation            keys, call_index, call_number, commands,
                                            stdout, stderr, exit_code, duration_ms,
                                            stdout_truncated, stderr_truncated,
-                                           timed_out
+                                           timed_out, invocations_recorded
 ``checks``      check verdict              keys, layer, check, kind, passed, detail,
                                            weight
 ``messages``    content block              keys, message_index, role, block_index,
                                            type, text, tool_use_id, name, commands,
                                            is_error
 ==============  =========================  ============================================
+
+``tool_invocations`` has one row per run of the tool under test (spec 002's structured
+events, recorded by scenario sandboxes; see :class:`~evalnb.records.ToolInvocation`):
+keys, call_index and call_number of its tool call, invocation_index, argv, exit_code,
+stdout_bytes, stderr_bytes, duration_ms. ``tool_calls.invocations_recorded`` says
+whether a call's invocations were recorded (so a call without rows ran the tool zero
+times) or not (bash tasks, imports: the metrics then read the command text).
 
 Example:
     >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
@@ -51,7 +58,7 @@ import polars as pl
 from evalnb.records import RunMeta, TaskRecord
 
 KEYS = ["run_id", "model", "task_id", "epoch"]
-TABLES = ("runs", "tasks", "llm_calls", "tool_calls", "checks", "messages")
+TABLES = ("runs", "tasks", "llm_calls", "tool_calls", "checks", "messages", "tool_invocations")
 RUN_COLUMNS = [
     "run_id",
     "provider",
@@ -143,6 +150,21 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "stdout_truncated": pl.Boolean,
         "stderr_truncated": pl.Boolean,
         "timed_out": pl.Boolean,
+        "invocations_recorded": pl.Boolean,
+    },
+    "tool_invocations": {
+        "run_id": pl.Utf8,
+        "model": pl.Utf8,
+        "task_id": pl.Utf8,
+        "epoch": pl.Int64,
+        "call_index": pl.Int64,
+        "call_number": pl.Int64,
+        "invocation_index": pl.Int64,
+        "argv": pl.List(pl.Utf8),
+        "exit_code": pl.Int64,
+        "stdout_bytes": pl.Int64,
+        "stderr_bytes": pl.Int64,
+        "duration_ms": pl.Float64,
     },
     "checks": {
         "run_id": pl.Utf8,
@@ -187,7 +209,7 @@ def conform(frame: pl.DataFrame, name: str) -> pl.DataFrame:
 
 
 def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, pl.DataFrame]:
-    """Build the six tables of one run from its task records.
+    """Build the seven tables of one run from its task records.
 
     Per-task ``base_context`` and ``context_growth_avg`` (spec 003) are derived
     from the LLM-call rows by :func:`with_context_growth`.
@@ -203,7 +225,7 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
         (2, (90, 40.0))
     """
     run_id, model = meta.run_id, meta.model
-    tasks, llm, tools, checks, messages = [], [], [], [], []
+    tasks, llm, tools, checks, messages, invocations = [], [], [], [], [], []
     for rec in records:
         key = {"run_id": run_id, "model": model, "task_id": rec.task.id, "epoch": rec.epoch}
         tr, sc = rec.trace, rec.score
@@ -236,7 +258,16 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
             }
         )
         llm += [{**key, **c.model_dump()} for c in tr.llm_calls]
-        tools += [{**key, **c.model_dump()} for c in tr.tool_calls]
+        for c in tr.tool_calls:
+            tools.append(
+                {
+                    **key,
+                    **c.model_dump(exclude={"invocations"}),
+                    "invocations_recorded": c.invocations is not None,
+                }
+            )
+            calls = {"call_index": c.call_index, "call_number": c.call_number}
+            invocations += [{**key, **calls, **i.model_dump()} for i in c.invocations or []]
         checks += [
             {**key, **r.model_dump(include=set(SCHEMAS["checks"]) - set(KEYS))} for r in sc.results
         ]
@@ -265,6 +296,7 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
         "tool_calls": _frame(tools, "tool_calls"),
         "checks": _frame(checks, "checks"),
         "messages": _frame(messages, "messages"),
+        "tool_invocations": _frame(invocations, "tool_invocations"),
     }
     out["tasks"] = with_context_growth(out["tasks"], out["llm_calls"])
     return out

@@ -7,7 +7,11 @@ the SDK's own (``max_retries``, with backoff honouring ``retry-after``); once it
 gives up the failure becomes a :class:`~evalnb.errors.ProviderError`
 whose text names the status, error type and request id, never the API key.
 
-The key comes from the constructor or ``ANTHROPIC_API_KEY``, nowhere else.
+The key comes from the constructor or ``ANTHROPIC_API_KEY``, nowhere else, and goes
+only to Anthropic's own host: a ``base_url`` (or ``ANTHROPIC_BASE_URL``) elsewhere gets
+a placeholder unless the key's variable is named (``api_key_env``, see
+:mod:`evalnb.runtime.providers.endpoint`). Each request is limited to ``timeout_s``;
+a call with all its retries is cut at ``timeout_s * (max_retries + 1)``.
 
 Example:
     >>> p = AnthropicProvider("claude-haiku-4-5", api_key="test-key")
@@ -17,18 +21,30 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import os
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 import httpx2
 
 from evalnb.errors import ProviderError
-from evalnb.records import ContentBlock, Message
-from evalnb.records.interfaces import ChatRequest, ChatResponse, Provider, ToolSpec, ToolUse
-from evalnb.redact import REDACTED, redact
+from evalnb.records import Connection, ContentBlock, Message
+from evalnb.records.interfaces import (
+    ChatRequest,
+    ChatResponse,
+    Provider,
+    Recording,
+    ToolSpec,
+    ToolUse,
+)
+from evalnb.records.run import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_S
+from evalnb.redact import REDACTED, redact, redact_url
+from evalnb.runtime.providers.endpoint import choose_key
 
 KEY_ENV = "ANTHROPIC_API_KEY"
+BASE_URL_ENV = "ANTHROPIC_BASE_URL"
+DEFAULT_URL = "https://api.anthropic.com"
 MAX_BODY_CHARS = 300
 
 
@@ -41,7 +57,7 @@ class AnthropicProvider:
 
     provider = "anthropic"
     simulated = False
-    recording = None
+    recording: Recording | None = None
 
     def __init__(
         self,
@@ -49,14 +65,14 @@ class AnthropicProvider:
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        max_retries: int = 4,
-        timeout_s: float = 120,
+        api_key_env: str | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
         max_tokens: int = 4096,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
-        key = api_key or os.environ.get(KEY_ENV)
-        if not key:
-            raise ProviderError(f"{KEY_ENV} is not set: export it or pass api_key")
+        base_url = base_url or os.environ.get(BASE_URL_ENV) or None
+        key = choose_key(KEY_ENV, base_url, DEFAULT_URL, api_key=api_key, api_key_env=api_key_env)
         self.model = model
         self.max_retries = max_retries
         self.timeout_s = timeout_s
@@ -64,27 +80,35 @@ class AnthropicProvider:
         self._key = key
         self._client = anthropic.AsyncAnthropic(
             api_key=key,
-            base_url=base_url,
+            base_url=base_url or DEFAULT_URL,
             max_retries=max_retries,
             timeout=timeout_s,
             http_client=http_client,
         )
+        self._url = str(self._client.base_url).rstrip("/")
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Send one Messages API request and translate the reply.
 
         Raises :class:`ProviderError` once the SDK's retries are used up.
         """
+        deadline = self.timeout_s * (self.max_retries + 1)
         try:
-            message = await self._client.messages.create(
-                model=self.model,
-                max_tokens=self.max_tokens,
-                system=request.system,
-                messages=[to_anthropic_message(m) for m in request.messages],
-                tools=[to_anthropic_tool(t) for t in request.tools],
-            )
+            async with asyncio.timeout(deadline):
+                message = await self._client.messages.create(
+                    model=self.model,
+                    max_tokens=self.max_tokens,
+                    system=request.system,
+                    # plain dicts in the API's shape (the SDK's TypedDicts, unnamed)
+                    messages=cast(Any, [to_anthropic_message(m) for m in request.messages]),
+                    tools=cast(Any, [to_anthropic_tool(t) for t in request.tools]),
+                )
+        except TimeoutError:
+            detail = f"no complete answer within {deadline:g}s (base URL {self._url})"
+            raise ProviderError(self._clean(detail), kind="connection") from None
         except anthropic.APIError as exc:
-            raise ProviderError(self._reason(exc)) from None
+            kind = "status" if isinstance(exc, anthropic.APIStatusError) else "connection"
+            raise ProviderError(self._reason(exc), kind=kind) from None
         texts = [block.text for block in message.content if block.type == "text"]
         uses = [
             ToolUse(id=block.id, name=block.name, input=dict(block.input))
@@ -109,11 +133,11 @@ class AnthropicProvider:
             >>> AnthropicProvider("claude-haiku-4-5", api_key="k", max_retries=1).settings()
             ... # doctest: +NORMALIZE_WHITESPACE
             {'model': 'claude-haiku-4-5', 'base_url': 'https://api.anthropic.com',
-             'max_tokens': 4096, 'max_retries': 1, 'timeout_s': 120}
+             'max_tokens': 4096, 'max_retries': 1, 'timeout_s': 60.0}
         """
         return {
             "model": self.model,
-            "base_url": str(self._client.base_url).rstrip("/"),
+            "base_url": redact_url(self._url),
             "max_tokens": self.max_tokens,
             "max_retries": self.max_retries,
             "timeout_s": self.timeout_s,
@@ -128,9 +152,13 @@ class AnthropicProvider:
                 parts.append(f"request id {exc.request_id}")
             detail = ": ".join(p for p in parts if p)
         else:
-            url = str(self._client.base_url).rstrip("/")
-            detail = f"{type(exc).__name__}: {exc.message} (base URL {url})"
+            detail = f"{type(exc).__name__}: {exc.message} (base URL {self._url})"
+        return self._clean(detail)
+
+    def _clean(self, detail: str) -> str:
+        """The error text with the model named and no key or URL secret in it."""
         text = f"anthropic {self.model}: {detail} (max_retries={self.max_retries})"
+        text = text.replace(self._url, redact_url(self._url) or "")
         return redact(text.replace(self._key, REDACTED))
 
 
@@ -174,13 +202,20 @@ def to_anthropic_tool(tool: ToolSpec) -> dict[str, Any]:
     return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
 
 
-def from_spec(model: str, base_url: str | None) -> Provider:
-    """The provider for ``anthropic/<model>`` (key from ``ANTHROPIC_API_KEY``).
+def from_spec(model: str, connection: Connection) -> Provider:
+    """The provider for ``anthropic/<model>``; ``connection.anthropic_base_url`` selects
+    another server (``connection.base_url`` is for OpenAI-compatible servers only).
 
     Example:
         >>> from unittest import mock
         >>> with mock.patch.dict("os.environ", {"ANTHROPIC_API_KEY": "sk-ant-example"}):
-        ...     from_spec("claude-haiku-4-5", None).model
+        ...     from_spec("claude-haiku-4-5", Connection()).model
         'claude-haiku-4-5'
     """
-    return AnthropicProvider(model, base_url=base_url)
+    return AnthropicProvider(
+        model,
+        base_url=connection.anthropic_base_url,
+        api_key_env=connection.api_key_env,
+        max_retries=connection.max_retries,
+        timeout_s=connection.request_timeout_s,
+    )

@@ -21,7 +21,7 @@ A turn list that runs out ends the attempt with a final text-only turn.
 
 Example:
     >>> import asyncio
-    >>> from evalnb.records.interfaces import ChatRequest
+    >>> from evalnb.records.interfaces import ChatRequest, Recording
     >>> from evalnb.records import Task
     >>> t = Task(id="t", category="c", prompt="p", solution="echo ok")
     >>> r = asyncio.run(ReferenceProvider().chat(ChatRequest("", [], [], t)))
@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evalnb.errors import ProviderError
 from evalnb.formats.yamlio import load_model
-from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
+from evalnb.records.interfaces import ChatRequest, ChatResponse, Recording, ToolUse
 
 
 class ReferenceProvider:
@@ -52,7 +52,7 @@ class ReferenceProvider:
     provider = "reference"
     model = "reference"
     simulated = False
-    recording = None
+    recording: Recording | None = None
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Turn 1: the solution as a tool call. Turn 2: a final text turn."""
@@ -101,11 +101,11 @@ class ScriptedProvider:
 
     provider = "scripted"
     simulated = False
-    recording = None
+    recording: Recording | None = None
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.script = load_model(self.path, Script, display=str(path))
+        self.script: Script = load_model(self.path, Script, display=str(path))
         self.model = self.script.model or self.path.stem
 
     async def chat(self, request: ChatRequest) -> ChatResponse:

@@ -6,10 +6,13 @@ a JSON string), and one ``tool`` message per tool result. Tool-call arguments th
 are not a JSON object come back as ``{"_invalid_arguments": <raw string>}``, which
 the agent loop answers with an error result, and are replayed verbatim.
 
-``base_url`` (or ``OPENAI_BASE_URL``) points at any compatible server; such a server
-needs no key, so a placeholder is sent when ``OPENAI_API_KEY`` is unset. Retries
-are the SDK's own (``max_retries``); once it gives up the failure becomes a
-:class:`~evalnb.errors.ProviderError` without the key in its text.
+``base_url`` (or ``OPENAI_BASE_URL``) points at any compatible server. ``OPENAI_API_KEY``
+goes only to OpenAI's own host: another host gets a placeholder unless the key's variable
+is named (``api_key_env``, see :mod:`evalnb.runtime.providers.endpoint`). Retries are the
+SDK's own (``max_retries``), each request limited to ``timeout_s``; a call with all its
+retries is cut at ``timeout_s * (max_retries + 1)`` (a server trickling bytes never ends
+a request by itself). A failure becomes a :class:`~evalnb.errors.ProviderError` without
+the key or the URL's secrets in its text.
 
 Example:
     >>> p = OpenAIProvider("qwen2.5:7b", base_url="http://localhost:11434/v1")
@@ -19,21 +22,31 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 import openai
 
 from evalnb.errors import ProviderError
-from evalnb.records import Message
-from evalnb.records.interfaces import ChatRequest, ChatResponse, Provider, ToolSpec, ToolUse
-from evalnb.redact import REDACTED, redact
+from evalnb.records import Connection, Message
+from evalnb.records.interfaces import (
+    ChatRequest,
+    ChatResponse,
+    Provider,
+    Recording,
+    ToolSpec,
+    ToolUse,
+)
+from evalnb.records.run import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_S
+from evalnb.redact import REDACTED, redact, redact_url
+from evalnb.runtime.providers.endpoint import choose_key, is_default
 
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
-NO_KEY = "not-needed"
+DEFAULT_URL = "https://api.openai.com/v1"
 INVALID_ARGUMENTS = "_invalid_arguments"
 MAX_BODY_CHARS = 300
 
@@ -48,7 +61,7 @@ class OpenAIProvider:
 
     provider = "openai"
     simulated = False
-    recording = None
+    recording: Recording | None = None
 
     def __init__(
         self,
@@ -56,33 +69,28 @@ class OpenAIProvider:
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        max_retries: int = 4,
-        timeout_s: float = 120,
+        api_key_env: str | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
         max_tokens: int = 4096,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         base_url = base_url or os.environ.get(BASE_URL_ENV) or None
-        key = api_key or os.environ.get(KEY_ENV)
-        if not key:
-            if base_url is None:
-                raise ProviderError(
-                    f"{KEY_ENV} is not set: export it or pass api_key "
-                    f"(an OpenAI-compatible server needs base_url or {BASE_URL_ENV})"
-                )
-            key = NO_KEY
+        key = choose_key(KEY_ENV, base_url, DEFAULT_URL, api_key=api_key, api_key_env=api_key_env)
         self.model = model
         self.max_retries = max_retries
         self.timeout_s = timeout_s
         self.max_tokens = max_tokens
-        self._compatible = base_url is not None
+        self._compatible = not is_default(base_url, DEFAULT_URL)
         self._key = key
         self._client = openai.AsyncOpenAI(
             api_key=key,
-            base_url=base_url,
+            base_url=base_url or DEFAULT_URL,
             max_retries=max_retries,
             timeout=timeout_s,
             http_client=http_client,
         )
+        self._url = str(self._client.base_url).rstrip("/")
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """Send one Chat Completions request and translate the reply.
@@ -90,16 +98,25 @@ class OpenAIProvider:
         Raises :class:`ProviderError` once the SDK's retries are used up, or when
         the server answers with no choice at all.
         """
-        limit = "max_tokens" if self._compatible else "max_completion_tokens"
+        limit: dict[str, Any] = {
+            "max_tokens" if self._compatible else "max_completion_tokens": self.max_tokens
+        }
+        deadline = self.timeout_s * (self.max_retries + 1)
         try:
-            completion = await self._client.chat.completions.create(
-                model=self.model,
-                messages=to_openai_messages(request.system, request.messages),
-                tools=[to_openai_tool(t) for t in request.tools],
-                **{limit: self.max_tokens},
-            )
+            async with asyncio.timeout(deadline):
+                completion = await self._client.chat.completions.create(
+                    model=self.model,
+                    # plain dicts in the API's shape (the SDK's TypedDicts, unnamed)
+                    messages=cast(Any, to_openai_messages(request.system, request.messages)),
+                    tools=cast(Any, [to_openai_tool(t) for t in request.tools]),
+                    **limit,
+                )
+        except TimeoutError:
+            detail = f"no complete answer within {deadline:g}s (base URL {self._url})"
+            raise ProviderError(self._clean(detail), kind="connection") from None
         except openai.APIError as exc:
-            raise ProviderError(self._reason(exc)) from None
+            kind = "status" if isinstance(exc, openai.APIStatusError) else "connection"
+            raise ProviderError(self._reason(exc), kind=kind) from None
         if not completion.choices:
             raise ProviderError(f"openai {self.model}: the response had no choices")
         choice = completion.choices[0]
@@ -128,11 +145,11 @@ class OpenAIProvider:
             >>> OpenAIProvider("gpt-4.1-mini", api_key="k").settings()
             ... # doctest: +NORMALIZE_WHITESPACE
             {'model': 'gpt-4.1-mini', 'base_url': 'https://api.openai.com/v1',
-             'max_tokens': 4096, 'max_retries': 4, 'timeout_s': 120}
+             'max_tokens': 4096, 'max_retries': 2, 'timeout_s': 60.0}
         """
         return {
             "model": self.model,
-            "base_url": str(self._client.base_url).rstrip("/"),
+            "base_url": redact_url(self._url),
             "max_tokens": self.max_tokens,
             "max_retries": self.max_retries,
             "timeout_s": self.timeout_s,
@@ -149,9 +166,13 @@ class OpenAIProvider:
                 parts.append(f"request id {exc.request_id}")
             detail = ": ".join(str(p) for p in parts if p)
         else:
-            url = str(self._client.base_url).rstrip("/")
-            detail = f"{type(exc).__name__}: {exc.message} (base URL {url})"
+            detail = f"{type(exc).__name__}: {exc.message} (base URL {self._url})"
+        return self._clean(detail)
+
+    def _clean(self, detail: str) -> str:
+        """The error text with the model named and no key or URL secret in it."""
         text = f"openai {self.model}: {detail} (max_retries={self.max_retries})"
+        text = text.replace(self._url, redact_url(self._url) or "")
         return redact(text.replace(self._key, REDACTED))
 
 
@@ -230,11 +251,17 @@ def to_openai_tool(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def from_spec(model: str, base_url: str | None) -> Provider:
-    """The provider for ``openai/<model>``; ``base_url`` selects a compatible server.
+def from_spec(model: str, connection: Connection) -> Provider:
+    """The provider for ``openai/<model>``; ``connection.base_url`` selects a compatible server.
 
     Example:
-        >>> from_spec("llama3.2", "http://localhost:11434/v1").settings()["model"]
+        >>> from_spec("llama3.2", Connection(base_url="http://localhost:11434/v1")).model
         'llama3.2'
     """
-    return OpenAIProvider(model, base_url=base_url)
+    return OpenAIProvider(
+        model,
+        base_url=connection.base_url,
+        api_key_env=connection.api_key_env,
+        max_retries=connection.max_retries,
+        timeout_s=connection.request_timeout_s,
+    )

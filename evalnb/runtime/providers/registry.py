@@ -8,15 +8,17 @@ Example:
 from __future__ import annotations
 
 from evalnb.records.interfaces import Provider
+from evalnb.records.run import Connection
 
 
 def resolve_provider(
-    spec: str, *, base_url: str | None = None, seed: int = 7, sim_sleep: bool = False
+    spec: str, *, connection: Connection | None = None, seed: int = 7, sim_sleep: bool = False
 ) -> Provider:
     """Turn a ``--model`` value into a provider.
 
-    ``anthropic/<model>``, ``openai/<model>`` (with ``base_url`` for any
-    OpenAI-compatible server), ``reference``, ``scripted:<file>``,
+    ``anthropic/<model>``, ``openai/<model>`` (``connection`` says how to reach them:
+    ``base_url`` for an OpenAI-compatible server, ``anthropic_base_url`` for an
+    Anthropic-compatible one, timeouts, retries), ``reference``, ``scripted:<file>``,
     ``replay:<run folder or bashkit-eval JSON>``, ``sim/<persona>``.
 
     Example:
@@ -47,11 +49,11 @@ scripted:<file>, replay:<source> or sim/<persona>
     if spec.startswith("anthropic/"):
         from evalnb.runtime.providers import anthropic
 
-        return anthropic.from_spec(spec.removeprefix("anthropic/"), base_url)
+        return anthropic.from_spec(spec.removeprefix("anthropic/"), connection or Connection())
     if spec.startswith("openai/"):
         from evalnb.runtime.providers import openai
 
-        return openai.from_spec(spec.removeprefix("openai/"), base_url)
+        return openai.from_spec(spec.removeprefix("openai/"), connection or Connection())
     raise ValueError(
         f"unknown model {spec!r}: use anthropic/<model>, openai/<model>, reference, "
         "scripted:<file>, replay:<source> or sim/<persona>"

@@ -28,7 +28,7 @@ from typing import Any
 
 from evalnb.errors import InputError, ProviderError
 from evalnb.records import AgentTrace, ReplayAgreement, RunMeta, TaskRecord, TaskScore
-from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
+from evalnb.records.interfaces import ChatRequest, ChatResponse, Recording, ToolUse
 from evalnb.store import RunStore, is_run_folder
 
 
@@ -66,7 +66,7 @@ class ReplayProvider:
 
     def __init__(self, source: str | Path) -> None:
         self.source = str(source)
-        self.recording = self
+        self.recording: Recording | None = self
         meta, records = read_recording(source)
         self.model = f"replay:{meta.model}"
         self.recorded_model = meta.model

@@ -63,7 +63,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalnb.errors import ProviderError
 from evalnb.records import Message, Task
-from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
+from evalnb.records.interfaces import ChatRequest, ChatResponse, Recording, ToolUse
 
 
 class Persona(BaseModel):
@@ -525,7 +525,7 @@ class SimProvider:
 
     provider = "sim"
     simulated = True
-    recording = None
+    recording: Recording | None = None
 
     def __init__(self, persona: str, seed: int = 7, sleep: bool = False) -> None:
         if persona not in PERSONAS:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import bashkit
 
 from evalnb.records import ToolCallResult
 from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_S, cap_output
+from evalnb.runtime.sandbox.recording import InvocationLog
 
 USERNAME = "eval"
 HOSTNAME = "bashkit-eval"
@@ -30,7 +32,9 @@ class BashkitSandbox:
     """A fresh bashkit interpreter holding a task's files.
 
     ``builtins`` registers Python callables as bash commands (the tool under test
-    in a scenario); they read and write the same virtual filesystem.
+    in a scenario); they read and write the same virtual filesystem. ``record`` names
+    the builtin that is the tool under test: each call's runs of it are recorded in
+    the result's ``invocations`` (:mod:`evalnb.runtime.sandbox.recording`).
     """
 
     name = "bashkit"
@@ -45,16 +49,21 @@ class BashkitSandbox:
         builtins: Mapping[str, Callable] | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        record: str | None = None,
     ) -> None:
         self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
         self.workdir = cwd or f"/home/{USERNAME}"
         self.max_output_chars = max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
-        self._options = {
+        builtins = dict(builtins or {})
+        self._log = InvocationLog() if record else None
+        if self._log and record in builtins:
+            builtins[record] = self._log.wrap(record, builtins[record])
+        self._options: dict[str, Any] = {
             "username": USERNAME,
             "hostname": HOSTNAME,
             "timeout_seconds": self.timeout_s,
             "files": dict(files or {}),
-            "custom_builtins": dict(builtins or {}),
+            "custom_builtins": builtins,
             "env": dict(env or {}),
             "cwd": cwd,
         }
@@ -83,6 +92,7 @@ class BashkitSandbox:
             stdout_truncated=out_cut or result.stdout_truncated,
             stderr_truncated=err_cut or result.stderr_truncated,
             timed_out=timed_out,
+            invocations=self._log.take() if self._log else None,
         )
 
     def _restart(self) -> None:

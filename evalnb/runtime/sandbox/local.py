@@ -4,19 +4,29 @@
 for tools that cannot run inside bashkit (a real executable, a compiled binary), with
 models and scenarios you trust; use :class:`~evalnb.runtime.sandbox.BashkitSandbox` otherwise.
 
-Where Linux namespaces are available (:func:`confinement`), each call is *confined*
-as damage control, not as a guarantee: it runs under ``unshare`` in new mount, PID and
-network namespaces, where every mount except the working directory is read-only,
-``/tmp`` is an overlay whose writes are thrown away when the call ends (read-only where
-the kernel has no overlayfs), there is no network, and processes are limited
-(``ulimit -u 256``, files up to 1 GiB). As root it also drops to user ``nobody``,
-keeping only the right to read and search any file (so tools under ``/root`` still run)
-and no way to regain privileges (``no_new_privs``). So a tool on ``PATH`` must sit in
-folders others can enter (bash's ``PATH`` search does not see through private folders);
-a tool named by its absolute path runs from anywhere. When
-bash exits, everything it started dies with its PID namespace. Without namespaces
-(:func:`confinement` returns ``"none"``) commands run unconfined as your user, on your
-real filesystem and network, and a warning says so.
+Where it can (:func:`confinement`), each call is *confined* as damage control, not as a
+guarantee. With bubblewrap (``bwrap``, preferred when installed and working) or, failing
+that, ``unshare``, each call runs in new mount, PID and network namespaces where:
+
+- the host filesystem is read-only, and ``/tmp`` (and the workspace's parent folder) is a
+  fresh, empty tmpfs holding only this attempt's workspace: other attempts' workspaces
+  and host files under ``/tmp`` are not there; writes to ``/tmp`` last one call;
+- ``/dev/shm`` is a private tmpfs (the host's is not reachable);
+- the tool folders (``path_dirs``) and the folders holding them are mounted read-only
+  at their own paths; with bubblewrap as root, so is this Python's installation (a
+  closed folder above it, such as ``/root``, becomes an empty tmpfs);
+- there is no network, processes are limited (``ulimit -u 256``, files up to 1 GiB);
+- the command holds **no capability** (every set is empty and ``no_new_privs`` is set),
+  so ``open_by_handle_at`` and the like cannot reach past the workspace mount; as root
+  it also runs as user ``nobody``, so root-only host files stay unreadable. A tool on
+  ``PATH`` or named by absolute path must therefore be readable by others, in folders
+  others can enter.
+
+Commands die with evalnb (``setpriv --pdeathsig``, and bash exiting ends its PID
+namespace); a workspace left by a killed evalnb is removed by the next one
+(:func:`reap_stale_workspaces`). Without a working confinement (:func:`confinement`
+returns ``"none"``) commands run unconfined as your user, on your real filesystem and
+network, and a warning says so.
 
 What each call does:
 
@@ -55,6 +65,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -64,44 +75,48 @@ from pathlib import Path
 
 from evalnb.records import ToolCallResult
 from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_S
+from evalnb.runtime.sandbox.recording import LocalRecorder, with_recording
 
 CONFINE = r"""
 set -e
-ws=$1; drop=$2
+ws=$1; parent=$2; n=$3; shift 3
+shared=("${@:1:n}"); shift "$n"
+m=$1; shift; closed=("${@:1:m}"); shift "$m"
 mount --make-rprivate /
-mount -t tmpfs -o size=256m,mode=755 tmpfs /mnt
-mkdir /mnt/ws /mnt/upper /mnt/work
-chmod 1777 /mnt/upper
+mount -t tmpfs -o size=1m,mode=755 tmpfs /mnt
+mkdir /mnt/ws
 mount --bind "$ws" /mnt/ws
-overlay=0
-if mount -t overlay overlay -o lowerdir=/tmp,upperdir=/mnt/upper,workdir=/mnt/work /tmp \
-    2>/dev/null; then
-  overlay=1
-  mount --move /mnt/ws "$ws"
-else
-  mount --move /mnt/ws "$ws"
-fi
+for i in "${!shared[@]}"; do mkdir "/mnt/$i"; mount --bind "${shared[$i]}" "/mnt/$i"; done
+mount -t tmpfs -o size=256m,mode=1777 tmpfs /tmp
+[ "$parent" = /tmp ] || mount -t tmpfs -o size=256m,mode=1777 tmpfs "$parent"
+mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm
+for c in "${closed[@]}"; do mount -t tmpfs -o size=1m,mode=755 tmpfs "$c"; done
+mkdir -p "$ws"
+mount --move /mnt/ws "$ws"
+for i in "${!shared[@]}"; do mkdir -p "${shared[$i]}"; mount --move "/mnt/$i" "${shared[$i]}"; done
+umount /mnt
 while read -r _ mp _; do
   mp=$(printf '%b' "$mp")
-  case "$mp" in "$ws"|/mnt|/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue ;; esac
-  [ "$mp" = /tmp ] && [ "$overlay" = 1 ] && continue
+  case "$mp" in "$ws"|/tmp|"$parent"|/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue ;; esac
   mount -o remount,bind,ro "$mp" 2>/dev/null || true
 done < /proc/self/mounts
 cd "$ws"
 unset OLDPWD
-ulimit -u 256 -f 1048576
 set +e
-if [ "$drop" = 1 ]; then
-  caps=-all,+dac_read_search
-  setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs --bounding-set=$caps \
-    --inh-caps=$caps --ambient-caps=$caps bash -c "$3"
-else
-  bash -c "$3"
-fi
+"$@"  # a child, not PID 1 of the namespace: PID 1 would ignore signals sent to itself
+exit $?
 """
-"""Run as root inside the new namespaces: make the host read-only, then run the command."""
+"""Run as (mapped) root inside the new namespaces: a fresh ``/tmp`` holding only the
+workspace, a private ``/dev/shm``, the rest of the host read-only; then run the command
+(which drops every capability)."""
 _UNSHARE = ["unshare", "--mount", "--pid", "--net", "--fork", "--kill-child", "--mount-proc"]
+LIMITS = 'ulimit -u 256 -f 1048576; bash -c "$1"'
+"""The innermost shell: process and file-size limits, then the command itself."""
+_NO_CAPS = ["--no-new-privs", "--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all"]
+_AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *_NO_CAPS]
 NOBODY = 65534
+PREFIX = "evalnb-local-"
+"""Workspaces are ``<tmp>/evalnb-local-<pid of the evalnb process>-<random>``."""
 TIMEOUT_EXIT = 124
 TIMEOUT_NOTE = "[evalnb: timed out after {seconds:g}s; process group killed]"
 """Appended to stderr of a call that timed out (its exit code is :data:`TIMEOUT_EXIT`)."""
@@ -110,37 +125,104 @@ CUT_NOTE = "\n[... output truncated: more than {limit} bytes; the command was st
 _CHUNK = 65_536
 
 
+MODES = ("bwrap", "root", "userns", "none")
+"""Confinement modes, best first (see :func:`confinement`)."""
+
+
 @cache
 def confinement() -> str:
-    """How local commands can be confined here: ``"root"``, ``"userns"`` or ``"none"``.
+    """How local commands are confined here: the first :func:`works` of :data:`MODES`.
 
-    ``"root"``: namespaces as root, commands run as ``nobody``; ``"userns"``: an
-    unprivileged user namespace, commands run as you; ``"none"``: no confinement.
+    ``"bwrap"``: bubblewrap is installed and works (preferred); ``"root"``: namespaces
+    made with ``unshare`` as root; ``"userns"``: ``unshare`` in an unprivileged user
+    namespace; ``"none"``: no confinement. Every confined mode needs ``setpriv``; as
+    root, commands run as ``nobody``; in every confined mode they hold no capability.
 
     Example:
-        >>> confinement() in {"root", "userns", "none"}
+        >>> confinement() in MODES
         True
     """
-    if shutil.which("unshare") is None:
-        return "none"
-    for mode, extra in (("root", []), ("userns", ["--map-root-user"])):
-        if mode == "root" and (os.geteuid() != 0 or shutil.which("setpriv") is None):
-            continue
-        probe = [
-            *_UNSHARE,
-            *extra,
-            "bash",
-            "-c",
-            CONFINE,
-            "confine",
-            tempfile.gettempdir(),
-            "0",
-            "true",
+    return next(mode for mode in MODES if works(mode))
+
+
+@cache
+def works(mode: str) -> bool:
+    """Whether confinement ``mode`` runs here (a probe runs ``true`` with it).
+
+    Example:
+        >>> works("none")
+        True
+    """
+    needs = {"bwrap": "bwrap", "root": "unshare", "userns": "unshare"}.get(mode)
+    if needs and (shutil.which(needs) is None or shutil.which("setpriv") is None):
+        return False
+    if mode in ("root", "userns") and (mode == "root") != (os.geteuid() == 0):
+        return False  # "root" needs root; as root, "userns" would run commands as root
+    probe_ws = tempfile.mkdtemp(prefix="evalnb-probe-")
+    try:
+        if os.geteuid() == 0:
+            os.chown(probe_ws, NOBODY, NOBODY)
+        argv = confined_argv(mode, probe_ws, "true")
+        done = subprocess.run(argv, capture_output=True, check=False, timeout=30)
+        return done.returncode == 0
+    finally:
+        shutil.rmtree(probe_ws, ignore_errors=True)
+
+
+def confined_argv(mode: str, workdir: str, commands: str, shared: Sequence[str] = ()) -> list[str]:
+    """The program and arguments that run ``commands`` in ``workdir`` confined by ``mode``.
+
+    ``shared`` folders (the tools' ``path_dirs``) are mounted read-only at their own
+    paths, so they stay visible even under the fresh ``/tmp``.
+
+    The process is killed when this Python process dies (``setpriv --pdeathsig``).
+    ``bwrap`` and ``root``/``userns`` give the same view: the host read-only, a fresh
+    ``/tmp`` (and workspace parent) holding only the workspace, a private ``/dev/shm``,
+    no network, a new PID namespace, no capabilities.
+
+    Example:
+        >>> confined_argv("none", "/tmp/ws", "ls")
+        ['setpriv', '--pdeathsig=KILL', 'bash', '-c', 'ls']
+        >>> confined_argv("bwrap", "/tmp/ws", "ls")[-5:]
+        ['bash', '-c', 'ulimit -u 256 -f 1048576; bash -c "$1"', 'confine', 'ls']
+    """
+    tie = ["setpriv", "--pdeathsig=KILL"] if shutil.which("setpriv") else []
+    if mode == "none":
+        return [*tie, "bash", "-c", commands]
+    inner = ["bash", "-c", LIMITS, "confine", commands]
+    parent = os.path.dirname(workdir)
+    as_root = os.geteuid() == 0
+    # as root the command runs as nobody: it must still reach the tools and Python itself
+    mounted = [*shared, *([str(Path(sys.base_prefix).resolve())] if as_root else [])]
+    closed = _closed_ancestors(mounted, [Path("/tmp"), Path(parent)])
+    if mode == "bwrap":
+        fresh = ["/tmp", "/dev/shm"] + ([] if parent == "/tmp" else [parent])
+        view = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        view += [arg for d in fresh for arg in ("--perms", "1777", "--tmpfs", d)]
+        view += ["--bind", workdir, workdir, "--chdir", workdir]
+        view += [arg for c in closed for arg in ("--tmpfs", c)]  # nobody could enter anyway
+        hidden = [Path("/tmp"), Path(parent), *map(Path, closed)]
+        for folder in mounted:
+            # the folder's ancestors under a fresh tmpfs: made, and enterable by nobody
+            above = [a for a in reversed(Path(folder).parents) if any(a > h for h in hidden)]
+            view += [arg for a in above for arg in ("--perms", "0755", "--dir", str(a))]
+            view += ["--ro-bind", folder, folder]
+        spaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        bwrap = ["bwrap", *spaces, "--die-with-parent", "--new-session", *view]
+        if not as_root:
+            return [*tie, *bwrap, "--unshare-user", *inner]
+        # as root bwrap mounts what root can reach; the command then drops to nobody
+        keep = [
+            arg for cap in ("SETUID", "SETGID", "SETPCAP") for arg in ("--cap-add", f"CAP_{cap}")
         ]
-        done = subprocess.run(probe, capture_output=True, check=False, timeout=30)
-        if done.returncode == 0:
-            return mode
-    return "none"
+        drop = [*_AS_NOBODY, "--pdeathsig=KILL"]
+        return [*tie, *bwrap, *keep, *drop, *inner]
+    userns = ["--map-root-user"] if mode == "userns" else []
+    # dropping privileges clears the parent-death signal: set it again (the parent is unshare)
+    drop = [*(_AS_NOBODY if mode == "root" else ["setpriv", *_NO_CAPS]), "--pdeathsig=KILL"]
+    confine = ["bash", "-c", CONFINE, "confine", workdir, parent, str(len(mounted)), *mounted]
+    confine += [str(len(closed)), *closed]
+    return [*tie, *_UNSHARE, *userns, *confine, *drop, *inner]
 
 
 @cache
@@ -159,7 +241,9 @@ class LocalSandbox:
     """Real bash in a fresh temporary working directory (see the module docstring).
 
     ``workdir_files`` maps paths relative to the working directory to text or bytes;
-    an absolute path or one that leaves the directory raises ValueError.
+    an absolute path or one that leaves the directory raises ValueError. ``record``
+    names the tool under test: each call's runs of it are recorded in the result's
+    ``invocations`` (:mod:`evalnb.runtime.sandbox.recording`).
     """
 
     name = "local"
@@ -173,6 +257,7 @@ class LocalSandbox:
         timeout_s: float | None = None,
         max_output_chars: int | None = None,
         confine: bool = True,
+        record: str | None = None,
     ) -> None:
         self.version = bash_version()
         self.confinement = confinement() if confine else "none"
@@ -183,27 +268,38 @@ class LocalSandbox:
             )
         self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
         self.max_output_chars = max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
-        self.workdir = tempfile.mkdtemp(prefix="evalnb-local-")
+        reap_stale_workspaces()
+        self.workdir = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
+        self._recorder: LocalRecorder | None = None
         try:
             for rel, content in (workdir_files or {}).items():
                 target = self._inside(rel)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 data = content.encode("utf-8") if isinstance(content, str) else content
                 target.write_bytes(data)
-            if self.confinement == "root":  # commands run as nobody: let them write here
+            if self.confinement in ("bwrap", "root") and os.geteuid() == 0:
+                # commands run as nobody: let them write here
                 for folder, dirs, files in os.walk(self.workdir):
-                    for name in [folder, *(Path(folder, n) for n in dirs + files)]:
+                    for name in [Path(folder), *(Path(folder, n) for n in dirs + files)]:
                         os.chown(name, NOBODY, NOBODY)
         except BaseException:
             self.close()
             raise
         search = [str(Path(d).resolve()) for d in path_dirs]
+        # a tool folder and the folder holding it (a scenario's bin/ and its scripts)
+        tops = {"/", tempfile.gettempdir()}
+        near = [d if str(Path(d).parent) in tops else str(Path(d).parent) for d in search]
+        self.shared = [d for d in dict.fromkeys(near) if Path(d).is_dir()]
         self.env = {
             "PATH": os.pathsep.join([*search, os.environ.get("PATH", os.defpath)]),
             "HOME": self.workdir,
             "LANG": "C.UTF-8",
             **dict(env or {}),
         }
+        self._recorder = LocalRecorder(record, self.env["PATH"]) if record else None
+        if self._recorder:
+            self.env = with_recording(self.env, self._recorder)
+            self.shared.append(self._recorder.folder)  # the wrapper, seen under a fresh /tmp
 
     async def exec(self, commands: str) -> ToolCallResult:
         """Run ``commands`` with ``bash -c`` in the working directory; never raises for them."""
@@ -214,22 +310,9 @@ class LocalSandbox:
                 stderr="bash: the command contains a NUL byte",
                 exit_code=2,
                 duration_ms=(time.perf_counter() - started) * 1000,
+                invocations=[] if self._recorder else None,
             )
-        argv = ["bash", "-c", commands]
-        if self.confinement != "none":
-            userns = ["--map-root-user"] if self.confinement == "userns" else []
-            drop = "1" if self.confinement == "root" else "0"
-            argv = [
-                *_UNSHARE,
-                *userns,
-                "bash",
-                "-c",
-                CONFINE,
-                "confine",
-                self.workdir,
-                drop,
-                commands,
-            ]
+        argv = confined_argv(self.confinement, self.workdir, commands, self.shared)
         proc = await asyncio.create_subprocess_exec(
             *argv,
             cwd=self.workdir,
@@ -238,6 +321,7 @@ class LocalSandbox:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
+            pass_fds=(self._recorder.fd,) if self._recorder else (),
         )
 
         def stop() -> None:
@@ -272,6 +356,7 @@ class LocalSandbox:
             stdout_truncated=out_cut,
             stderr_truncated=err_cut,
             timed_out=timed_out,
+            invocations=self._recorder.take() if self._recorder else None,
         )
 
     def read_text(self, path: str) -> str | None:
@@ -293,6 +378,9 @@ class LocalSandbox:
     def close(self) -> None:
         """Remove the working directory and everything in it."""
         shutil.rmtree(self.workdir, ignore_errors=True)
+        if self._recorder:
+            self._recorder.close()
+            self._recorder = None
 
     def _resolve(self, path: str) -> Path:
         return Path(path) if os.path.isabs(path) else Path(self.workdir) / path
@@ -303,6 +391,53 @@ class LocalSandbox:
         if os.path.isabs(rel) or not target.is_relative_to(root) or target == root:
             raise ValueError(f"workspace file {rel!r} must be a relative path inside the workdir")
         return target
+
+
+def _closed_ancestors(folders: Sequence[str], hidden: Sequence[Path]) -> list[str]:
+    """The topmost ancestor of each folder that ``nobody`` cannot enter (and that no
+    ``hidden`` folder covers already): a fresh tmpfs goes over it, with the folder
+    mounted back at its own path inside.
+
+    Example:
+        >>> _closed_ancestors(["/usr/bin"], [Path("/tmp")])
+        []
+    """
+    closed: list[str] = []
+    for folder in folders:
+        above = [a for a in reversed(Path(folder).parents) if a.parent != a]
+        tops = [a for a in above if not _enterable(a)]
+        covered = [Path(c) for c in closed] + list(hidden)
+        if tops and not any(tops[0] >= h for h in covered):
+            closed.append(str(tops[0]))
+    return closed
+
+
+def _enterable(folder: Path) -> bool:
+    """Whether others (``nobody``) may enter ``folder``."""
+    try:
+        return bool(folder.stat().st_mode & 0o001)
+    except OSError:
+        return False
+
+
+@cache
+def reap_stale_workspaces() -> int:
+    """Remove workspaces left by evalnb processes that died; return how many (once a process).
+
+    A workspace is named ``evalnb-local-<pid>-...``; it is stale when no process ``pid``
+    is alive (commands never outlive evalnb: they get SIGKILL when it dies).
+
+    Example:
+        >>> reap_stale_workspaces() >= 0
+        True
+    """
+    reaped = 0
+    for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}*-*"):
+        pid = folder.name.removeprefix(PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not Path("/proc", pid).exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            reaped += 1
+    return reaped
 
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:

@@ -1,0 +1,214 @@
+"""Spec 002 structured events: every run of the tool under test, with its own exit code.
+
+Each case of issue 14 is reproduced here against the real ``notes`` tool, as a bashkit
+builtin and as the real executable in the local sandbox. Expected values are worked out
+by hand from the commands in each test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from evalnb.analysis.interaction import command_rows, interaction
+from evalnb.analysis.runs import read_run_folder
+from evalnb.records.scenario import default_command_pattern
+from evalnb.resources import data_path
+from evalnb.runtime.runner import run_cases
+from evalnb.runtime.sandbox.local import LocalSandbox
+from evalnb.runtime.scenario_case import load_scenario_cases
+from evalnb.scoring.commands import target_commands
+
+NOTES = data_path("tools", "notes")
+PATTERN = re.compile(default_command_pattern("notes"))
+
+SCENARIO = """\
+name: notes_events
+category: events
+target:
+  binary: notes
+  {mode}
+task: Initialise a notes store.
+gates:
+  - {{type: command_succeeds, command: notes list}}
+  - {{type: no_transcript_errors}}
+run: {{max_turns: 3, timeout: 20}}
+"""
+BUILTIN = f"builtin: {NOTES / 'notes.py'}:bashkit_builtin"
+LOCAL = f"mode: local\n  path: {NOTES / 'bin'}"
+
+
+def run_scenario(tmp_path: Path, mode: str, commands: list[str]):
+    """Run the scenario with a scripted agent issuing ``commands`` (one tool call each)."""
+    (tmp_path / "s.yaml").write_text(SCENARIO.format(mode=mode))
+    script = tmp_path / "agents" / "agent.yaml"
+    script.parent.mkdir()
+    script.write_text(json.dumps({"turns": [{"commands": commands}]}))
+    cases = load_scenario_cases(tmp_path / "s.yaml")
+    [folder] = asyncio.run(
+        run_cases(cases, [f"scripted:{script}"], tmp_path / "runs", progress=False)
+    )
+    return read_run_folder(folder)
+
+
+# --- command identification by the parser ------------------------------------------
+
+
+def commands(script: str) -> list[tuple[str, str | None]]:
+    return [(c.command, c.subcommand) for c in target_commands(script, PATTERN)]
+
+
+def test_the_target_is_matched_by_its_basename():
+    assert commands("./notes add; /x/bin/notes show n1; notes list") == [
+        ("notes add", "add"),
+        ("notes show n1", "show"),
+        ("notes list", "list"),
+    ]
+
+
+def test_quotes_heredocs_and_comments_are_not_commands():
+    script = "echo 'notes rm n1' # notes delete n2\ncat <<EOF\nnotes doctor\nEOF\nnotes list"
+    assert commands(script) == [("notes list", "list")]
+
+
+def test_looking_the_tool_up_is_not_running_it():
+    assert commands("command -v notes; which notes; type notes") == []
+    assert commands("command notes list; exec notes doctor") == [
+        ("notes list", "list"),
+        ("notes doctor", "doctor"),
+    ]
+
+
+def test_a_command_substitution_gives_the_inner_command():
+    assert commands("x=$(notes list)") == [("notes list", "list")]
+
+
+def test_the_users_pattern_picks_the_subcommand_from_the_argv():
+    pattern = re.compile(r"notes\s+(?:--\S+\s+)*(\w+)")
+    found = target_commands("/opt/notes --quiet show n1", pattern)
+    assert [(c.command, c.subcommand) for c in found] == [("notes --quiet show n1", "show")]
+
+
+def test_dash_h_is_help_only_for_commands_whose_dash_h_means_help():
+    found = target_commands("df -h; sort -h f; ls -h; jq -h; notes -h; notes --help; notes help")
+    assert [(c.command, c.is_help) for c in found] == [
+        ("df -h", False),
+        ("sort -h f", False),
+        ("ls -h", False),
+        ("jq -h", True),
+        ("notes -h", False),
+        ("notes --help", True),
+        ("notes help", True),
+    ]
+
+
+# --- recorded invocations: builtin mode ----------------------------------------------
+
+
+def test_builtin_mode_records_each_invocation_with_its_own_exit_code(tmp_path):
+    runs = run_scenario(
+        tmp_path,
+        BUILTIN,
+        ["notes init", "notes shw n1 ; echo recovered", "notes list; cat missing.txt"],
+    )
+    inv = runs.tool_invocations.sort("call_index", "invocation_index")
+    # call 0: init ok; call 1: `shw` is an invalid choice (usage error, 2) though the call
+    # exits 0; call 2: list ok (8 bytes: "0 notes\n") though `cat` makes the call exit 1
+    assert inv.select("call_index", "argv", "exit_code").rows() == [
+        (0, ["notes", "init"], 0),
+        (1, ["notes", "shw", "n1"], 2),
+        (2, ["notes", "list"], 0),
+    ]
+    assert inv.get_column("stdout_bytes").to_list()[2] == len("0 notes\n")
+    assert runs.tool_calls.get_column("exit_code").to_list() == [0, 0, 1]
+    rows = command_rows(runs, PATTERN)
+    assert rows.select("command", "exit_code", "source", "exit_code_approximate").rows() == [
+        ("notes init", 0, "events", False),
+        ("notes shw n1", 2, "events", False),
+        ("notes list", 0, "events", False),
+    ]
+    metrics = interaction(runs, PATTERN).row(0, named=True)
+    assert (metrics["total_commands"], metrics["error_count"]) == (3, 1)
+    gate = runs.checks.filter(kind="no_transcript_errors").row(0, named=True)
+    assert (gate["passed"], gate["detail"]) == (
+        False,
+        "1 of 3 target command(s) failed: `notes shw n1` (exit 2)",
+    )
+    assert runs.tasks.get_column("outcome").to_list() == ["fail"]
+
+
+# --- recorded invocations: local mode -----------------------------------------------
+
+
+def test_local_mode_records_absolute_path_calls_of_the_real_executable(tmp_path):
+    exe = NOTES / "bin" / "notes"
+    runs = run_scenario(
+        tmp_path,
+        LOCAL,
+        ["notes init", f"{exe} show n9; echo done", "command -v notes; x=$(notes list)"],
+    )
+    inv = runs.tool_invocations.sort("call_index", "invocation_index")
+    # n9 does not exist: exit 1; `command -v` only looks notes up, so call 2 ran it once
+    assert inv.select("call_index", "argv", "exit_code").rows() == [
+        (0, ["notes", "init"], 0),
+        (1, ["notes", "show", "n9"], 1),
+        (2, ["notes", "list"], 0),
+    ]
+    assert runs.tool_calls.get_column("exit_code").to_list() == [0, 0, 0]
+    gate = runs.checks.filter(kind="no_transcript_errors").row(0, named=True)
+    assert (gate["passed"], gate["detail"]) == (
+        False,
+        "1 of 3 target command(s) failed: `notes show n9` (exit 1)",
+    )
+    assert runs.tasks.get_column("outcome").to_list() == ["fail"]
+
+
+def test_the_wrapper_passes_output_stdin_and_exit_codes_through(tmp_path):
+    box = LocalSandbox(path_dirs=[NOTES / "bin"], record="notes")
+    try:
+        first = asyncio.run(box.exec("notes init >/dev/null; notes show n1 2>&1; echo $?"))
+        piped = asyncio.run(box.exec("notes list | wc -c; notes --version"))
+    finally:
+        box.close()
+    assert first.stdout == "error: no note with id 'n1' (see `notes list`)\n1\n"
+    assert [(i.argv, i.exit_code) for i in first.invocations] == [
+        (["notes", "init"], 0),
+        (["notes", "show", "n1"], 1),
+    ]
+    assert first.invocations[1].stderr_bytes == len(first.stdout) - len("1\n")
+    assert piped.stdout == "8\nnotes 1.0.0\n"
+    assert [i.invocation_index for i in piped.invocations] == [0, 1]
+    assert all(i.duration_ms is not None and i.duration_ms > 0 for i in piped.invocations)
+
+
+def test_a_killed_invocation_has_no_exit_code_and_counts_as_failed(tmp_path):
+    slow = tmp_path / "bin" / "slow"
+    slow.parent.mkdir()
+    slow.write_text("#!/usr/bin/env bash\nsleep 30\n")
+    slow.chmod(0o755)
+    tmp_path.chmod(0o755)  # confined commands run as an unprivileged user: tools must be readable
+    box = LocalSandbox(path_dirs=[slow.parent], record="slow", timeout_s=2)
+    try:
+        result = asyncio.run(box.exec("slow"))
+    finally:
+        box.close()
+    assert result.timed_out
+    assert [(i.argv, i.exit_code) for i in result.invocations] == [(["slow"], None)]
+
+
+def test_bash_tasks_and_imports_record_no_invocations():
+    from evalnb.runtime.sandbox.bashkit import BashkitSandbox
+
+    result = asyncio.run(BashkitSandbox().exec("echo hi"))
+    assert result.invocations is None
+
+
+@pytest.mark.parametrize("mode", ["builtin", "local"])
+def test_invocations_survive_the_run_folder(tmp_path, mode):
+    runs = run_scenario(tmp_path, BUILTIN if mode == "builtin" else LOCAL, ["notes --version"])
+    assert runs.tool_invocations.select("argv", "exit_code").rows() == [(["notes", "--version"], 0)]
+    assert runs.tool_calls.get_column("invocations_recorded").to_list() == [True]

@@ -1,0 +1,117 @@
+"""A wheel built from the checkout works in a fresh virtual environment, from an empty folder.
+
+This is the new user's path: ``pip wheel .`` then ``pip install evalnb-*.whl`` with the
+base dependencies only (no extras), far from the repository. Everything the program
+reads at run time must come from inside the installed package, and every output must
+land in the current folder.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow
+
+SESSION = """
+import evalnb as en
+runs = en.load("runs/demo/*")
+summary = en.summary(runs)
+assert summary.height == 6, summary
+assert set(summary.get_column("run_id")) >= {"reference", "sim-careful", "guidance-v1"}
+assert en.by_category(runs).height > 0
+chart = en.charts.rates_by_model(runs)
+assert chart.to_dict()["title"]["text"]
+try:
+    en.widgets
+except en.SetupError as exc:
+    assert "pip install 'evalnb[notebooks]'" in str(exc), exc
+else:
+    raise AssertionError("widgets loaded without the notebooks extra")
+print("session ok")
+"""
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run one step; a failure shows the step's whole output."""
+    done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, (
+        f"{' '.join(cmd)} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
+    )
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, str]]:
+    """(the fresh venv's bin folder, an empty working folder, the environment to run in)."""
+    base = tmp_path_factory.mktemp("wheel")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EVALNB_", "VIRTUAL_ENV"))}
+    env["PYTHONPATH"] = ""
+    wheels = base / "dist"
+    run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+        base,
+        env,
+    )
+    [wheel] = wheels.glob("evalnb-*.whl")
+    venv.create(base / "venv", with_pip=True)
+    bin_dir = base / "venv" / "bin"
+    run([str(bin_dir / "pip"), "install", "-q", str(wheel)], base, env)
+    work = base / "work"
+    work.mkdir()
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    return bin_dir, work, env
+
+
+def test_the_installed_package_is_the_wheel_not_the_checkout(installed):
+    bin_dir, work, env = installed
+    where = run([str(bin_dir / "python"), "-c", "import evalnb; print(evalnb.__file__)"], work, env)
+    assert str(ROOT) not in where.stdout
+    assert "site-packages" in where.stdout
+
+
+def test_demo_runs_and_writes_into_the_current_folder(installed):
+    bin_dir, work, env = installed
+    done = run([str(bin_dir / "evalnb"), "demo"], work, env)
+    assert (work / "runs" / "demo" / "reference" / "run.json").exists()
+    assert (work / "reports" / "demo" / "report.md").exists()
+    # the base install has no chart export or notebook stack: the demo says so
+    assert "pip install 'evalnb[export]'" in done.stdout
+    assert "pip install 'evalnb[notebooks]'" in done.stdout
+
+
+def test_run_summary_and_validate_work_on_the_packaged_smoke_set(installed):
+    bin_dir, work, env = installed
+    evalnb = str(bin_dir / "evalnb")
+    done = run(
+        [evalnb, "run", "smoke", "--model", "reference", "--out", "smoke-runs", "--quiet"],
+        work,
+        env,
+    )
+    [folder] = (work / "smoke-runs").iterdir()
+    assert f"run written: smoke-runs/{folder.name}" in done.stdout
+    summary = run([evalnb, "summary", str(folder), "--json"], work, env)
+    assert '"total_passed": 3' in summary.stdout
+    checked = run([evalnb, "validate", "smoke"], work, env)
+    assert "every task passes the three rules" in checked.stdout
+
+
+def test_a_python_session_over_the_api(installed):
+    bin_dir, work, env = installed
+    if not (work / "runs" / "demo").exists():
+        run([str(bin_dir / "evalnb"), "demo"], work, env)
+    done = run([str(bin_dir / "python"), "-c", SESSION], work, env)
+    assert "session ok" in done.stdout
+
+
+def test_notebooks_are_copied_out_of_the_package(installed):
+    bin_dir, work, env = installed
+    run([str(bin_dir / "evalnb"), "notebooks", "nbs"], work, env)
+    assert len(list((work / "nbs").glob("*.ipynb"))) == 7
