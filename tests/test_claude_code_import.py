@@ -221,7 +221,8 @@ def test_without_a_target_a_session_has_no_checks(tmp_path):
             False,
             "claude code ended with error_during_execution: Added the standup note.",
         ),
-        ([], False, "no result line: the session did not finish (killed or crashed?)"),
+        # no result line: how the session ended is unknown (natural_stop None)
+        ([], None, "no result line: the session did not finish (killed or crashed?)"),
     ],
 )
 def test_how_a_session_ended(tmp_path, ending, natural_stop, error):

@@ -1,20 +1,17 @@
-"""Importers: bashkit-eval result JSON and bashkit mira run folders, read into evalnb records."""
+"""Importers: bashkit-eval result JSON read into evalnb records (other formats: test_formats_*)."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from evalnb.analysis.load import mira_runs
 from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs, read_run_folder
 from evalnb.errors import InputError
 from evalnb.formats.bashkit_eval import import_bashkit_eval, line_of, read_bashkit_eval
-from evalnb.formats.mira import read_mira
 from evalnb.store import RunStore
 from evalnb.store.tables import tables_from_records
 
@@ -171,128 +168,3 @@ def test_importing_twice_into_the_same_folder_is_refused(haiku, tmp_path):
     import_bashkit_eval([haiku], tmp_path)
     with pytest.raises(InputError, match="already exists"):
         import_bashkit_eval([haiku], tmp_path)
-
-
-# --- mira run folders (hand-made sample: no published one was available) ---
-
-
-def _mira_result(task_id: str, checks: list[tuple[str, bool]] | None, score: float) -> dict:
-    result = {
-        "task": {
-            "id": task_id,
-            "category": "jq_mastery",
-            "description": "d",
-            "system": None,
-            "prompt": "p",
-            "files": {},
-            "expectations": [{"check": "exit_code:0", "weight": 1.0}],
-        },
-        "trace": {
-            "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "p"}]},
-                {
-                    "role": "assistant",
-                    "content": [
-                        {
-                            "type": "tool_use",
-                            "id": "u1",
-                            "name": "bash",
-                            "input": {"commands": "ls"},
-                        }
-                    ],
-                },
-                {
-                    "role": "tool_result",
-                    "content": [
-                        {
-                            "type": "tool_result",
-                            "tool_use_id": "u1",
-                            "content": "a",
-                            "is_error": False,
-                        }
-                    ],
-                },
-                {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
-            ],
-            "tool_calls": [{"commands": "ls", "stdout": "a", "stderr": "", "exit_code": 0}],
-            "tool_call_count": 1,
-            "turns": 2,
-            "last_tool_response": None,
-            "natural_stop": True,
-            "total_input_tokens": 100,
-            "total_output_tokens": 10,
-            "duration_ms": 1500,
-        },
-        "score": {"task_id": task_id, "score": score, "max_score": 2.0},
-    }
-    if checks is not None:
-        result["score"]["results"] = [
-            {"check": c, "passed": ok, "detail": "", "weight": 1.0} for c, ok in checks
-        ]
-    return result
-
-
-def _mira_folder(root: Path, results: list[dict], total_tasks: int | None = None) -> Path:
-    folder = root / "mira-run-1"
-    folder.mkdir()
-    meta = {"provider": "anthropic", "model": "m", "timestamp": "2026-03-01T10:00:03Z"}
-    _write(folder / "meta.json", {**meta, "max_turns": 10})
-    summary_ = {"total_tasks": len(results) if total_tasks is None else total_tasks}
-    _write(folder / "report.json", {"results": results, "summary": summary_})
-    return folder
-
-
-def test_a_mira_folder_reads_like_a_result_file(tmp_path):
-    checks = [("exit_code:0", True), ("stdout_contains:a", True)]
-    folder = _mira_folder(tmp_path, [_mira_result("t1", checks, 2.0)])
-    meta, _ = read_mira(folder)
-    assert (meta.run_id, meta.source, meta.model, meta.status) == (
-        "mira-run-1",
-        "bashkit-mira",
-        "m",
-        "complete",
-    )
-    assert (meta.started_at, meta.finished_at) == ("2026-03-01T10:00:01Z", "2026-03-01T10:00:03Z")
-    runs = mira_runs(folder)
-    assert runs.runs.get_column("checks_available").to_list() == [True]
-    assert runs.checks.get_column("kind").to_list() == ["exit_code", "stdout_contains"]
-    assert runs.tasks.select("category", "source_category", "passed").row(0) == (
-        "json_processing",
-        "jq_mastery",
-        True,
-    )
-
-
-def test_mira_results_without_check_verdicts_get_no_invented_checks(tmp_path):
-    folder = _mira_folder(
-        tmp_path,
-        [
-            _mira_result("with", [("exit_code:0", True), ("stderr_empty", False)], 1.0),
-            _mira_result("full", None, 2.0),
-            _mira_result("short", None, 1.0),
-        ],
-    )
-    runs = mira_runs(folder)
-    assert runs.runs.get_column("checks_available").to_list() == [False]
-    assert set(runs.checks.get_column("task_id")) == {"with"}
-    tasks = runs.tasks.select("task_id", "checks_available", "passed").rows()
-    assert tasks == [("with", True, False), ("full", False, True), ("short", False, False)]
-
-
-def test_a_partial_mira_report_warns(tmp_path):
-    folder = _mira_folder(tmp_path, [_mira_result("t1", None, 2.0)], total_tasks=4)
-    with pytest.warns(UserWarning, match="partial run: 1 tasks"):
-        meta, _ = read_mira(folder)
-    assert meta.status == "partial"
-
-
-def test_a_bad_mira_meta_names_the_file_and_field(tmp_path):
-    folder = _mira_folder(tmp_path, [_mira_result("t1", None, 2.0)])
-    _write(folder / "meta.json", {"provider": "p", "model": "m", "timestamp": "x", "max_turns": 3})
-    with pytest.raises(InputError, match=r"meta\.json:\d+: timestamp: not an ISO 8601 time"):
-        read_mira(folder)
-    shutil.rmtree(folder)
-    folder = _mira_folder(tmp_path, [_mira_result("t1", None, 2.0)])
-    (folder / "report.json").write_text('{"results": [], "summary": {"total_tasks": "3"}}')
-    with pytest.raises(InputError, match=r"report\.json:1: summary\.total_tasks"):
-        read_mira(folder)

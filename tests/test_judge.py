@@ -156,15 +156,14 @@ def test_the_weighted_score_is_recomputed_from_the_scores_and_weights():
     assert verdict.passed  # 0.5 >= 0.5
     assert verdict.flags == ["judge said weighted_score 0.8, recomputed 0.5"]
     rows = verdict.rows()
-    assert [(r.check, r.passed, r.weight, r.kind) for r in rows] == [
-        ("judge:command_correctness", True, 0.3, "judge_criterion"),
-        ("judge:task_completion", True, 0.4, "judge_criterion"),
-        ("judge:efficiency", False, 0.3, "judge_criterion"),
-        ("judge: weighted_score >= 0.5", True, 0.0, "judge_verdict"),
+    # one row, the verdict: spec 002 has no per-criterion pass/fail (efficiency scored 0
+    # fails nothing by itself), and weight 0 keeps the judge out of score/max_score
+    assert [(r.check, r.passed, r.weight, r.kind, r.layer) for r in rows] == [
+        ("judge: weighted_score >= 0.5", True, 0.0, "judge_verdict", "judge"),
     ]
-    assert {r.layer for r in rows} == {"judge"}
     assert rows[-1].detail == (
-        "weighted_score 0.500 | confidence 0.80 | issues: Mistyped 'add' as 'ad' | "
+        "weighted_score 0.500 | scores: command_correctness 1.00, task_completion 0.50, "
+        "efficiency 0.00 | confidence 0.80 | issues: Mistyped 'add' as 'ad' | "
         "highlights: Listed the notes to check | "
         "flags: judge said weighted_score 0.8, recomputed 0.5"
     )
@@ -179,7 +178,9 @@ def test_a_missing_criterion_counts_zero_and_unknown_ones_are_ignored_both_flagg
         "criterion efficiency not scored (counted 0)",
         "ignored scores for unknown criteria ['tone']",
     ]
-    assert verdict.rows()[2].detail == "not scored (0): No dead ends"
+    assert "scores: command_correctness 1.00, task_completion 1.00, efficiency not scored" in (
+        verdict.rows()[0].detail
+    )
 
 
 @pytest.mark.parametrize(
@@ -214,9 +215,8 @@ def test_a_judge_that_does_not_deliver_fails_with_the_reason_and_never_raises(re
     provider, _ = anthropic(reply)
     verdict = asyncio.run(run_judge(provider, RUBRIC, TASK, trace(), 0.7))
     assert (verdict.passed, verdict.score, verdict.error) == (False, None, error)
-    rows = verdict.rows()
-    assert [r.passed for r in rows] == [False, False, False, False]
-    assert rows[-1].detail == f"judge error: {error}"
+    [row] = verdict.rows()
+    assert (row.passed, row.detail) == (False, f"judge error: {error}")
 
 
 def test_a_provider_error_becomes_a_failed_judgement():
@@ -320,9 +320,10 @@ def test_the_judge_is_resolved_once_at_load_and_refused_if_under_test(tmp_path, 
 @pytest.mark.parametrize(
     ("scores", "outcome", "reason", "passed"),
     [
-        # 0.5 * 0.9 + 0.5 * 0.6 = 0.75 >= 0.7: the outcome passes, although efficiency's
-        # own row (0.6 < 0.7) fails, so the task's all-checks `passed` is False
-        ({"task_completion": 0.9, "efficiency": 0.6}, "pass", None, False),
+        # 0.5 * 0.9 + 0.5 * 0.6 = 0.75 >= 0.7: the outcome passes, and so do the task's
+        # checks: efficiency's 0.6 < 0.7 alone fails nothing (spec 002 has no
+        # per-criterion threshold)
+        ({"task_completion": 0.9, "efficiency": 0.6}, "pass", None, True),
         (
             {"task_completion": 0.6, "efficiency": 0.6},
             "fail",
@@ -354,8 +355,10 @@ def test_a_scenario_outcome_needs_the_gates_and_the_judge(
     assert result.judge_score == pytest.approx(weighted)
     assert result.judge_model == "anthropic/claude-haiku-4-5"
     assert result.composite_score == pytest.approx(0.5 * 1 + 0.5 * weighted)
-    assert [r.layer for r in scored.score.results] == ["gate", "judge", "judge", "judge"]
+    assert [(r.layer, r.weight) for r in scored.score.results] == [("gate", 1), ("judge", 0)]
     assert scored.score.all_passed() is passed
+    # score/max_score count the one gate only; the judge score has its own column
+    assert (scored.score.score, scored.score.max_score) == (1, 1)
 
 
 def test_a_bash_tasks_llm_judge_check_uses_the_judge_through_a_run(tmp_path):

@@ -85,7 +85,7 @@ def test_unknown_and_missing_inputs_are_input_errors(tmp_path):
         load(tmp_path / "nothing-*.json")
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(InputError, match=r"no run folders, mira folders or \.json files"):
+    with pytest.raises(InputError, match=r"no run folders, recognised trace files or \.json files"):
         load(empty)
     notes = tmp_path / "notes.txt"
     notes.write_text("not json")
@@ -95,22 +95,23 @@ def test_unknown_and_missing_inputs_are_input_errors(tmp_path):
 
 def test_a_mira_report_given_alone_points_to_its_folder(tmp_path):
     report = tmp_path / "report.json"
-    report.write_text(json.dumps({"results": [], "summary": {"total_tasks": 0}}))
-    with pytest.raises(InputError, match="load its folder"):
+    report.write_text(json.dumps({"cases": [], "summary": {"scored": 0}}))
+    with pytest.raises(InputError, match=r"a bashkit mira report\.json: load its run folder"):
         load(report)
 
 
-def test_a_mira_folder_loads(tmp_path):
-    folder = tmp_path / "mira-1"
+def test_a_folder_holding_a_mira_folder_loads_it(tmp_path):
+    folder = tmp_path / "20260101T000000Z-abcd"
     folder.mkdir()
-    meta = {"provider": "openai", "model": "m", "timestamp": "2026-03-01T10:00:00Z"}
-    (folder / "meta.json").write_text(json.dumps({**meta, "max_turns": 5}))
-    (folder / "report.json").write_text(json.dumps({"results": [], "summary": {"total_tasks": 0}}))
-    runs = load(tmp_path)  # a folder holding one mira folder
-    assert runs.runs.select("run_id", "source", "checks_available").row(0) == (
-        "mira-1",
+    (folder / "meta.json").write_text(json.dumps({"run_id": folder.name, "started_unix": 0}))
+    case = {"eval": "e", "sample": "s", "target": "p/m", "passed": True, "skipped": False}
+    case["scores"] = [{"scorer": "x", "value": 1.0, "pass": True, "reason": "ok"}]
+    (folder / "report.json").write_text(json.dumps({"cases": [case], "summary": {}}))
+    runs = load(tmp_path)
+    assert runs.runs.select("run_id", "source", "model").row(0) == (
+        f"{folder.name}-e-p_m",
         "bashkit-mira",
-        True,
+        "m",
     )
 
 

@@ -210,7 +210,8 @@ def test_a_builtin_that_is_not_in_the_file_is_reported(tmp_path):
 
 
 def test_builtin_mode_needs_a_builtin(tmp_path):
-    assert bad(tmp_path, "  builtin: kv.py:bashkit_builtin\n", "") == (
+    # (without ``mode`` a target that names no builtin is a local program, as upstream)
+    assert bad(tmp_path, "  builtin: kv.py:bashkit_builtin\n", "  mode: builtin\n") == (
         "DIR/s.yaml:5: target: mode 'builtin' needs 'builtin: file.py:callable'"
     )
 

@@ -54,7 +54,10 @@ Definitions (per task attempt; commands ordered by call, then position in the ca
 - ``iteration_ratio``: unique_commands / total_commands (spec 002).
 - ``completed``: the attempt ended by the model's own stop (``natural_stop``, i.e. not
   cut off at the turn limit, this harness's timeout) and without a provider or sandbox
-  error (spec 002 "Completion").
+  error (spec 002 "Completion"); null (unknown) when ``natural_stop`` is (imported
+  plain transcripts). Per run, ``completed_tasks`` counts the completed attempts,
+  ``known_completion`` those whose completion is known and ``completion_rate`` =
+  completed_tasks / known_completion (null when none is known).
 
 A rate with zero commands is null.
 
@@ -82,8 +85,10 @@ from typing import Literal
 import polars as pl
 
 from evalnb.analysis.runs import Runs
-from evalnb.scoring.commands import argv_command, target_commands, transcript_calls
-from evalnb.store.tables import KEYS
+from evalnb.formats.transcript import transcript_trace
+from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
+from evalnb.scoring.commands import argv_command, target_commands
+from evalnb.store.tables import KEYS, tables_from_records
 
 COUNTS = [
     "total_commands",
@@ -320,40 +325,45 @@ def interaction(
     per_run = per_task.group_by("run_id", "model", maintain_order=True).agg(
         pl.len().cast(pl.Int64).alias("tasks"),
         pl.col("completed").sum().cast(pl.Int64).alias("completed_tasks"),
+        pl.col("completed").count().cast(pl.Int64).alias("known_completion"),
         pl.col("completed").mean().alias("completion_rate"),
         *[pl.col(c).sum().cast(pl.Int64) for c in COUNTS],
     )
     return _with_rates(per_run).select(
-        "run_id", "model", "tasks", "completed_tasks", "completion_rate", *METRICS
+        "run_id",
+        "model",
+        "tasks",
+        "completed_tasks",
+        "known_completion",
+        "completion_rate",
+        *METRICS,
     )
 
 
 def interaction_from_transcript(text: str, pattern: str | re.Pattern[str]) -> pl.DataFrame:
     """Spec 002 transcript fallback: the interaction metrics of a raw-text transcript.
 
-    The transcript is split into command lines as
-    :func:`evalnb.scoring.commands.transcript_calls` reads it (the same reader that
-    imports transcripts); every target command on a line (found with ``pattern``) gets
-    that line's approximate exit code. ``completed`` is null: a transcript does not
-    say how the agent ended. Returns one row with the columns of :data:`METRICS`.
+    The transcript is read by evalnb's one transcript parser,
+    :func:`evalnb.formats.transcript.transcript_trace` (the reader that imports
+    transcripts), and measured like any imported attempt: every target command on a
+    command line gets that line's approximate exit code. ``completed`` is null: a
+    transcript does not say how the agent ended. Returns one row with the columns of
+    :data:`METRICS` and ``completed``.
 
     Example:
         >>> log = "$ notes add a\\nError: no store\\n$ notes init\\n$ notes add a\\n"
         >>> interaction_from_transcript(log, r"notes\\s+(\\S+)").select(
-        ...     "total_commands", "error_count", "retry_count").row(0)
-        (3, 1, 1)
+        ...     "total_commands", "error_count", "retry_count", "completed").row(0)
+        (3, 1, 1, None)
     """
-    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
-    _, calls = transcript_calls(text, regex)
-    rows = [
-        (c.command, c.subcommand, c.is_help, call.exit_code)
-        for call in calls
-        for c in target_commands(call.commands, regex)
-    ]
-    frame = pl.DataFrame(rows, schema={**_PARSED, "exit_code": pl.Int64}, orient="row")
-    frame = frame.with_columns(source=pl.lit("text"))
-    counts = _with_flags(frame, ["command"]).select(_count_exprs())
-    return _with_rates(counts).select(*METRICS, completed=pl.lit(None, dtype=pl.Boolean))
+    record = TaskRecord(
+        task=Task(id="transcript", category="transcript", prompt="(transcript)"),
+        trace=transcript_trace(text, pattern),
+        score=TaskScore(task_id="transcript"),
+    )
+    meta = RunMeta(run_id="transcript", provider="unknown", model="unknown")
+    runs = Runs(**tables_from_records(meta, [record]))
+    return interaction(runs, pattern).select(*METRICS, "completed")
 
 
 def _in_execution_order(calls: pl.DataFrame) -> bool:
@@ -432,7 +442,9 @@ def _per_task(runs: Runs, rows: pl.DataFrame) -> pl.DataFrame:
     tasks = runs.tasks.select(
         *KEYS,
         _ATTEMPT,
-        completed=pl.col("natural_stop") & pl.col("error").is_null(),
+        completed=pl.when(pl.col("natural_stop").is_not_null()).then(
+            pl.col("natural_stop") & pl.col("error").is_null()
+        ),
     )
     joined = tasks.join(counts, on="_attempt", how="left").with_columns(pl.col(COUNTS).fill_null(0))
     return _with_rates(joined).select(*KEYS, *METRICS, "completed")

@@ -2,43 +2,53 @@
 
 Each path (or glob) may be:
 
-- an evalnb run folder (it has ``run.json``),
-- a bashkit mira run folder (``meta.json`` + ``report.json``),
-- a bashkit-eval result JSON (top-level ``provider``, ``model``, ``results``, ...),
+- an evalnb run folder (it has an evalnb ``run.json``),
 - a ``report.json`` written by :func:`evalnb.present.report.write_report`,
-- any other folder: stands for the run folders, mira folders and ``*.json`` files
+- a file or folder of a foreign trace format that :mod:`evalnb.formats.detect` recognises
+  (bashkit-eval and scripting-eval result JSON, bashkit mira run folders, llm-tool-test
+  artifact folders and results.jsonl, Terminal-Bench run folders, onetool-mcp bench CSV),
+- any other folder: stands for the run folders, recognised inputs and ``*.json`` files
   directly inside it.
 
 A pattern that matches nothing, a folder with nothing loadable and a file of an
-unknown format raise :class:`~evalnb.errors.InputError`. The same file reached
-twice (say by two overlapping globs) is read once. Two different inputs holding
-the same ``run_id`` raise InputError (field ``run_id``): that nearly always means
-one run reached by two routes (a run folder and the report.json that contains it,
-or a result file and its imported folder), and keeping both would count every task
-twice.
+unknown format raise :class:`~evalnb.errors.InputError`; a recognised format evalnb
+cannot read is named ("an Inspect AI .eval log: not supported yet"). The same file
+reached twice (say by two overlapping globs) is read once. Two different inputs
+holding the same ``run_id`` raise InputError (field ``run_id``): that nearly always
+means one run reached by two routes (a run folder and the report.json that contains
+it, or a result file and its imported folder), and keeping both would count every
+task twice.
+
+With ``strict=False`` none of these stop the load: every input that can be read is,
+and each failure becomes a :class:`~evalnb.analysis.runs.LoadError` ``(path, message)``
+in ``runs.errors`` (a warning says how many), so one bad file among thirty does not
+stop an analysis.
 
 Example:
     >>> load("/nonexistent/*.json")
     Traceback (most recent call last):
     ...
     evalnb.errors.InputError: /nonexistent/*.json: no file or folder matches
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     runs = load("/nonexistent/*.json", strict=False)
+    >>> runs.errors[0].message
+    '/nonexistent/*.json: no file or folder matches'
 """
 
 from __future__ import annotations
 
 import glob
+import warnings
 from pathlib import Path
 from typing import Literal, overload
 
-import polars as pl
-
 from evalnb.analysis.report_file import REPORT_FORMAT, runs_from_report
-from evalnb.analysis.runs import PandasRuns, Runs, read_run_folder
-from evalnb.errors import InputError
-from evalnb.formats.bashkit_eval import read_bashkit_eval, read_json
-from evalnb.formats.mira import is_mira_folder, read_mira
+from evalnb.analysis.runs import LoadError, PandasRuns, Runs, read_run_folder, runs_from_records
+from evalnb.errors import EvalnbError, InputError
+from evalnb.formats.bashkit_eval import read_json
+from evalnb.formats.detect import recognise
 from evalnb.store import is_run_folder
-from evalnb.store.tables import tables_from_records
 
 
 @overload
@@ -46,9 +56,13 @@ def load(*paths_or_globs: str | Path, backend: Literal["polars"] = "polars") -> 
 @overload
 def load(*paths_or_globs: str | Path, backend: Literal["pandas"]) -> PandasRuns: ...
 def load(
-    *paths_or_globs: str | Path, backend: Literal["polars", "pandas"] = "polars"
+    *paths_or_globs: str | Path,
+    backend: Literal["polars", "pandas"] = "polars",
+    strict: bool = True,
 ) -> Runs | PandasRuns:
-    """Load run folders, bashkit-eval files, mira folders and report.json files together.
+    """Load run folders, result files and foreign trace formats together.
+
+    ``strict=False`` returns what could be read, with the failures in ``.errors``.
 
     Example:
         >>> import tempfile
@@ -62,17 +76,43 @@ def load(
     if backend not in ("polars", "pandas"):
         raise ValueError(f"backend must be 'polars' or 'pandas', not {backend!r}")
     parts: list[Runs] = []
+    errors: list[LoadError] = []
     origin: dict[str, Path] = {}
-    for path in expand_inputs(*paths_or_globs):
-        part = read_input(path)
-        for run_id in part.runs.get_column("run_id").to_list():
-            if run_id in origin:
-                msg = f"run {run_id!r} is also in {origin[run_id]}; load only one of them"
-                raise InputError(path, None, "run_id", msg)
-            origin[run_id] = path
+    for path in _expand(paths_or_globs, errors, strict):
+        try:
+            part = read_input(path)
+            for run_id in part.runs.get_column("run_id").to_list():
+                if run_id in origin:
+                    msg = f"run {run_id!r} is also in {origin[run_id]}; load only one of them"
+                    raise InputError(path, None, "run_id", msg)
+        except EvalnbError as exc:
+            if strict:
+                raise
+            errors.append(LoadError(str(path), str(exc)))
+            continue
+        origin.update(dict.fromkeys(part.runs.get_column("run_id").to_list(), path))
         parts.append(part)
     runs = Runs.concat(parts)
+    runs.errors = errors
+    if errors:
+        warnings.warn(
+            f"{len(errors)} input(s) could not be read (see .errors); first: {errors[0].message}",
+            stacklevel=2,
+        )
     return runs.to_pandas() if backend == "pandas" else runs
+
+
+def _expand(items: tuple[str | Path, ...], errors: list[LoadError], strict: bool) -> list[Path]:
+    """:func:`expand_inputs` of each item, failures kept in ``errors`` unless ``strict``."""
+    if strict:
+        return expand_inputs(*items)
+    out: dict[Path, None] = {}
+    for item in items:
+        try:
+            out.update(dict.fromkeys(expand_inputs(item)))
+        except EvalnbError as exc:
+            errors.append(LoadError(str(item), str(exc)))
+    return list(out)
 
 
 def expand_inputs(*paths_or_globs: str | Path) -> list[Path]:
@@ -92,9 +132,9 @@ def expand_inputs(*paths_or_globs: str | Path) -> list[Path]:
             raise InputError(item, None, None, "no file or folder matches")
         for match in map(Path, matches):
             if match.is_dir() and not _is_run(match):
-                inside = sorted(p for p in match.iterdir() if _is_run(p) or p.suffix == ".json")
+                inside = sorted(p for p in match.iterdir() if _is_run(p) or _loadable_file(p))
                 if not inside:
-                    msg = "no run folders, mira folders or .json files in this folder"
+                    msg = "no run folders, recognised trace files or .json files in this folder"
                     raise InputError(match, None, None, msg)
                 out.update(dict.fromkeys(p.resolve() for p in inside))
             else:
@@ -103,64 +143,45 @@ def expand_inputs(*paths_or_globs: str | Path) -> list[Path]:
 
 
 def read_input(path: str | Path) -> Runs:
-    """Read one input (run folder, mira folder, bashkit-eval JSON or report.json).
+    """Read one input: a recognised format, an evalnb run folder or a report.json.
 
     Example:
         >>> read_input("/")
         Traceback (most recent call last):
         ...
-        evalnb.errors.InputError: /: not a run folder or mira folder
+        evalnb.errors.InputError: /: not a run folder or a folder of a recognised format
     """
     path = Path(path)
+    fmt = recognise(path)
+    if fmt is not None:
+        if fmt.read is None:
+            raise InputError(path, None, None, f"{fmt.name}: {fmt.advice}")
+        return Runs.concat([runs_from_records(meta, records) for meta, records in fmt.read(path)])
     if path.is_dir():
         if is_run_folder(path):
             return read_run_folder(path)
-        if is_mira_folder(path):
-            return mira_runs(path)
-        raise InputError(path, None, None, "not a run folder or mira folder")
+        raise InputError(path, None, None, "not a run folder or a folder of a recognised format")
     _, doc = read_json(path)
-    keys = set(doc) if isinstance(doc, dict) else set()
     if isinstance(doc, dict) and doc.get("format") == REPORT_FORMAT:
         return runs_from_report(path, doc)
-    if {"provider", "model", "results"} <= keys:
-        meta, records = read_bashkit_eval(path)
-        return Runs.concat([Runs(**tables_from_records(meta, records))])
-    if {"results", "summary"} <= keys:
-        msg = "looks like a mira report.json: load its folder (with meta.json) instead"
-        raise InputError(path, None, None, msg)
+    keys = ", ".join(sorted(doc)[:8]) if isinstance(doc, dict) else type(doc).__name__
     raise InputError(
         path,
         None,
         None,
-        "unknown format: expected a bashkit-eval result file or an evalnb report.json",
+        f"unknown format (JSON with {keys}): expected an evalnb report.json or a format "
+        "evalnb reads (see the README's formats table)",
     )
 
 
 def _is_run(path: Path) -> bool:
-    return is_run_folder(path) or is_mira_folder(path)
+    return path.is_dir() and (is_run_folder(path) or recognise(path) is not None)
 
 
-def mira_runs(path: str | Path) -> Runs:
-    """The tidy tables of one mira run folder (see the module docstring for the extras).
-
-    Example:
-        >>> mira_runs("no-such-folder")
-        Traceback (most recent call last):
-        ...
-        evalnb.errors.InputError: no-such-folder/meta.json: file not found
-    """
-    meta, records = read_mira(path)
-    tables = tables_from_records(meta, records)
-    tasks = tables["tasks"]
-    if records:
-        tasks = tasks.with_columns(
-            pl.when(pl.col("checks_available"))
-            .then(pl.col("passed"))
-            .otherwise((pl.col("score") == pl.col("max_score")) & pl.col("error").is_null())
-            .alias("passed")
-        )
-    tables["tasks"] = tasks
-    tables["runs"] = tables["runs"].with_columns(
-        pl.lit(meta.settings.checks_available).alias("checks_available")
-    )
-    return Runs.concat([Runs(**tables)])
+def _loadable_file(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    if path.suffix == ".json":
+        return True
+    fmt = recognise(path)
+    return fmt is not None and fmt.read is not None

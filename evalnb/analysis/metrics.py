@@ -9,6 +9,11 @@ formulas (micro-averaged: ``overall_rate = sum(score) / sum(max_score)``):
 - ``tool_call_success_rate = tool_calls_ok / total_tool_calls``; ok means exit code 0,
   counted over the rows of the ``tool_calls`` table.
 - A rate whose denominator is 0 is null.
+- A scenario task's ``score``/``max_score`` are its gates passed / gates total (spec
+  002 keeps the judge apart), so a scenario run's ``overall_rate`` is its share of
+  gates passed; its layers are reported separately (:mod:`evalnb.analysis.layers`).
+- ``natural_stop_rate`` is over the attempts whose ending is known (imported plain
+  transcripts do not say how the agent ended: ``natural_stop`` null).
 
 Example:
     >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore, ScoreResult
@@ -29,6 +34,7 @@ from typing import Literal
 import polars as pl
 
 from evalnb.analysis.cost import Prices, task_cost
+from evalnb.analysis.layers import LAYER_COLUMNS, scenario_layers
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import (
     cluster_bootstrap_rate,
@@ -64,7 +70,9 @@ def summary(
     ``avg_turns_per_task``, ``avg_tool_calls_per_task``, ``natural_stop_rate``);
     tokens and time (``total_input_tokens``, ``total_output_tokens``,
     ``total_duration_ms``, ``avg_duration_ms``); ``cost_usd`` (null when any task's
-    cost is unknown; ``prices`` defaults to the packaged price table).
+    cost is unknown; ``prices`` defaults to the packaged price table); spec 002's
+    layers for scenario runs (:data:`~evalnb.analysis.layers.LAYER_COLUMNS`, null
+    for other runs).
 
     Example:
         >>> summary(Runs.empty()).height
@@ -120,6 +128,7 @@ def summary(
         )
         .join(_overall_rate_intervals(tasks, n_boot, seed), on="run_id", how="left")
         .join(_run_costs(runs, prices), on="run_id", how="left")
+        .join(scenario_layers(runs), on="run_id", how="left")
     )
     return out.select(
         *RUN_INFO,
@@ -149,6 +158,7 @@ def summary(
         "total_duration_ms",
         "avg_duration_ms",
         "cost_usd",
+        *LAYER_COLUMNS,
     )
 
 

@@ -47,11 +47,12 @@ import warnings
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evalnb.errors import InputError, from_validation_error, read_input
+from evalnb.formats.detect import Format, Probe
 from evalnb.records import (
     AgentTrace,
     LLMCall,
@@ -111,10 +112,10 @@ class FileCheck(_Strict):
 
 
 class FileScore(_Strict):
-    """``score``: spec 000 ``TaskScore``; ``results`` may be absent in mira reports."""
+    """``score``: spec 000 ``TaskScore``."""
 
     task_id: str
-    results: list[FileCheck] | None = None
+    results: list[FileCheck]
     score: float
     max_score: float
 
@@ -134,7 +135,7 @@ class FileSummary(_Strict):
 
 
 class ResultsDoc(_Strict):
-    """The ``results`` + ``summary`` part shared by the pre-mira file and mira's report.json."""
+    """The ``results`` + ``summary`` part of a result file."""
 
     results: list[FileResult]
     summary: FileSummary
@@ -163,7 +164,7 @@ def read_bashkit_eval(
     path = Path(path)
     text, doc = read_json(path)
     parsed = validate(path, text, doc, ResultFile)
-    records = records_from_results(path, text, parsed, rename_categories, checks_required=True)
+    records = records_from_results(path, text, parsed, rename_categories)
     started, finished = run_times(path, text, parsed.timestamp, records)
     meta = RunMeta(
         run_id=path.stem,
@@ -242,13 +243,8 @@ def records_from_results(
     text: str,
     doc: ResultsDoc,
     rename_categories: Mapping[str, str],
-    checks_required: bool,
 ) -> list[TaskRecord]:
-    """Turn validated ``results`` into task records (see the module docstring).
-
-    With ``checks_required`` a result without ``score.results`` is an InputError;
-    otherwise such a task gets no check rows (and the caller says so).
-    """
+    """Turn validated ``results`` into task records (see the module docstring)."""
     records: list[TaskRecord] = []
     seen: set[str] = set()
     for i, result in enumerate(doc.results):
@@ -260,14 +256,12 @@ def records_from_results(
         if result.score.task_id != task.id:
             msg = f"{result.score.task_id!r} differs from task id {task.id!r}"
             raise _error(path, text, (*where, "score", "task_id"), msg)
-        if checks_required and result.score.results is None:
-            raise _error(path, text, (*where, "score", "results"), "Field required")
         trace = _trace(path, text, where, result.trace)
         original = task.category
         task = task.model_copy(update={"category": rename_categories.get(original, original)})
         checks = [
             ScoreResult(**c.model_dump(), layer="expectation", kind=c.check.partition(":")[0])
-            for c in result.score.results or []
+            for c in result.score.results
         ]
         score = TaskScore(
             task_id=task.id,
@@ -297,7 +291,9 @@ def run_times(path: Path, text: str, timestamp: str, records: list[TaskRecord]) 
     return start.strftime(fmt), end.strftime(fmt)
 
 
-def run_status(path: Path, doc: ResultsDoc, records: list[TaskRecord]) -> str:
+def run_status(
+    path: Path, doc: ResultsDoc, records: list[TaskRecord]
+) -> Literal["partial", "complete"]:
     """``"partial"`` (with a warning) when ``results`` hold fewer tasks than the summary says.
 
     Example:
@@ -413,3 +409,14 @@ def _trace(path: Path, text: str, where: tuple[Any, ...], trace: FileTrace) -> A
         total_output_tokens=trace.total_output_tokens,
         duration_ms=trace.duration_ms,
     )
+
+
+def _recognises(probe: Probe) -> bool:
+    return {"provider", "model", "results"} <= probe.keys()
+
+
+def _read(path: Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
+    return [read_bashkit_eval(path)]
+
+
+FORMAT = Format("a bashkit-eval result file", _recognises, read=_read, key="bashkit-eval")

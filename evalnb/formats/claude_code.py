@@ -22,7 +22,8 @@ What evalnb makes of it:
   in ``messages`` and are counted in ``other_tool_calls``.
 - Sub-agent lines (``parent_tool_use_id`` set) are skipped and counted in
   ``sidechain_lines_skipped``.
-- ``natural_stop``: the ``result`` line says ``success`` without ``is_error``.
+- ``natural_stop``: the ``result`` line says ``success`` without ``is_error``; None
+  (unknown) when the file has no ``result`` line.
   ``error``: none for a success or ``error_max_turns`` (the turn limit, like the
   runner's), the subtype (and result text) otherwise, and a note when the file has no
   ``result`` line (the session was killed).
@@ -289,7 +290,9 @@ class _Session:
                 cumulative += call.input_tokens
                 call.cumulative_input = cumulative
         result = self.result or {}
-        natural_stop = result.get("subtype") == "success" and not result.get("is_error")
+        natural_stop: bool | None = None
+        if self.result is not None:
+            natural_stop = result.get("subtype") == "success" and not result.get("is_error")
         error = None
         if self.result is None:
             error = "no result line: the session did not finish (killed or crashed?)"

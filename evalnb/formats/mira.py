@@ -1,81 +1,193 @@
-"""Read bashkit "mira" run folders: ``meta.json`` + ``report.json``.
+"""Read bashkit "mira" run folders: ``meta.json``, ``report.json``, ``cases/*/result.json``.
 
-The format supported (no sample was available; this is what the harness is known to
-write):
+A mira run (everruns/mira, as bashkit's eval writes it) crosses evals with targets
+(``provider/model``); ``report.json`` holds ``summary`` and ``cases``, one per
+(eval, sample, target[, params][, trial]), and ``cases/<key>/result.json`` holds the
+same case alone. What this reader makes of it:
 
-- ``meta.json``: ``provider``, ``model``, ``timestamp`` (UTC, ISO 8601, read as the
-  end of the run like the pre-mira file's), ``max_turns``; other keys are ignored.
-- ``report.json``: ``results`` and ``summary`` with the pre-mira shape (see
-  :mod:`evalnb.formats.bashkit_eval`), except that a result's ``score.results``
-  (the per-check verdicts) may be absent.
-
-The run id is the folder name. Everything else (partial runs, category renames,
-per-call rows with null tokens) works as for the pre-mira file.
-
-Missing check verdicts are never invented. A task without them has no ``checks``
-rows, ``checks_available`` False in the ``tasks`` table, and ``passed`` decided by
-``score == max_score`` (every weighted check passed; a failed zero-weight check
-cannot be seen). The ``runs`` table gets a ``checks_available`` column (True only
-when every task has its verdicts), also kept in ``RunMeta.settings``.
+- One evalnb run per (``eval``, ``target``): ``run_id`` is
+  ``<meta.run_id>-<eval>-<target>`` (``/`` made ``_``), ``provider`` and ``model`` are
+  the target's two halves, ``dataset`` is the eval, started and finished times are
+  ``meta.json``'s ``started_unix`` and ``finished_unix``.
+- Cases come from ``report.json``; a folder without it (an interrupted run) is read
+  from ``cases/*/result.json``.
+- ``skipped`` cases (a target without credentials) are left out and counted:
+  ``RunMeta.settings.skipped`` and the ``skipped`` column of the ``runs`` table. A
+  (eval, target) whose cases were all skipped is still a run, with no tasks.
+- ``na`` cases (every score N/A: an infrastructure error, nothing evaluated) are
+  errored tasks: ``error`` is the transcript's ``error`` or the first score's
+  ``reason``; they count as failed. A transcript ``error`` errors the task too.
+- Tasks: ``task_id`` is the sample (with ``[k=v,...]`` axis params when present);
+  repeated trials are epochs 1..n in ``trial`` order; ``category`` is the eval.
+  Turns = ``iterations``; tokens and cost from ``usage``; ``duration_ms`` from
+  ``timing``; ``natural_stop`` from ``metrics.natural_stop`` when recorded (else
+  "no error").
+- Tool calls: ``metadata.bashkit.tool_outputs`` (commands, stdout, stderr,
+  exit_code). Without it only the count is known: no tool-call rows, and the task's
+  ``tool_calls_recorded`` column keeps mira's ``tool_calls_count``.
+- Checks: one per score, layer ``expectation``, ``check`` and ``kind`` = the scorer,
+  ``detail`` = its reason, weight 1; N/A scores are left out. ``score`` is the sum of
+  the scores' ``value``, ``max_score`` their count. The per-expectation verdicts are
+  not in the format: a bashkit reason ``"7/9 checks passed (...)"`` gives the
+  ``expectations_passed`` and ``expectations_total`` task columns.
+- ``passed`` is evalnb's rule (no error and every check passed); a case whose own
+  ``passed`` disagrees is reported with a warning.
+- Not in the format (``RunMeta.settings.unavailable``): per-call tokens and latency,
+  tool-call durations, the conversation messages, per-expectation verdicts. Mira's
+  ``usage.cache_read_tokens`` is not read yet (evalnb has no task-level cache column).
 
 Example:
-    >>> is_mira_folder("/")
+    >>> from evalnb.formats.detect import Probe
+    >>> FORMAT.recognises(Probe("/"))
     False
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+import warnings
+from collections import defaultdict
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from evalnb.formats.bashkit_eval import (
-    CATEGORY_RENAMES,
-    UNAVAILABLE,
-    ResultsDoc,
-    read_json,
-    records_from_results,
-    run_status,
-    run_times,
-    validate,
+from evalnb.errors import InputError
+from evalnb.formats.bashkit_eval import read_json, validate
+from evalnb.formats.detect import Format, Probe
+from evalnb.records import (
+    AgentTrace,
+    RunMeta,
+    RunSettings,
+    ScoreResult,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
 )
-from evalnb.records import RunMeta, RunSettings, TaskRecord
 
 META = "meta.json"
 REPORT = "report.json"
+CASES = "cases"
 SOURCE = "bashkit-mira"
+UNAVAILABLE = [
+    "per_call_tokens",
+    "per_call_latency",
+    "tool_call_duration",
+    "messages",
+    "expectation_verdicts",
+    "prompt",
+]
+NO_PROMPT = "(not recorded by mira)"
+"""The ``prompt`` of every task: mira's results do not keep the sample's input."""
+_REASON = re.compile(r"^(\d+)/(\d+) checks passed")
 
 
-class MiraMeta(BaseModel):
-    """``meta.json``."""
+class _Open(BaseModel):
+    """Mira's payloads are open on the wire: unknown fields are ignored."""
 
-    model_config = ConfigDict(strict=True)
+    model_config = ConfigDict(extra="ignore")
 
-    provider: str
-    model: str
-    timestamp: str
-    max_turns: int
+
+class MiraMeta(_Open):
+    """``meta.json``: the run id and its start and end (unix seconds)."""
+
+    run_id: str
+    started_unix: float | None = None
+    finished_unix: float | None = None
+
+
+class MiraScore(_Open):
+    """``scores[]``: one scorer's verdict; ``na`` when it could not evaluate."""
+
+    scorer: str
+    value: float = 0.0
+    passed: bool = Field(alias="pass")
+    reason: str = ""
+    na: bool = False
+
+
+class MiraUsage(_Open):
+    """``transcript.usage``: tokens and cost summed over the case."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class MiraTiming(_Open):
+    """``transcript.timing``."""
+
+    duration_ms: float = 0.0
+
+
+class BashkitToolOutput(_Open):
+    """``transcript.metadata.bashkit.tool_outputs[]``: one bash call."""
+
+    commands: str
+    exit_code: int
+    stdout: str = ""
+    stderr: str = ""
+
+
+class MiraTranscript(_Open):
+    """``transcript``: the normalised result of one case."""
+
+    iterations: int = 0
+    tool_calls_count: int = 0
+    usage: MiraUsage = Field(default_factory=MiraUsage)
+    timing: MiraTiming = Field(default_factory=MiraTiming)
+    metrics: dict[str, float] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class MiraCase(_Open):
+    """``cases[]`` (and ``cases/*/result.json``): one (eval, sample, target) cell."""
+
+    eval: str
+    sample: str
+    target: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    trial: int | None = None
+    passed: bool = False
+    scores: list[MiraScore] = Field(default_factory=list)
+    transcript: MiraTranscript = Field(default_factory=MiraTranscript)
+    skipped: bool = False
+
+    @property
+    def na(self) -> bool:
+        """Every score N/A (mira's ``is_na``): nothing could be evaluated."""
+        return bool(self.scores) and all(s.na for s in self.scores)
+
+
+class MiraReport(_Open):
+    """``report.json``."""
+
+    cases: list[MiraCase]
 
 
 def is_mira_folder(path: str | Path) -> bool:
-    """True when ``path`` is a folder holding ``meta.json`` and ``report.json``.
+    """True when ``path`` is a folder with mira's ``meta.json`` and its cases.
 
     Example:
-        >>> import tempfile, pathlib
-        >>> d = pathlib.Path(tempfile.mkdtemp())
-        >>> _ = (d / "meta.json").write_text("{}"); _ = (d / "report.json").write_text("{}")
-        >>> is_mira_folder(d)
-        True
+        >>> is_mira_folder("/")
+        False
     """
-    path = Path(path)
-    return (path / META).is_file() and (path / REPORT).is_file()
+    return FORMAT.recognises(Probe(path))
 
 
-def read_mira(
-    path: str | Path, rename_categories: Mapping[str, str] = CATEGORY_RENAMES
-) -> tuple[RunMeta, list[TaskRecord]]:
-    """Read one mira run folder as ``(RunMeta, task records)``.
+def _recognises(probe: Probe) -> bool:
+    if not probe.is_dir:
+        return False
+    meta = probe.child(META).doc
+    has_cases = (probe.path / REPORT).is_file() or (probe.path / CASES).is_dir()
+    return isinstance(meta, dict) and "run_id" in meta and has_cases
+
+
+def read_mira(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
+    """Read one mira run folder: one ``(RunMeta, task records)`` per (eval, target).
 
     Example:
         >>> read_mira("no-such-folder")
@@ -85,27 +197,146 @@ def read_mira(
     """
     path = Path(path)
     meta_text, meta_doc = read_json(path / META)
-    info = validate(path / META, meta_text, meta_doc, MiraMeta)
+    meta = validate(path / META, meta_text, meta_doc, MiraMeta)
+    cells: dict[tuple[str, str], list[tuple[Path, MiraCase]]] = defaultdict(list)
+    for source, case in _cases(path):
+        cells[(case.eval, case.target)].append((source, case))
+    runs = []
+    for (eval_name, target), cases in cells.items():
+        kept = [(source, case) for source, case in cases if not case.skipped]
+        records = _records(kept)
+        runs.append(
+            (_run_meta(path, meta, eval_name, target, records, len(cases) - len(kept)), records)
+        )
+    return runs
+
+
+def _cases(path: Path) -> list[tuple[Path, MiraCase]]:
     report = path / REPORT
-    text, doc = read_json(report)
-    parsed = validate(report, text, doc, ResultsDoc)
-    records = records_from_results(report, text, parsed, rename_categories, checks_required=False)
-    checks_available = all(result.score.results is not None for result in parsed.results)
-    for record, result in zip(records, parsed.results, strict=True):
-        record.extra["checks_available"] = result.score.results is not None
-    started, finished = run_times(path / META, meta_text, info.timestamp, records)
-    meta = RunMeta(
-        run_id=path.name,
-        provider=info.provider,
-        model=info.model,
-        source=SOURCE,
-        max_turns=info.max_turns,
-        started_at=started,
-        finished_at=finished,
-        status=run_status(report, parsed, records),
-        task_count=len(records),
-        settings=RunSettings(
-            source_files=[path.name], unavailable=UNAVAILABLE, checks_available=checks_available
+    if report.is_file():
+        text, doc = read_json(report)
+        return [(report, case) for case in validate(report, text, doc, MiraReport).cases]
+    files = sorted((path / CASES).glob("*/result.json"))
+    if not files:
+        raise InputError(
+            path, None, None, f"mira run folder without {REPORT} or {CASES}/*/result.json"
+        )
+    out = []
+    for file in files:
+        text, doc = read_json(file)
+        out.append((file, validate(file, text, doc, MiraCase)))
+    return out
+
+
+def _task_id(case: MiraCase) -> str:
+    if not case.params:
+        return case.sample
+    return f"{case.sample}[{','.join(f'{k}={v}' for k, v in sorted(case.params.items()))}]"
+
+
+def _records(cases: list[tuple[Path, MiraCase]]) -> list[TaskRecord]:
+    trials: dict[str, list[int]] = defaultdict(list)
+    for _, case in cases:
+        trials[_task_id(case)].append(case.trial or 0)
+    records = []
+    for source, case in cases:
+        task_id = _task_id(case)
+        epoch = sorted(set(trials[task_id])).index(case.trial or 0) + 1
+        record = _record(case, task_id, epoch)
+        if not case.na and record.passed != case.passed:
+            warnings.warn(
+                f"{source}: case {case.eval}/{task_id}@{case.target}: mira says passed="
+                f"{case.passed} but its scores say {record.passed}; evalnb uses the scores",
+                stacklevel=4,
+            )
+        records.append(record)
+    return records
+
+
+def _record(case: MiraCase, task_id: str, epoch: int) -> TaskRecord:
+    tr = case.transcript
+    outputs = (tr.metadata.get("bashkit") or {}).get("tool_outputs")
+    tool_calls = [
+        ToolCallResult(**BashkitToolOutput.model_validate(o).model_dump(), call_index=i)
+        for i, o in enumerate(outputs or [])
+    ]
+    scored = [s for s in case.scores if not s.na]
+    checks = [
+        ScoreResult(
+            check=s.scorer, passed=s.passed, detail=s.reason, layer="expectation", kind=s.scorer
+        )
+        for s in scored
+    ]
+    error = tr.error
+    if case.na and error is None:
+        error = case.scores[0].reason or "not evaluated (every score N/A)"
+    natural = tr.metrics.get("natural_stop")
+    extra: dict[str, Any] = {"cost_usd": tr.usage.cost_usd}
+    if outputs is None:
+        extra["tool_calls_recorded"] = tr.tool_calls_count
+    for s in scored:
+        match = _REASON.match(s.reason)
+        if match:
+            extra["expectations_passed"] = int(match.group(1))
+            extra["expectations_total"] = int(match.group(2))
+    return TaskRecord(
+        task=Task(id=task_id, category=case.eval, prompt=NO_PROMPT),
+        epoch=epoch,
+        trace=AgentTrace(
+            tool_calls=tool_calls,
+            turns=tr.iterations,
+            natural_stop=bool(natural) if natural is not None else error is None,
+            total_input_tokens=tr.usage.input_tokens,
+            total_output_tokens=tr.usage.output_tokens,
+            duration_ms=tr.timing.duration_ms,
         ),
+        score=TaskScore(
+            task_id=task_id,
+            results=checks,
+            score=sum(s.value for s in scored),
+            max_score=float(len(scored)),
+        ),
+        error=error,
+        extra=extra,
     )
-    return meta, records
+
+
+def _utc(unix: float | None) -> str | None:
+    if unix is None:
+        return None
+    return datetime.fromtimestamp(unix, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _run_meta(
+    path: Path, meta: MiraMeta, eval_name: str, target: str, records: list[TaskRecord], skipped: int
+) -> RunMeta:
+    provider, _, model = target.partition("/")
+    run_id = f"{meta.run_id}-{eval_name}-{target}".replace("/", "_")
+    if skipped:
+        warnings.warn(
+            f"{path}: {eval_name}@{target}: {skipped} skipped case(s) left out "
+            f"({len(records)} task(s) read)",
+            stacklevel=3,
+        )
+    return RunMeta(
+        run_id=run_id,
+        provider=provider if model else "",
+        model=model or provider,
+        source=SOURCE,
+        dataset=eval_name,
+        started_at=_utc(meta.started_unix),
+        finished_at=_utc(meta.finished_unix),
+        status="complete",
+        task_count=len(records),
+        settings=RunSettings(source_files=[path.name], unavailable=UNAVAILABLE, skipped=skipped),
+    )
+
+
+FORMAT = Format("a bashkit mira run folder", _recognises, read=read_mira, key="mira")
+REPORT_FORMAT = Format(
+    "a bashkit mira report.json",
+    lambda probe: not probe.is_dir and {"cases", "summary"} <= probe.keys(),
+    advice="load its run folder (with meta.json) instead",
+)
+"""A mira ``report.json`` given alone: named, and its folder suggested."""
+FORMATS = (FORMAT, REPORT_FORMAT)

@@ -17,8 +17,9 @@ pattern:
   Every record says so (``exit_codes`` task field ``"approximate"``, and
   ``RunMeta.settings``).
 - Lines before the first command are the assistant's text.
-- A transcript does not say how the agent ended, so ``natural_stop`` is False; it
-  records no LLM calls or tokens, and no prompt (:data:`PROMPT_MISSING`).
+- A transcript does not say how the agent ended, so ``natural_stop`` (spec 002's
+  completion) is None, unknown: rates over it count known values only. It records no
+  LLM calls or tokens, and no prompt (:data:`PROMPT_MISSING`).
 - Spec 002's ``no_transcript_errors`` gate is scored on the approximate exit codes.
 
 Each file is one task attempt (task id = file name without its suffix); all files
@@ -103,22 +104,7 @@ def read_transcript(path: str | Path, pattern: str) -> TaskRecord:
         evalnb.errors.InputError: missing.txt: file not found
     """
     path = Path(path)
-    preamble, found = transcript_calls(read_input(path), re.compile(pattern))
-    calls = [
-        ToolCallResult(
-            commands=call.commands,
-            stdout="\n".join(call.output) + ("\n" if call.output else ""),
-            exit_code=call.exit_code,
-            call_index=n,
-        )
-        for n, call in enumerate(found)
-    ]
-    messages = (
-        [Message(role="assistant", content=[ContentBlock(type="text", text=preamble)])]
-        if preamble
-        else []
-    )
-    trace = AgentTrace(messages=messages, tool_calls=calls)
+    trace = transcript_trace(read_input(path), pattern)
     rows = gate_rows(
         [NoTranscriptErrors(type="no_transcript_errors")], [no_transcript_errors(trace, pattern)]
     )
@@ -133,6 +119,38 @@ def read_transcript(path: str | Path, pattern: str) -> TaskRecord:
         ),
         extra={"exit_codes": "approximate", "command_pattern": pattern},
     )
+
+
+def transcript_trace(text: str, pattern: str | re.Pattern[str]) -> AgentTrace:
+    """A plain-text transcript as a trace: evalnb's one transcript parser.
+
+    The calls are :func:`evalnb.scoring.commands.transcript_calls`'s (output kept as
+    ``stdout``, approximate exit codes), the preamble is the assistant's text, and
+    ``natural_stop`` is None (unknown). Importing and
+    :func:`evalnb.analysis.interaction.interaction_from_transcript` both read it.
+
+    Example:
+        >>> trace = transcript_trace("Let me look.\\n$ notes list\\nExit code: 3\\n", "notes")
+        >>> [(c.commands, c.exit_code) for c in trace.tool_calls], trace.natural_stop
+        ([('notes list', 3)], None)
+    """
+    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    preamble, found = transcript_calls(text, regex)
+    calls = [
+        ToolCallResult(
+            commands=call.commands,
+            stdout="\n".join(call.output) + ("\n" if call.output else ""),
+            exit_code=call.exit_code,
+            call_index=n,
+        )
+        for n, call in enumerate(found)
+    ]
+    messages = (
+        [Message(role="assistant", content=[ContentBlock(type="text", text=preamble)])]
+        if preamble
+        else []
+    )
+    return AgentTrace(messages=messages, tool_calls=calls, natural_stop=None)
 
 
 def import_transcripts(

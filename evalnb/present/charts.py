@@ -721,7 +721,8 @@ def interaction_by_guidance(runs: Runs, pattern: str | None = None) -> alt.Facet
     One bar per run (guidance versions are separate runs) from
     :func:`evalnb.analysis.interaction.interaction` ``by="run"``: error rate, retry rate,
     first-try success rate, iteration ratio and completion rate with Wilson 95%
-    intervals (over commands, or tasks for completion), and ``--help`` invocations
+    intervals (over commands, or tasks whose completion is known for completion), and
+    ``--help`` invocations
     and command count per task. ``pattern`` picks the target tool's commands (spec
     002 ``command_pattern``); None counts every bash command.
 
@@ -739,7 +740,7 @@ def interaction_by_guidance(runs: Runs, pattern: str | None = None) -> alt.Facet
         ("retry rate", pl.col("total_commands") - pl.col("unique_commands"), "total_commands"),
         ("first-try success rate", "first_try_successes", "total_commands"),
         ("iteration ratio", "unique_commands", "total_commands"),
-        ("completion rate", "completed_tasks", "tasks"),
+        ("completion rate", "completed_tasks", "known_completion"),
     ]
     parts = []
     for name, k, n in rates:

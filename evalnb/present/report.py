@@ -6,7 +6,10 @@ file's own summary). Reports show both rates, labelled: the *pass rate* (tasks w
 every check passed / tasks) and the *overall rate* (weighted check score / maximum,
 spec 000), each with its 95% interval in brackets (Wilson for the pass rate and the
 tool-call success rate, task-clustered bootstrap for the overall rate). A category's
-rate is its overall rate, never called a pass rate. A model is named with
+rate is its overall rate, never called a pass rate. Runs of CLI-tool scenarios also
+show spec 002's layers apart: outcome pass rate, gate pass rate, gates passed and the
+mean judge score (a composite only where a scenario configures one); their tasks show
+``gates passed/total`` and the judge score instead of a weighted score. A model is named with
 " (simulated)" when its run is simulated, and with " · <guidance>" when the run
 used a guidance version.
 
@@ -78,7 +81,7 @@ def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
         width = max(map(len, names), default=0)
         for name, task in zip(names, tasks.iter_rows(named=True), strict=True):
             verdict = "PASS" if task["passed"] else "FAIL"
-            line = f"  {verdict}  {name:<{width}}  {_num(task['score'])}/{_num(task['max_score'])}"
+            line = f"  {verdict}  {name:<{width}}  {_task_score(task)}"
             if task["error"]:
                 line += f"  error: {_one_line(task['error'])}"
             lines.append(line)
@@ -298,6 +301,7 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
             _rate_ci(row["overall_rate"], row["overall_rate_lo"], row["overall_rate_hi"]),
         ),
         ("Weighted check score", f"{_num(row['total_score'])}/{_num(row['total_max_score'])}"),
+        *_layers(row),
         ("Tool calls (ok/err)", f"{total} ({ok}/{err})"),
         (
             "Tool call success",
@@ -317,6 +321,35 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
         ("Duration", _duration(row["total_duration_ms"])),
         ("Cost", "unknown" if row["cost_usd"] is None else _usd(row["cost_usd"])),
     ]
+
+
+def _layers(row: dict[str, Any]) -> list[tuple[str, str]]:
+    """Spec 002's layers of a scenario run, each labelled (none for other runs)."""
+    if row.get("outcome_pass_rate") is None:
+        return []
+    out = [
+        ("Outcome pass rate", _pct(row["outcome_pass_rate"])),
+        ("Gate pass rate (every gate passed)", _pct(row["gate_pass_rate"])),
+        ("Gates passed", f"{row['gates_passed']}/{row['gates_total']}"),
+        (
+            "Mean judge score",
+            "no judge score"
+            if row["judge_score_mean"] is None
+            else f"{row['judge_score_mean']:.2f} ({row['judge_scored']} scored)",
+        ),
+    ]
+    if row["composite_score_mean"] is not None:
+        out.append(("Mean composite score (configured)", f"{row['composite_score_mean']:.2f}"))
+    return out
+
+
+def _task_score(task: dict[str, Any]) -> str:
+    """``score/max``, or for a scenario task its gates and judge score, apart."""
+    if task.get("outcome") is None:
+        return f"{_num(task['score'])}/{_num(task['max_score'])}"
+    judge = task["judge_score"]
+    text = f"gates {task['gates_passed']}/{task['gates_total']}"
+    return text + (f" · judge {judge:.2f}" if judge is not None else "")
 
 
 def _label(row: dict[str, Any]) -> str:
@@ -342,10 +375,11 @@ def _task_details(runs: Runs, run_id: str) -> list[str]:
         verdict = "PASS" if t["passed"] else "FAIL"
         lines += [
             f"#### {verdict} {t['task_id']} (epoch {t['epoch']}, {t['category']}): "
-            f"{_num(t['score'])}/{_num(t['max_score'])}",
+            f"{_task_score(t)}",
             "",
             f"Turns {t['turns']} · tool calls {t['tool_call_count']} "
-            f"({t['tool_calls_ok']} ok) · natural stop {'yes' if t['natural_stop'] else 'no'} · "
+            f"({t['tool_calls_ok']} ok) · natural stop "
+            f"{ {True: 'yes', False: 'no', None: 'unknown'}[t['natural_stop']] } · "
             f"{_duration(t['duration_ms'])}",
             "",
         ]

@@ -63,12 +63,14 @@ class RunSettings(BaseModel):
     rebuilds the provider), ``concurrency``, ``seed``, ``connection`` (base URLs, the key's
     variable, request timeout and retries), ``task_timeout_s`` (wall clock of one attempt,
     retries included), ``filters``,
-    ``provider`` (the provider's own non-secret settings) and, for a replay,
-    ``replay_agreement``. For an imported run: ``source_files``, ``unavailable``
+    ``provider`` (the provider's own non-secret settings), ``max_turns`` (the run's
+    ``--max-turns``: the limit of every case that sets none of its own) and, for a
+    replay, ``replay_agreement``. For an imported run: ``source_files``, ``unavailable``
     (what the format does not record: ``per_call_tokens``, ``per_call_latency``,
     ``tool_call_duration``, ...), ``target`` and ``command_pattern`` (the tool whose
     commands were scored), ``exit_codes`` (how exit codes were obtained when they are
-    not exact) and ``checks_available`` (False when some tasks carry no check verdicts).
+    not exact), ``checks_available`` (False when some tasks carry no check verdicts) and
+    ``skipped`` (cases the source skipped and evalnb left out, counted).
 
     Example:
         >>> RunSettings(spec="reference", filters={"tags": ["json"]}).filters.tags
@@ -82,6 +84,7 @@ class RunSettings(BaseModel):
     seed: int | None = None
     connection: Connection = Field(default_factory=Connection)
     task_timeout_s: float | None = None
+    max_turns: int | None = None
     filters: Filters = Field(default_factory=Filters)
     provider: dict[str, Any] = Field(default_factory=dict)
     replay_agreement: ReplayAgreement | None = None
@@ -91,6 +94,7 @@ class RunSettings(BaseModel):
     command_pattern: str | None = None
     exit_codes: str | None = None
     checks_available: bool | None = None
+    skipped: int | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -117,7 +121,12 @@ class RunSettings(BaseModel):
 
 
 class RunMeta(BaseModel):
-    """``run.json``: one model over one dataset."""
+    """``run.json``: one model over one dataset.
+
+    ``max_turns`` is the turn limit the run's tasks ran with: a scenario's own
+    ``run.max_turns`` where the cases set one, else the run's ``--max-turns``; None
+    when the cases' limits differ (each scenario's is in its file) or it is unknown.
+    """
 
     model_config = ConfigDict(extra="forbid")
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, TypedDict, cast
@@ -124,6 +125,18 @@ class Target(_Strict):
     builtin: str | None = None
     path: Path | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _default_mode(cls, data: Any) -> Any:
+        """Without ``mode``: ``builtin`` when a builtin is named, else ``local``.
+
+        An llm-tool-test target (only ``binary``) is a real program on ``PATH`` or in
+        the workspace, so it runs in the local sandbox.
+        """
+        if isinstance(data, dict) and "mode" not in data:
+            return {**data, "mode": "builtin" if "builtin" in data else "local"}
+        return data
+
     @field_validator("path")
     @classmethod
     def _existing_dir(cls, value: Path | None, info: ValidationInfo) -> Path | None:
@@ -194,7 +207,13 @@ def _existing(value: Path, info: ValidationInfo) -> Path:
     return resolved
 
 
-class CommandSucceeds(_Strict):
+class _Gate(_Strict):
+    """A gate; ``description`` (llm-tool-test writes one on any gate) is documentation only."""
+
+    description: str = ""
+
+
+class CommandSucceeds(_Gate):
     """Run ``command`` in the workspace; pass on exit code 0."""
 
     type: Literal["command_succeeds"]
@@ -205,7 +224,7 @@ class CommandSucceeds(_Strict):
         return f"`{self.command}` exits 0"
 
 
-class CommandOutputContains(_Strict):
+class CommandOutputContains(_Gate):
     """Run ``command``; pass when its stdout contains ``substring``."""
 
     type: Literal["command_output_contains"]
@@ -217,7 +236,7 @@ class CommandOutputContains(_Strict):
         return f"`{self.command}` stdout contains {self.substring!r}"
 
 
-class CommandOutputMatches(_Strict):
+class CommandOutputMatches(_Gate):
     """Run ``command``; pass when ``re.search(pattern, stdout)`` matches."""
 
     type: Literal["command_output_matches"]
@@ -229,7 +248,7 @@ class CommandOutputMatches(_Strict):
         return f"`{self.command}` stdout matches /{self.pattern}/"
 
 
-class CommandJsonPath(_Strict):
+class CommandJsonPath(_Gate):
     """Run ``command``, parse stdout as JSON and apply ``assertion`` to the value at ``path``."""
 
     type: Literal["command_json_path"]
@@ -261,7 +280,7 @@ class CommandJsonPath(_Strict):
         return f"`{self.command}` JSON at {self.path}: {self.assertion}"
 
 
-class FileExists(_Strict):
+class FileExists(_Gate):
     """Pass when ``path`` (relative to the workspace) exists."""
 
     type: Literal["file_exists"]
@@ -272,7 +291,7 @@ class FileExists(_Strict):
         return f"{self.path} exists"
 
 
-class FileContains(_Strict):
+class FileContains(_Gate):
     """Pass when file ``path`` contains ``substring``."""
 
     type: Literal["file_contains"]
@@ -284,7 +303,7 @@ class FileContains(_Strict):
         return f"{self.path} contains {self.substring!r}"
 
 
-class FileMatches(_Strict):
+class FileMatches(_Gate):
     """Pass when ``re.search(pattern, content of path)`` matches."""
 
     type: Literal["file_matches"]
@@ -296,7 +315,7 @@ class FileMatches(_Strict):
         return f"{self.path} matches /{self.pattern}/"
 
 
-class NoTranscriptErrors(_Strict):
+class NoTranscriptErrors(_Gate):
     """Pass when no target-tool command of the attempt exited non-zero."""
 
     type: Literal["no_transcript_errors"]
@@ -306,7 +325,7 @@ class NoTranscriptErrors(_Strict):
         return "no target-tool command failed"
 
 
-class Script(_Strict):
+class Script(_Gate):
     """Run a check script; exit 0 passes, or its stdout JSON ``{passed, message}`` decides."""
 
     type: Literal["script"]
@@ -462,10 +481,19 @@ class Evaluation(_Strict):
 
 
 class RunSettings(_Strict):
-    """``run``: the turn limit and the per-command timeout in seconds."""
+    """``run``: the turn limit and the per-command timeout in seconds (see ``timeout_secs``)."""
 
     max_turns: int | None = Field(default=None, ge=1)
     timeout: float | None = Field(default=None, gt=0)
+    timeout_secs: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _run_budget(self) -> RunSettings:
+        """llm-tool-test's ``timeout_secs`` bounds the whole run; evalnb has no attempt clock,
+        so it caps every command's timeout (no command may outlast the run's budget)."""
+        if self.timeout_secs is not None:
+            self.timeout = min(self.timeout or self.timeout_secs, self.timeout_secs)
+        return self
 
 
 class Scenario(_Strict):
@@ -475,16 +503,68 @@ class Scenario(_Strict):
     description: str = ""
     category: str = Field(default="scenario", min_length=1)
     tags: list[str] = Field(default_factory=list)
-    tier: int = Field(default=1, ge=1)
+    tier: int = Field(default=1, ge=0)
     target: Target
     task: str = Field(min_length=1)
     files: dict[str, str] = Field(default_factory=dict)
     fixture: Path | None = None
+    template_folder: Path | None = None
     setup: Setup = Field(default_factory=Setup)
     guidance: Guidance | None = None
     gates: list[Gate] = Field(default_factory=list)
     evaluation: Evaluation = Field(default_factory=Evaluation)
     run: RunSettings = Field(default_factory=RunSettings)
+    scripts: dict[str, Any] | None = None
+    tool_matrix: list[dict[str, Any]] | None = None
+
+    @field_validator("task", mode="before")
+    @classmethod
+    def _task_prompt(cls, value: Any) -> Any:
+        """llm-tool-test writes ``task: {prompt: ...}``; the prompt is the task."""
+        if isinstance(value, dict):
+            unknown = sorted(set(value) - {"prompt"})
+            if unknown:
+                raise ValueError(f"only 'prompt' is read from a task mapping, not {unknown}")
+            return value.get("prompt")
+        return value
+
+    @field_validator("template_folder")
+    @classmethod
+    def _template(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        """llm-tool-test's ``template_folder``: ``templates/<name>`` beside the scenario."""
+        if value is None:
+            return None
+        tried = [_resolve(Path("templates") / value, info), _resolve(value, info)]
+        found = next((p for p in tried if p.is_dir()), None)
+        if found is None:
+            raise ValueError(
+                f"folder {value} not found (looked in {' and '.join(map(str, tried))})"
+            )
+        return found
+
+    @field_validator("scripts")
+    @classmethod
+    def _no_scripts(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        """llm-tool-test's hook scripts are not run by evalnb: refuse them by name."""
+        used = sorted(k for k, v in (value or {}).items() if v)
+        if used:
+            names = ", ".join(f"scripts.{k}" for k in used)
+            raise ValueError(
+                f"not supported: evalnb does not run llm-tool-test's {names} "
+                "(post-execution hooks and evaluator scripts); express the check as a gate "
+                "of type script, or remove it"
+            )
+        return value
+
+    @field_validator("tool_matrix")
+    @classmethod
+    def _matrix_unused(cls, value: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+        if value:
+            warnings.warn(
+                "tool_matrix is not used: evalnb runs the models given with --model",
+                stacklevel=2,
+            )
+        return value
 
     @field_validator("files")
     @classmethod
@@ -507,6 +587,10 @@ class Scenario(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
+        if self.template_folder is not None:
+            if self.fixture is not None:
+                raise ValueError("give fixture or template_folder, not both")
+            self.fixture = self.template_folder
         if self.gates and self.evaluation.gates:
             raise ValueError("gates are listed both at the top level and under evaluation")
         if self.evaluation.gates:

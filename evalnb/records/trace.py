@@ -98,14 +98,19 @@ class Message(BaseModel):
 
 
 class AgentTrace(BaseModel):
-    """What one task attempt did (spec 000 ``AgentTrace`` plus per-call records)."""
+    """What one task attempt did (spec 000 ``AgentTrace`` plus per-call records).
+
+    ``natural_stop`` (spec 002's completion, spec 000's natural stop) is None when the
+    source does not say how the attempt ended (an imported plain transcript, a Claude
+    Code session without its ``result`` line): unknown, neither completed nor not.
+    """
 
     messages: list[Message] = Field(default_factory=list)
     tool_calls: list[ToolCallResult] = Field(default_factory=list)
     llm_calls: list[LLMCall] = Field(default_factory=list)
     tool_call_count: int = 0
     turns: int = 0
-    natural_stop: bool = False
+    natural_stop: bool | None = False
     total_input_tokens: int = 0
     total_output_tokens: int = 0
     duration_ms: float = 0.0

@@ -127,6 +127,8 @@ async def run_cases(
         for m in models
     ]
     sandbox, sandbox_version = _sandboxes(cases)
+    limits = {c.max_turns or max_turns for c in cases}  # the limit each case runs with
+    common_limit = next(iter(limits)) if len(limits) == 1 else None
     plans = []
     for i, provider in enumerate(providers):
         given = models[i]
@@ -138,7 +140,7 @@ async def run_cases(
             model=provider.model,
             dataset=str(dataset) if dataset else None,
             dataset_sha256=dataset_sha256,
-            max_turns=max_turns,
+            max_turns=common_limit,
             epochs=epochs,
             sandbox=sandbox,
             sandbox_version=sandbox_version,
@@ -154,6 +156,7 @@ async def run_cases(
                 seed=seed,
                 connection=_stored(connection or Connection()),
                 task_timeout_s=task_timeout_s,
+                max_turns=max_turns,
                 filters=filters or Filters(),
                 provider=provider.settings(),
             ),
@@ -209,7 +212,7 @@ async def resume(
     done = store.finished_keys()
     if retry_errored:
         done -= {(r.task.id, r.epoch) for r in store.records() if r.error is not None}
-    max_turns = meta.max_turns or DEFAULT_MAX_TURNS
+    max_turns = settings.max_turns or meta.max_turns or DEFAULT_MAX_TURNS
     plan = RunPlan(provider, store, list(cases), meta.epochs, max_turns, settings.task_timeout_s)
     plan.pending = [
         (c, e) for c in cases for e in range(1, meta.epochs + 1) if (c.task.id, e) not in done

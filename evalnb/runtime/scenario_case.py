@@ -16,14 +16,15 @@ A :class:`ScenarioCase` is what :func:`evalnb.runtime.runner.run_cases` runs for
   :data:`LOCAL_SYSTEM_PROMPT` in local mode), followed by the guidance text when its
   placement is ``system_prompt`` or ``both``.
 - ``score()``: the gates, the judge (when enabled), the outcome, the interaction
-  score and the composite. The ``checks`` rows are the gates' and the judge's; the
-  record's :class:`~evalnb.records.ScenarioResult` holds the outcome, gate counts,
-  judge score and composite; the extra task fields are ``guidance_file``,
-  ``command_pattern`` and ``tier``.
+  score and the composite. The ``checks`` rows are the gates' (weight 1 each) and the
+  judge's verdict (weight 0); the record's :class:`~evalnb.records.ScenarioResult`
+  holds the outcome, gate counts, judge score and composite; the extra task fields
+  are ``guidance_file``, ``command_pattern`` and ``tier``.
 
-Note that a task's ``passed`` (every check row passed) is stricter than its spec-002
-``outcome`` when a judge is enabled: a criterion scored below the pass threshold fails
-its row even when the weighted score passes.
+The layers stay apart (spec 002 "report layers independently"): a scenario task's
+spec-000 ``score``/``max_score`` are its gates passed / gates total, never mixed with
+the judge, whose weighted score is the ``judge_score`` column; a task ``passed`` when
+its ``outcome`` is pass.
 
 Example:
     >>> import asyncio, pathlib, tempfile
@@ -168,16 +169,14 @@ class ScenarioCase:
             inter = interaction_score(trace, self.command_pattern)
             composite = composite_score(weights, results, judge_score, inter)
         rows = gate_rows(gates, results) + (judgement.rows() if judgement else [])
+        gates_passed = sum(r.passed for r in results)
         score = TaskScore(
-            task_id=self.task.id,
-            results=rows,
-            score=sum(r.weight for r in rows if r.passed),
-            max_score=sum(r.weight for r in rows),
+            task_id=self.task.id, results=rows, score=gates_passed, max_score=len(results)
         )
         result = ScenarioResult(
-            outcome="pass" if outcome.passed else "fail",
+            outcome=outcome.label,
             outcome_reason=outcome.reason,
-            gates_passed=sum(r.passed for r in results),
+            gates_passed=gates_passed,
             gates_total=len(results),
             judge_score=judge_score,
             judge_model=f"{self.judge.provider}/{self.judge.model}" if self.judge else None,

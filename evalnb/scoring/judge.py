@@ -13,10 +13,12 @@ What evalnb makes of the answer:
 - A criterion the judge did not score counts 0 and is flagged; scores for ids the
   rubric does not have are ignored and flagged.
 - The judge passes when the recomputed ``weighted_score >= pass_threshold``.
-- Rows for the ``checks`` table: one per criterion (layer ``judge``, kind
-  ``judge_criterion``, weight = the criterion's weight, passed = its score >=
-  ``pass_threshold``) and the verdict (kind ``judge_verdict``, weight 0, passed = the
-  judge passed, detail = score, confidence, issues, highlights and flags).
+- One row for the ``checks`` table: the verdict (layer ``judge``, kind
+  ``judge_verdict``, weight 0, passed = the judge passed, detail = weighted score,
+  each criterion's score, confidence, issues, highlights and flags). Spec 002 has no
+  per-criterion pass/fail (only the weighted score meets a threshold), so criteria get
+  no rows of their own; and weight 0 keeps the judge out of the task's
+  ``score``/``max_score``, which count gates only (the judge score has its own column).
 - A judge that fails (a provider error, no ``submit_judgement`` call, an answer that
   does not validate, or a required field missing) gives a failed verdict with the
   reason and every criterion at 0; it never raises.
@@ -86,29 +88,14 @@ class Judgement:
     error: str | None = None
 
     def rows(self) -> list[ScoreResult]:
-        """The ``checks`` rows: one per criterion, then the verdict.
+        """The ``checks`` rows: the verdict alone (see the module docstring).
 
         Example:
             >>> r = Rubric(criteria=[{"id": "done", "weight": 1.0, "description": "Done"}])
-            >>> [x.kind for x in Judgement(r, 0.5, error="no answer").rows()]
-            ['judge_criterion', 'judge_verdict']
+            >>> [(x.kind, x.weight, x.passed) for x in Judgement(r, 0.5, error="no").rows()]
+            [('judge_verdict', 0.0, False)]
         """
-        scores = self.response.scores if self.response else {}
-        rows = []
-        for c in self.rubric.criteria:
-            value = scores.get(c.id)
-            detail = f"{value:.2f}" if value is not None else "not scored (0)"
-            rows.append(
-                ScoreResult(
-                    check=f"judge:{c.id}",
-                    passed=(value or 0.0) >= self.pass_threshold,
-                    detail=f"{detail}: {c.description}",
-                    weight=c.weight,
-                    layer="judge",
-                    kind="judge_criterion",
-                )
-            )
-        rows.append(
+        return [
             ScoreResult(
                 check=f"judge: weighted_score >= {self.pass_threshold:g}",
                 passed=self.passed,
@@ -117,8 +104,7 @@ class Judgement:
                 layer="judge",
                 kind="judge_verdict",
             )
-        )
-        return rows
+        ]
 
     def summary(self) -> str:
         """One line: the score (or the error), confidence, issues, highlights and flags.
@@ -133,6 +119,13 @@ class Judgement:
         resp = self.response
         assert resp is not None and self.score is not None
         parts = [f"weighted_score {self.score:.3f}"]
+        parts.append(
+            "scores: "
+            + ", ".join(
+                f"{c.id} {resp.scores[c.id]:.2f}" if c.id in resp.scores else f"{c.id} not scored"
+                for c in self.rubric.criteria
+            )
+        )
         if resp.confidence is not None:
             parts.append(f"confidence {resp.confidence:.2f}")
         if resp.issues:

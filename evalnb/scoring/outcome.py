@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from evalnb.records import AgentTrace
 from evalnb.records.scenario import Composite
@@ -45,7 +46,7 @@ class Outcome:
     reason: str | None = None
 
     @property
-    def label(self) -> str:
+    def label(self) -> Literal["pass", "fail"]:
         """``"pass"`` or ``"fail"`` (the ``outcome`` column).
 
         Example:

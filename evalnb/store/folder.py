@@ -78,7 +78,7 @@ class RunStore:
             from evalnb.errors import InputError
 
             raise InputError(path, None, None, f"not an evalnb run folder (no {META})")
-        meta = RunMeta.model_validate_json(meta_path.read_text(encoding="utf-8"))
+        meta = _read_meta(meta_path)
         return cls(path, meta)
 
     def write_meta(self) -> None:
@@ -199,6 +199,21 @@ class RunStore:
             )
             with self._events.open("r+b") as fh:
                 fh.truncate(keep)
+
+
+def _read_meta(meta_path: Path) -> RunMeta:
+    """``run.json`` as RunMeta; someone else's ``run.json`` is an InputError naming the file."""
+    from pydantic import ValidationError
+
+    from evalnb.errors import InputError, from_validation_error, read_input
+
+    text = read_input(meta_path)
+    try:
+        return RunMeta.model_validate_json(text)
+    except ValidationError as exc:
+        error = from_validation_error(meta_path, None, exc)
+        msg = f"not an evalnb run.json ({error.field}: {error.message})"
+        raise InputError(meta_path, None, None, msg) from None
 
 
 def is_run_folder(path: str | Path) -> bool:

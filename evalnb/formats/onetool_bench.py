@@ -1,0 +1,179 @@
+"""Read onetool-mcp bench CSV (``ot-bench run --csv``: spec 003's own harness).
+
+One row per task: ``scenario``, ``task``, ``model``, ``server`` (the MCP servers, comma
+separated, ``-`` for none), ``result``, ``total_input``, ``total_output``, ``llm_calls``,
+``tool_calls``, ``duration_s``, ``cost_usd``, ``base_context``, ``context_growth_avg``.
+What this reader makes of it:
+
+- One evalnb run per model in the file: ``run_id`` = ``<file stem>-<model>`` (``/``
+  made ``_``), ``provider`` = the model's prefix before ``/`` (else ``unknown``).
+- Tasks with aggregates only: ``task_id`` = ``task``, ``category`` = ``scenario``,
+  ``turns`` = ``llm_calls``, tokens, ``duration_ms`` = ``duration_s`` x 1000, the
+  recorded ``cost_usd``, ``base_context`` and ``context_growth_avg`` exactly as the
+  harness computed them (spec 003), ``tool_call_count`` = ``tool_calls``
+  (``tool_calls_ok`` null: per-call exit codes are not in the file), ``server``.
+- ``result``: ``PASS``/``FAIL`` is one check ``result``; ``ERROR`` is an errored task;
+  a number (a scored evaluation) goes to ``eval_score`` and ``-`` (not evaluated)
+  leaves ``passed`` null: no pass/fail verdict was recorded.
+- The per-call tables (``llm_calls``, ``tool_calls``, ``messages``) stay empty, and
+  ``RunMeta.settings.unavailable`` says so.
+- A malformed row is an InputError naming ``file:line: column``.
+
+Example:
+    >>> from evalnb.formats.detect import Probe
+    >>> FORMAT.recognises(Probe("/"))
+    False
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from evalnb.errors import InputError, read_input
+from evalnb.formats.detect import Format, Probe
+from evalnb.records import (
+    AgentTrace,
+    RunMeta,
+    RunSettings,
+    ScoreResult,
+    Task,
+    TaskRecord,
+    TaskScore,
+)
+
+SOURCE = "onetool-bench"
+COLUMNS = (
+    "scenario",
+    "task",
+    "model",
+    "server",
+    "result",
+    "total_input",
+    "total_output",
+    "llm_calls",
+    "tool_calls",
+    "duration_s",
+    "cost_usd",
+    "base_context",
+    "context_growth_avg",
+)
+UNAVAILABLE = [
+    "llm_calls",
+    "tool_calls",
+    "messages",
+    "per_call_tokens",
+    "tool_call_exit_codes",
+    "prompt",
+]
+
+
+def _recognises(probe: Probe) -> bool:
+    if probe.is_dir or not probe.head:
+        return False
+    first = probe.head.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    return set(COLUMNS) <= {c.strip() for c in first.split(",")}
+
+
+def read_onetool_bench(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
+    """Read one bench CSV: one ``(RunMeta, task records)`` per model.
+
+    Example:
+        >>> read_onetool_bench("missing.csv")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: missing.csv: file not found
+    """
+    path = Path(path)
+    reader = csv.DictReader(io.StringIO(read_input(path), newline=""))
+    missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError(path, 1, missing[0], "column missing from the header")
+    by_model: dict[str, list[TaskRecord]] = defaultdict(list)
+    for row in reader:
+        line = reader.line_num
+        by_model[_text(path, line, row, "model")].append(_record(path, line, row))
+    runs = []
+    for model, records in by_model.items():
+        provider, _, name = model.partition("/")
+        meta = RunMeta(
+            run_id=f"{path.stem}-{model}".replace("/", "_"),
+            provider=provider if name else "unknown",
+            model=model,
+            source=SOURCE,
+            status="complete",
+            task_count=len(records),
+            settings=RunSettings(source_files=[path.name], unavailable=UNAVAILABLE),
+        )
+        runs.append((meta, records))
+    return runs
+
+
+def _text(path: Path, line: int, row: dict[str, Any], column: str) -> str:
+    value = row.get(column)
+    if value is None or not value.strip():
+        raise InputError(path, line, column, "empty")
+    return str(value).strip()
+
+
+def _number(path: Path, line: int, row: dict[str, Any], column: str, kind: type) -> Any:
+    text = _text(path, line, row, column)
+    try:
+        return kind(text)
+    except ValueError:
+        raise InputError(path, line, column, f"not a number: {text!r}") from None
+
+
+def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
+    task_id = _text(path, line, row, "task")
+    result = _text(path, line, row, "result")
+    checks: list[ScoreResult] = []
+    recorded: dict[str, Any] = {
+        "tool_call_count": _number(path, line, row, "tool_calls", int),
+        "tool_calls_ok": None,
+        "base_context": _number(path, line, row, "base_context", int),
+        "context_growth_avg": _number(path, line, row, "context_growth_avg", float),
+    }
+    extra: dict[str, Any] = {
+        "server": _text(path, line, row, "server"),
+        "cost_usd": _number(path, line, row, "cost_usd", float),
+        "result": result,
+    }
+    error = None
+    recorded["passed"] = result == "PASS" if result in ("PASS", "FAIL", "ERROR") else None
+    if result in ("PASS", "FAIL"):
+        checks.append(
+            ScoreResult(check="result", passed=result == "PASS", detail=result, kind="result")
+        )
+    elif result == "ERROR":
+        error = "ERROR (the bench recorded an error for this task)"
+    elif result != "-":
+        extra["eval_score"] = _number(path, line, row, "result", float)
+    return TaskRecord(
+        task=Task(id=task_id, category=_text(path, line, row, "scenario"), prompt=task_id),
+        trace=AgentTrace(
+            turns=_number(path, line, row, "llm_calls", int),
+            natural_stop=error is None,
+            total_input_tokens=_number(path, line, row, "total_input", int),
+            total_output_tokens=_number(path, line, row, "total_output", int),
+            duration_ms=_number(path, line, row, "duration_s", float) * 1000,
+        ),
+        score=TaskScore(
+            task_id=task_id,
+            results=checks,
+            score=float(sum(c.passed for c in checks)),
+            max_score=float(len(checks)),
+        ),
+        error=error,
+        extra={**extra, "recorded": recorded},
+    )
+
+
+def _read(path: Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
+    return read_onetool_bench(path)
+
+
+FORMAT = Format("an onetool-mcp bench CSV", _recognises, read=_read, key="onetool-bench")

@@ -1,0 +1,250 @@
+"""Read Terminal-Bench run folders: ``results.json`` (run level) and ``run_metadata.json``.
+
+Terminal-Bench (0.x harness) writes, per run, ``results.json`` with ``results[]`` (one
+per trial: ``trial_name``, ``task_id``, ``instruction``, ``is_resolved``,
+``failure_mode``, ``parser_results``, ``total_input_tokens``, ``total_output_tokens``
+and, in later versions, ``trial_started_at`` ... ``test_ended_at``), ``n_resolved``,
+``n_unresolved``, ``accuracy`` and ``pass_at_k``; and ``run_metadata.json`` (``run_id``,
+``agent_name``, ``model_name``, ``dataset_name``, ``dataset_version``, ``n_attempts``,
+``task_ids``, ``start_time``, ``end_time``). What this reader makes of it:
+
+- One evalnb run per folder: ``run_id`` from the metadata (else the folder name),
+  ``model`` = ``model_name`` (else ``agent_name``), ``provider`` = ``agent_name``,
+  ``dataset`` = ``<dataset_name>@<dataset_version>``; started and finished times from
+  ``start_time`` and ``end_time``. Without ``run_metadata.json`` the folder name is the
+  run id and the agent and model are ``unknown``.
+- Trials become tasks: ``task_id`` and, for ``<task>.<k>-of-<n>`` trial names, epoch
+  ``k`` (else the trial's rank among the task's trials); ``prompt`` = ``instruction``;
+  ``category`` = the dataset name.
+- ``parser_results`` become checks (layer ``expectation``, kind ``test``, passed when
+  the status is ``passed``). ``is_resolved`` is the harness's verdict: when it
+  disagrees with the checks (say ``false`` with no test results), a zero-weight check
+  ``is_resolved`` carries it, so ``passed`` always equals ``is_resolved``.
+- A trial with ``is_resolved`` null (tests timed out, could not be parsed, the agent
+  crashed) is an errored task, ``error`` = its ``failure_mode``. A trial whose
+  ``failure_mode`` is ``agent_timeout`` did not stop naturally.
+- Tokens: the trial's totals; null tokens stay null in the ``tasks`` table (not 0).
+- ``duration_ms``: ``trial_ended_at`` minus ``trial_started_at`` when recorded, else 0
+  and ``trial_duration`` is listed as unavailable.
+- Not in the format: per-call tokens and latency, tool calls (commands live in the
+  asciinema recordings), messages. ``status`` is ``partial`` when fewer trials than
+  ``n_attempts`` x the task ids are present.
+- ``n_resolved`` in ``results.json`` is compared with the recount (a warning if not).
+
+Example:
+    >>> from evalnb.formats.detect import Probe
+    >>> FORMAT.recognises(Probe("/"))
+    False
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalnb.formats.bashkit_eval import read_json, validate
+from evalnb.formats.detect import Format, Probe
+from evalnb.records import (
+    AgentTrace,
+    RunMeta,
+    RunSettings,
+    ScoreResult,
+    Task,
+    TaskRecord,
+    TaskScore,
+)
+
+RESULTS = "results.json"
+METADATA = "run_metadata.json"
+SOURCE = "terminal-bench"
+_TRIAL = re.compile(r"\.(\d+)-of-(\d+)(?:\.|$)")
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Trial(_Open):
+    """``results[]``: one trial of one task."""
+
+    trial_name: str
+    task_id: str
+    instruction: str = ""
+    is_resolved: bool | None = None
+    failure_mode: str | None = None
+    parser_results: dict[str, str] | None = None
+    total_input_tokens: int | None = None
+    total_output_tokens: int | None = None
+    trial_started_at: str | None = None
+    trial_ended_at: str | None = None
+
+
+class TBResults(_Open):
+    """``results.json`` (run level)."""
+
+    results: list[Trial]
+    n_resolved: int | None = None
+
+
+class TBMetadata(_Open):
+    """``run_metadata.json``."""
+
+    run_id: str
+    agent_name: str | None = None
+    model_name: str | None = None
+    dataset_name: str | None = None
+    dataset_version: str | None = None
+    n_attempts: int | None = None
+    task_ids: list[str] = Field(default_factory=list)
+    start_time: str | None = None
+    end_time: str | None = None
+
+
+def _is_results(doc: Any) -> bool:
+    return isinstance(doc, dict) and "results" in doc and "n_resolved" in doc
+
+
+def _recognises(probe: Probe) -> bool:
+    if probe.is_dir:
+        return _is_results(probe.child(RESULTS).doc)
+    return probe.path.name == RESULTS and _is_results(probe.doc)
+
+
+def _trial_file(probe: Probe) -> bool:
+    return not probe.is_dir and {"trial_name", "task_id", "parser_results"} <= probe.keys()
+
+
+def read_terminal_bench(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
+    """Read one run folder (or its ``results.json``) as ``(RunMeta, task records)``.
+
+    Example:
+        >>> read_terminal_bench("no-such-run")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: no-such-run/results.json: file not found
+    """
+    path = Path(path)
+    folder = path if path.is_dir() or path.suffix != ".json" else path.parent
+    results_path = folder / RESULTS
+    text, doc = read_json(results_path)
+    parsed = validate(results_path, text, doc, TBResults)
+    meta_path = folder / METADATA
+    info = None
+    if meta_path.is_file():
+        meta_text, meta_doc = read_json(meta_path)
+        info = validate(meta_path, meta_text, meta_doc, TBMetadata)
+    records = _records(parsed.results, info)
+    resolved = sum(1 for t in parsed.results if t.is_resolved)
+    if parsed.n_resolved is not None and parsed.n_resolved != resolved:
+        warnings.warn(
+            f"{results_path}: n_resolved={parsed.n_resolved} but {resolved} trials are resolved",
+            stacklevel=2,
+        )
+    expected = len(info.task_ids) * info.n_attempts if info and info.n_attempts else 0
+    status: Literal["partial", "complete"] = "partial" if len(records) < expected else "complete"
+    unavailable = ["per_call_tokens", "per_call_latency", "tool_calls", "messages"]
+    if any(t.trial_started_at is None or t.trial_ended_at is None for t in parsed.results):
+        unavailable.append("trial_duration")
+    dataset = None
+    if info and info.dataset_name:
+        dataset = info.dataset_name + (f"@{info.dataset_version}" if info.dataset_version else "")
+    meta = RunMeta(
+        run_id=info.run_id if info else folder.name,
+        provider=(info.agent_name if info else None) or "unknown",
+        model=(info.model_name or info.agent_name if info else None) or "unknown",
+        source=SOURCE,
+        dataset=dataset,
+        epochs=(info.n_attempts if info and info.n_attempts else 1),
+        started_at=info.start_time if info else None,
+        finished_at=info.end_time if info else None,
+        status=status,
+        task_count=len(records),
+        settings=RunSettings(
+            source_files=[RESULTS] + ([METADATA] if info else []), unavailable=unavailable
+        ),
+    )
+    return meta, records
+
+
+def _records(trials: list[Trial], info: TBMetadata | None) -> list[TaskRecord]:
+    seen: dict[str, int] = defaultdict(int)
+    category = (info.dataset_name if info else None) or SOURCE
+    records = []
+    for trial in trials:
+        seen[trial.task_id] += 1
+        match = _TRIAL.search(trial.trial_name)
+        epoch = int(match.group(1)) if match else seen[trial.task_id]
+        records.append(_record(trial, epoch, category))
+    return records
+
+
+def _record(trial: Trial, epoch: int, category: str) -> TaskRecord:
+    checks = [
+        ScoreResult(check=name, passed=status == "passed", detail=status, kind="test")
+        for name, status in (trial.parser_results or {}).items()
+    ]
+    error = None
+    if trial.is_resolved is None:
+        error = trial.failure_mode or "no verdict (is_resolved is null)"
+    elif all(c.passed for c in checks) != trial.is_resolved:
+        detail = f"harness verdict ({len(checks)} test results)"
+        checks.append(
+            ScoreResult(
+                check="is_resolved",
+                passed=trial.is_resolved,
+                detail=detail,
+                weight=0.0,
+                kind="resolved",
+            )
+        )
+    duration = 0.0
+    if trial.trial_started_at and trial.trial_ended_at:
+        delta = datetime.fromisoformat(trial.trial_ended_at) - datetime.fromisoformat(
+            trial.trial_started_at
+        )
+        duration = delta.total_seconds() * 1000
+    return TaskRecord(
+        task=Task(id=trial.task_id, category=category, prompt=trial.instruction or trial.task_id),
+        epoch=epoch,
+        trace=AgentTrace(
+            natural_stop=trial.failure_mode != "agent_timeout" and error is None,
+            total_input_tokens=trial.total_input_tokens or 0,
+            total_output_tokens=trial.total_output_tokens or 0,
+            duration_ms=duration,
+        ),
+        score=TaskScore(
+            task_id=trial.task_id,
+            results=checks,
+            score=sum(c.weight for c in checks if c.passed),
+            max_score=sum(c.weight for c in checks),
+        ),
+        error=error,
+        extra={
+            "trial_name": trial.trial_name,
+            "failure_mode": trial.failure_mode,
+            "recorded": {
+                "total_input_tokens": trial.total_input_tokens,
+                "total_output_tokens": trial.total_output_tokens,
+            },
+        },
+    )
+
+
+def _read(path: Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
+    return [read_terminal_bench(path)]
+
+
+FORMAT = Format("a Terminal-Bench run folder", _recognises, read=_read, key="terminal-bench")
+TRIAL_FORMAT = Format(
+    "a Terminal-Bench trial results.json",
+    _trial_file,
+    advice="load its run folder (the run's results.json lists every trial) instead",
+)
+"""One trial's own ``results.json``: named, and the run folder suggested instead."""
+FORMATS = (FORMAT, TRIAL_FORMAT)

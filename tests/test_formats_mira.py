@@ -1,0 +1,215 @@
+"""bashkit mira run folders: one evalnb run per (eval, target), skipped and na cases."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from evalnb.analysis.load import load
+from evalnb.errors import InputError
+from evalnb.formats.mira import read_mira
+
+MIRA = Path(__file__).parents[2] / "shared" / "fixtures" / "mira" / "20260626T043009Z-34f5"
+
+
+@pytest.fixture
+def mira() -> Path:
+    if not MIRA.is_dir():
+        pytest.skip("../shared/fixtures/mira is absent")
+    return MIRA
+
+
+def _recount(folder: Path) -> dict[str, dict[str, int]]:
+    """Figures per target counted straight from report.json, without evalnb."""
+    cases = json.loads((folder / "report.json").read_text())["cases"]
+    out: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for case in cases:
+        fig = out[case["target"]]
+        if case["skipped"]:
+            fig["skipped"] += 1
+            continue
+        tr = case["transcript"]
+        outputs = tr["metadata"]["bashkit"]["tool_outputs"]
+        fig["tasks"] += 1
+        fig["passed"] += case["passed"]
+        fig["tool_ok"] += sum(o["exit_code"] == 0 for o in outputs)
+        fig["tool_err"] += sum(o["exit_code"] != 0 for o in outputs)
+        fig["input"] += tr["usage"]["input_tokens"]
+        fig["output"] += tr["usage"]["output_tokens"]
+    return out
+
+
+def _load(folder: Path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load(folder)
+
+
+def test_every_figure_of_a_real_mira_run_matches_a_recount(mira):
+    runs = _load(mira)
+    expected = _recount(mira)
+    assert runs.runs.height == len(expected)  # one run per (eval, target); one eval here
+    for target, fig in expected.items():
+        provider, model = target.split("/")
+        run = runs.runs.filter(model=model, provider=provider)
+        assert run.select("task_count", "skipped").row(0) == (fig["tasks"], fig["skipped"])
+        run_id = run.get_column("run_id").item()
+        tasks = runs.tasks.filter(run_id=run_id)
+        calls = runs.tool_calls.filter(run_id=run_id)
+        assert tasks.height == fig["tasks"]
+        assert tasks.get_column("passed").sum() == fig["passed"]
+        assert (calls.get_column("exit_code") == 0).sum() == fig["tool_ok"]
+        assert (calls.get_column("exit_code") != 0).sum() == fig["tool_err"]
+        assert tasks.get_column("total_input_tokens").sum() == fig["input"]
+        assert tasks.get_column("total_output_tokens").sum() == fig["output"]
+
+
+def test_the_bashkit_reason_gives_the_expectation_counts(mira):
+    runs = _load(mira)
+    cases = json.loads((mira / "report.json").read_text())["cases"]
+    reasons = {
+        (c["sample"], c["target"].split("/")[1]): c["scores"][0]["reason"]
+        for c in cases
+        if not c["skipped"]
+    }
+    for row in runs.tasks.iter_rows(named=True):
+        reason = reasons[(row["task_id"], row["model"])]
+        assert reason.startswith(f"{row['expectations_passed']}/{row['expectations_total']} ")
+
+
+def test_the_summary_of_meta_json_agrees_with_the_runs(mira):
+    runs = _load(mira)
+    summary = json.loads((mira / "meta.json").read_text())["summary"]
+    assert runs.tasks.height == summary["scored"] + summary["na"]
+    assert runs.tasks.get_column("passed").sum() == summary["passed"]
+    assert runs.runs.get_column("skipped").sum() == summary["skipped"]
+    assert runs.tool_calls.height == summary["total_tool_calls"]
+
+
+# --- hand-made edge cases -------------------------------------------------------------
+
+
+def _case(sample: str, target: str = "anthropic/m", **kw) -> dict:
+    case = {
+        "eval": "ev",
+        "sample": sample,
+        "target": target,
+        "passed": True,
+        "aggregate": 1.0,
+        "skipped": False,
+        "scores": [
+            {
+                "scorer": "bashkit_expectations",
+                "value": 1.0,
+                "pass": True,
+                "reason": "3/3 checks passed",
+            }
+        ],
+        "transcript": {
+            "iterations": 2,
+            "tool_calls_count": 1,
+            "usage": {"input_tokens": 10, "output_tokens": 2, "cost_usd": 0.0},
+            "timing": {"duration_ms": 5},
+            "metadata": {
+                "bashkit": {
+                    "tool_outputs": [{"commands": "ls", "exit_code": 0, "stdout": "", "stderr": ""}]
+                }
+            },
+        },
+    }
+    case.update(kw)
+    return case
+
+
+def _folder(root: Path, cases: list[dict], report: bool = True) -> Path:
+    folder = root / "run-1"
+    folder.mkdir()
+    (folder / "meta.json").write_text(
+        json.dumps({"run_id": "run-1", "started_unix": 1, "finished_unix": 9})
+    )
+    if report:
+        (folder / "report.json").write_text(json.dumps({"cases": cases, "summary": {}}))
+    else:
+        for i, case in enumerate(cases):
+            (folder / "cases" / str(i)).mkdir(parents=True)
+            (folder / "cases" / str(i) / "result.json").write_text(json.dumps(case))
+    return folder
+
+
+def test_na_cases_are_errored_tasks_and_skipped_cases_are_counted(tmp_path):
+    na_scores = [
+        {
+            "scorer": "bashkit_expectations",
+            "value": 0.0,
+            "pass": False,
+            "reason": "judge down",
+            "na": True,
+        }
+    ]
+    folder = _folder(
+        tmp_path,
+        [
+            _case("ok"),
+            _case("infra", passed=False, scores=na_scores),
+            _case("later", skipped=True, scores=[]),
+        ],
+    )
+    with pytest.warns(UserWarning, match="1 skipped case"):
+        runs = load(folder)
+    assert runs.runs.select("task_count", "skipped").row(0) == (2, 1)
+    tasks = runs.tasks.sort("task_id").select("task_id", "passed", "error").rows()
+    assert tasks == [("infra", False, "judge down"), ("ok", True, None)]
+    assert runs.checks.filter(task_id="infra").height == 0  # an N/A score is no verdict
+
+
+def test_a_target_whose_cases_were_all_skipped_is_a_run_without_tasks(tmp_path):
+    folder = _folder(tmp_path, [_case("a"), _case("a", target="openai/x", skipped=True, scores=[])])
+    with pytest.warns(UserWarning, match="openai/x: 1 skipped"):
+        runs = load(folder)
+    skipped = runs.runs.filter(model="x")
+    assert skipped.select("task_count", "skipped").row(0) == (0, 1)
+
+
+def test_repeated_trials_are_epochs_and_params_name_the_task(tmp_path):
+    cases = [_case("s", trial=t, trials=2, params={"effort": "high"}) for t in (0, 1)]
+    runs = load(_folder(tmp_path, cases))
+    assert runs.tasks.select("task_id", "epoch").rows() == [
+        ("s[effort=high]", 1),
+        ("s[effort=high]", 2),
+    ]
+
+
+def test_a_case_whose_passed_disagrees_with_its_scores_warns(tmp_path):
+    folder = _folder(tmp_path, [_case("s", passed=False)])
+    with pytest.warns(UserWarning, match="mira says passed=False but its scores say True"):
+        load(folder)
+
+
+def test_a_folder_without_report_json_is_read_from_its_case_files(tmp_path):
+    runs = load(_folder(tmp_path, [_case("a"), _case("b")], report=False))
+    assert sorted(runs.tasks.get_column("task_id")) == ["a", "b"]
+
+
+def test_without_tool_outputs_only_the_count_is_kept(tmp_path):
+    case = _case("a")
+    del case["transcript"]["metadata"]
+    runs = load(_folder(tmp_path, [case]))
+    assert runs.tool_calls.height == 0
+    assert runs.tasks.get_column("tool_calls_recorded").to_list() == [1]
+
+
+def test_bad_mira_files_name_file_line_and_field(tmp_path):
+    case = _case("a")
+    case["transcript"]["usage"]["input_tokens"] = "many"
+    folder = _folder(tmp_path, [case])
+    with pytest.raises(
+        InputError, match=r"report\.json:\d+: cases\.0\.transcript\.usage\.input_tokens"
+    ):
+        read_mira(folder)
+    (folder / "meta.json").write_text("{}")
+    with pytest.raises(InputError, match=r"meta\.json:1: run_id: Field required"):
+        read_mira(folder)

@@ -1,0 +1,86 @@
+"""onetool-mcp bench CSV: tasks with aggregates only; the per-call tables stay empty."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from evalnb.analysis.load import load
+from evalnb.errors import InputError
+
+CSV = Path(__file__).parents[2] / "shared" / "fixtures" / "onetool-bench" / "result-20260119.csv"
+HEADER = (
+    "scenario,task,model,server,result,total_input,total_output,llm_calls,tool_calls,"
+    "duration_s,cost_usd,base_context,context_growth_avg"
+)
+
+
+@pytest.fixture
+def bench() -> Path:
+    if not CSV.is_file():
+        pytest.skip("../shared/fixtures/onetool-bench is absent")
+    return CSV
+
+
+def test_every_figure_matches_a_recount_of_the_csv(bench):
+    with bench.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    runs = load(bench)
+    tasks = runs.tasks.sort("task_id")
+    rows.sort(key=lambda r: r["task"])
+    assert tasks.get_column("task_id").to_list() == [r["task"] for r in rows]
+    assert tasks.get_column("passed").to_list() == [r["result"] == "PASS" for r in rows]
+    assert tasks.get_column("tool_call_count").to_list() == [int(r["tool_calls"]) for r in rows]
+    assert tasks.get_column("turns").to_list() == [int(r["llm_calls"]) for r in rows]
+    assert tasks.get_column("total_input_tokens").to_list() == [int(r["total_input"]) for r in rows]
+    assert tasks.get_column("base_context").to_list() == [int(r["base_context"]) for r in rows]
+    assert tasks.get_column("context_growth_avg").to_list() == [
+        float(r["context_growth_avg"]) for r in rows
+    ]
+    assert tasks.get_column("cost_usd").to_list() == [float(r["cost_usd"]) for r in rows]
+    assert tasks.get_column("tool_calls_ok").null_count() == len(rows)  # no exit codes recorded
+
+
+def test_the_per_call_tables_stay_empty_and_the_run_says_so(bench, tmp_path):
+    runs = load(bench)
+    assert (runs.llm_calls.height, runs.tool_calls.height, runs.messages.height) == (0, 0, 0)
+    from evalnb.formats.onetool_bench import read_onetool_bench
+
+    (meta, _), *_ = read_onetool_bench(bench)
+    assert {"llm_calls", "tool_calls", "messages"} <= set(meta.settings.unavailable)
+
+
+def _csv(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "result-x.csv"
+    path.write_text("\n".join([HEADER, *lines]) + "\n")
+    return path
+
+
+def test_error_scored_and_unevaluated_results(tmp_path):
+    path = _csv(
+        tmp_path,
+        "S,t:err,m/a,-,ERROR,1,1,1,0,1.0,0,1,0.0",
+        "S,t:score,m/a,-,7.5,1,1,1,0,1.0,0,1,0.0",
+        "S,t:none,m/a,-,-,1,1,1,0,1.0,0,1,0.0",
+        "S,t:pass,other,-,PASS,1,1,2,1,1.0,0,1,4.0",
+    )
+    runs = load(path)
+    assert sorted(runs.runs.get_column("model")) == ["m/a", "other"]
+    rows = runs.tasks.sort("task_id").select("task_id", "passed", "error", "eval_score").rows()
+    assert rows[0][:2] == ("t:err", False) and rows[0][2].startswith("ERROR")
+    assert rows[1] == ("t:none", None, None, None)  # no verdict recorded: passed is null
+    assert rows[2] == ("t:pass", True, None, None)
+    assert rows[3] == ("t:score", None, None, 7.5)
+
+
+def test_a_malformed_row_names_file_line_and_column(tmp_path):
+    path = _csv(
+        tmp_path, "S,t,m,-,PASS,1,1,1,0,1.0,0,1,0.0", "S,t2,m,-,PASS,lots,1,1,0,1.0,0,1,0.0"
+    )
+    with pytest.raises(InputError, match=r"result-x\.csv:3: total_input: not a number: 'lots'"):
+        load(path)
+    path.write_text("scenario,task\nS,t\n")
+    with pytest.raises(InputError, match="a CSV file"):  # not the bench's header
+        load(path)

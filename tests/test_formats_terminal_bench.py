@@ -1,0 +1,131 @@
+"""Terminal-Bench run folders: trials become tasks, parser_results become checks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evalnb.analysis.load import load
+from evalnb.errors import InputError
+
+TB = Path(__file__).parents[2] / "shared" / "fixtures" / "terminal-bench"
+
+
+@pytest.fixture
+def tb() -> Path:
+    if not (TB / "results.json").is_file():
+        pytest.skip("../shared/fixtures/terminal-bench is absent")
+    return TB
+
+
+def test_every_figure_matches_a_recount_of_results_json(tb):
+    doc = json.loads((tb / "results.json").read_text())
+    trials = doc["results"]
+    runs = load(tb)
+    assert runs.tasks.height == len(trials)
+    assert runs.tasks.get_column("passed").sum() == sum(t["is_resolved"] is True for t in trials)
+    assert runs.tasks.get_column("passed").sum() == doc["n_resolved"]
+    errored = [t for t in trials if t["is_resolved"] is None]
+    assert runs.tasks.get_column("error").drop_nulls().sort().to_list() == sorted(
+        t["failure_mode"] for t in errored
+    )
+    tests = [(n, s) for t in trials for n, s in (t["parser_results"] or {}).items()]
+    test_checks = runs.checks.filter(kind="test")
+    assert test_checks.height == len(tests)
+    assert test_checks.get_column("passed").sum() == sum(s == "passed" for _, s in tests)
+    tokens = [t["total_input_tokens"] for t in trials if t["total_input_tokens"] is not None]
+    assert runs.tasks.get_column("total_input_tokens").sum() == sum(tokens)
+    assert runs.tasks.get_column("total_input_tokens").null_count() == len(trials) - len(tokens)
+    assert runs.tool_calls.height == 0  # commands are only in the recordings
+
+
+def test_the_run_comes_from_run_metadata(tb):
+    meta = json.loads((tb / "run_metadata.json").read_text())
+    run = load(tb).runs.row(0, named=True)
+    assert run["run_id"] == meta["run_id"]
+    assert run["dataset"] == f"{meta['dataset_name']}@{meta['dataset_version']}"
+    assert run["epochs"] == meta["n_attempts"]
+    assert run["started_at"] == meta["start_time"]
+
+
+def test_passed_is_always_the_harness_verdict(tb):
+    doc = json.loads((tb / "results.json").read_text())
+    verdict = {(t["task_id"], t["trial_name"]): t["is_resolved"] for t in doc["results"]}
+    tasks = load(tb).tasks
+    for row in tasks.iter_rows(named=True):
+        resolved = verdict[(row["task_id"], row["trial_name"])]
+        assert row["passed"] == bool(resolved)
+
+
+def _run(tmp_path: Path, trials: list[dict], n_resolved: int, attempts: int = 1) -> Path:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    ids = sorted({t["task_id"] for t in trials})
+    doc = {"results": trials, "n_resolved": n_resolved, "accuracy": 0.0}
+    (folder / "results.json").write_text(json.dumps(doc))
+    meta = {
+        "run_id": "r",
+        "agent_name": "a",
+        "model_name": "m",
+        "task_ids": ids,
+        "n_attempts": attempts,
+    }
+    (folder / "run_metadata.json").write_text(json.dumps(meta))
+    return folder
+
+
+def _trial(
+    task: str, k: int, resolved: bool | None, tests: dict | None, mode: str = "unset"
+) -> dict:
+    return {
+        "trial_name": f"{task}.{k}-of-2",
+        "task_id": task,
+        "instruction": "do it",
+        "is_resolved": resolved,
+        "failure_mode": mode,
+        "parser_results": tests,
+        "total_input_tokens": 5,
+        "total_output_tokens": 1,
+        "trial_started_at": "2025-08-08T06:05:06+00:00",
+        "trial_ended_at": "2025-08-08T06:05:08.5+00:00",
+    }
+
+
+def test_unresolved_without_test_results_fails_and_missing_trials_mark_partial(tmp_path):
+    trials = [
+        _trial("t", 1, False, None, mode="agent_timeout"),
+        _trial("t", 2, True, {"a": "passed"}),
+        _trial("u", 1, None, None, mode="test_timeout"),
+    ]
+    runs = load(_run(tmp_path, trials, n_resolved=1, attempts=2))
+    rows = runs.tasks.sort("task_id", "epoch").select("task_id", "epoch", "passed", "error").rows()
+    assert rows == [("t", 1, False, None), ("t", 2, True, None), ("u", 1, False, "test_timeout")]
+    assert runs.tasks.get_column("natural_stop").to_list() == [False, True, False]
+    assert runs.tasks.get_column("duration_ms").to_list() == [2500.0] * 3
+    assert runs.runs.get_column("status").to_list() == ["partial"]  # 3 of 2 x 2 trials
+
+
+def test_a_wrong_n_resolved_warns(tmp_path):
+    with pytest.warns(UserWarning, match="n_resolved=2 but 1 trials are resolved"):
+        load(_run(tmp_path, [_trial("t", 1, True, {"a": "passed"})], n_resolved=2))
+
+
+def test_a_lone_trial_file_points_to_its_run_folder(tb, tmp_path):
+    trial = tmp_path / "results.json"
+    shutil.copy(tb / "trial-fix-git" / "results.json", trial)
+    with pytest.raises(
+        InputError, match=r"a Terminal-Bench trial results\.json: load its run folder"
+    ):
+        load(trial)
+
+
+def test_a_malformed_trial_names_its_field(tmp_path):
+    folder = _run(tmp_path, [_trial("t", 1, True, {"a": "passed"})], n_resolved=1)
+    doc = json.loads((folder / "results.json").read_text())
+    doc["results"][0]["parser_results"] = ["passed"]
+    (folder / "results.json").write_text(json.dumps(doc, indent=1))
+    with pytest.raises(InputError, match=r"results\.json:\d+: results\.0\.parser_results"):
+        load(folder)
