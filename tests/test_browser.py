@@ -194,7 +194,9 @@ def test_notebooks_in_a_real_jupyterlab_draw_charts_and_live_widgets_offline(tmp
                 if (done and state["charts"] >= charts_expected) or time.monotonic() > deadline:
                     break
                 time.sleep(1)
-            assert not state["busy"], f"{name} did not finish"
+            if state["busy"]:
+                driver.save_screenshot(str(tmp_path / f"{name}.png"))
+            assert not state["busy"], f"{name} did not finish (see {tmp_path})"
             assert "Traceback" not in state["text"]
             assert state["failed"] == 0 and "Error loading script" not in state["text"]
             assert state["charts"] >= charts_expected and state["drawn"] == state["charts"]

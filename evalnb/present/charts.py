@@ -154,8 +154,10 @@ def save(chart: alt.TopLevelMixin, path: str | Path) -> Path:
             title = spec.get("title", {})
             name = title.get("text", path.stem) if isinstance(title, dict) else str(title)
             path.write_text(html_page(str(name), chart_html(spec)), encoding="utf-8")
+        elif fmt == "png":
+            chart.save(path, format="png", scale_factor=2)
         else:
-            chart.save(path, format=fmt, **({"scale_factor": 2} if fmt == "png" else {}))
+            chart.save(path, format="svg" if fmt == "svg" else "pdf")
     return path
 
 

@@ -34,6 +34,8 @@ import altair as alt
 from evalnb.extras import require
 
 RENDERER = "evalnb-offline"
+_GLOBALS = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
+"""The bundle's snippet: it exposes vega-embed, vega and vega-lite as globals."""
 
 _LOADER = """
 const el = document.getElementById("%(id)s");
@@ -62,7 +64,7 @@ def _packed_bundle() -> str:
     require("vl_convert", "export")
     import vl_convert as vlc
 
-    code = vlc.javascript_bundle().encode("utf-8")
+    code = vlc.javascript_bundle(_GLOBALS).encode("utf-8")
     return base64.b64encode(gzip.compress(code, compresslevel=9, mtime=0)).decode("ascii")
 
 

@@ -98,7 +98,7 @@ def cross_model(runs: Runs) -> str:
     parts = [f"{n} {d}" for d, n in counts.iter_rows()]
     text = f"Of {diagnosed.height} tasks: " + ", ".join(parts) + "."
     all_fail = diagnosed.filter(pl.col("passed_by").list.len() == 0)
-    if diagnosed.get_column("models").list.len().max() == 1:  # type: ignore[operator]
+    if diagnosed.get_column("models").list.len().max() == 1:
         text += " Only one model ran these tasks, so no task can be told apart by model."
     elif all_fail.height:
         names = ", ".join(all_fail.get_column("task_id").head(8).to_list())

@@ -97,7 +97,8 @@ def task_html(runs: Runs, run_id: str, task_id: str, epoch: int | None = None) -
     rows = runs.tasks.filter(run_id=run_id, task_id=task_id)
     if rows.height == 0:
         raise ValueError(f"no task {task_id!r} in run {run_id!r}")
-    epoch = rows.get_column("epoch").min() if epoch is None else epoch
+    if epoch is None:
+        epoch = int(rows.get_column("epoch").min())  # type: ignore[arg-type]
     key = {"run_id": run_id, "task_id": task_id, "epoch": epoch}
     task = rows.filter(epoch=epoch).with_columns(PASSED.alias("ok")).row(0, named=True)
     parts = [_STYLE, '<div class="evalnb-task">', _header(task)]
@@ -537,7 +538,8 @@ def _transcript(messages: pl.DataFrame, calls: pl.DataFrame, llm: pl.DataFrame) 
         calls_html = [_tool_call(c["commands"], c) for c in tool_calls]
         return ["<h4>Transcript</h4>", f"<p class='meta'>{note}</p>", *calls_html]
     parts = ["<h4>Transcript</h4>"]
-    turn, use_index, last_message = 0, {}, None
+    use_index: dict[str, int] = {}
+    turn, last_message = 0, None
     for block in messages.iter_rows(named=True):
         if block["message_index"] != last_message and block["role"] == "assistant":
             turn += 1
