@@ -135,6 +135,8 @@ def test_notebooks_in_a_real_jupyterlab_draw_charts_and_live_widgets_offline(tmp
             "--allow-root",
             "--expose-app-in-browser",
             "--LabApp.extension_manager=readonly",
+            f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",  # not shared with other labs
+            f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
             f"--ServerApp.port={port}",
             "--ServerApp.ip=127.0.0.1",
             "--IdentityProvider.token=evalnb",
