@@ -15,7 +15,7 @@ Example:
     >>> runs = pl.DataFrame({"run_id": ["a", "b", "c"], "model": ["m", "m", "s"],
     ...                      "simulated": [False, False, True], "guidance": [None] * 3,
     ...                      "dataset": ["d"] * 3})
-    >>> group_labels(Runs(runs, *[pl.DataFrame()] * 5)).get_column("group").to_list()
+    >>> group_labels(replace(Runs.empty(), runs=runs)).get_column("group").to_list()
     ['m · 2 runs', 'm · 2 runs', 's (simulated)']
 """
 
@@ -61,7 +61,7 @@ def group_labels(runs: Runs) -> pl.DataFrame:
     Example:
         >>> runs = pl.DataFrame({"run_id": ["a", "b"], "model": ["m", "m"],
         ...     "simulated": [False, False], "guidance": ["v1", "v2"], "dataset": ["d", "d"]})
-        >>> group_labels(Runs(runs, *[pl.DataFrame()] * 5)).get_column("group").to_list()
+        >>> group_labels(replace(Runs.empty(), runs=runs)).get_column("group").to_list()
         ['m · guidance v1', 'm · guidance v2']
     """
     table = runs.runs
@@ -169,11 +169,10 @@ def suite(runs: Runs, *, guidance: bool = False, dataset: str | None = None) -> 
     Example:
         >>> runs = pl.DataFrame({"run_id": ["a", "b", "c"], "dataset": ["bash", "bash", "notes"],
         ...     "guidance": [None, None, "v1"], "task_count": [59, 59, 6]})
-        >>> t = [pl.DataFrame({"run_id": pl.Series([], dtype=pl.Utf8)})] * 5
-        >>> suite(Runs(runs, *t)).runs.get_column("run_id").to_list()
+        >>> suite(replace(Runs.empty(), runs=runs)).runs.get_column("run_id").to_list()
         ['a', 'b']
-        >>> suite(Runs(runs, *t), guidance=True).runs.get_column("run_id").to_list()
-        ['c']
+        >>> suite(replace(Runs.empty(), runs=runs), guidance=True).runs.get_column("run_id")[0]
+        'c'
     """
     guided = pl.col("guidance").is_not_null()
     candidates = runs.runs.filter(guided if guidance else ~guided)
