@@ -41,6 +41,13 @@ DEMO_SEED = 7
 DEMO_RUNS = Path("runs") / "demo"
 DEMO_REPORTS = Path("reports") / "demo"
 GUIDANCE_VERSIONS = ("v1", "v2")
+OFFLINE_TEMPLATE = "evalnb-offline.html.j2"
+_OFFLINE_BLOCKS = """{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+"""
 
 
 def demo_run_ids() -> list[str]:
@@ -172,6 +179,9 @@ def run_demo(
             for suffix in ("png", "svg"):
                 save(chart, charts / f"{name}.{suffix}")
         written["charts"] = charts
+        from evalnb.present.report_html import write_report_html
+
+        written["report.html"] = write_report_html(runs, reports_dir)
     else:
         skipped.append("charts (pip install 'evalnb[export]')")
     if notebooks and importlib.util.find_spec("nbclient"):
@@ -192,7 +202,9 @@ def execute_notebooks(runs_dir: Path, out: Path, notebooks: list[Path] | None = 
 
     The notebooks run in parallel, one kernel each, as many at a time as there are
     cores. The HTML goes through :func:`evalnb.redact.redact`, so a key a cell printed
-    is not written out.
+    is not written out. It loads nothing from the network: nbconvert's lab template
+    without its require.js, MathJax, mermaid and widget-manager scripts (all from CDNs),
+    and charts drawn by the notebooks' offline renderer (:mod:`evalnb.present.offline`).
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -214,6 +226,7 @@ def execute_notebooks(runs_dir: Path, out: Path, notebooks: list[Path] | None = 
 def _execute_notebook(path: Path, out: Path) -> None:
     """Execute one notebook in its own kernel and write its redacted HTML to ``out``."""
     import nbformat
+    from jinja2 import DictLoader
     from nbclient import NotebookClient
     from nbconvert import HTMLExporter
 
@@ -223,5 +236,7 @@ def _execute_notebook(path: Path, out: Path) -> None:
     where = {"metadata": {"path": str(path.parent)}}
     quiet = ["--IPKernelApp.log_level=ERROR"]  # not the kernel's start-up notices
     NotebookClient(nb, timeout=120, resources=where, extra_arguments=quiet).execute()
-    html, _ = HTMLExporter().from_notebook_node(nb)
+    exporter = HTMLExporter(extra_loaders=[DictLoader({OFFLINE_TEMPLATE: _OFFLINE_BLOCKS})])
+    exporter.template_file = OFFLINE_TEMPLATE
+    html, _ = exporter.from_notebook_node(nb)
     (out / f"{path.stem}.html").write_text(redact(html), encoding="utf-8")

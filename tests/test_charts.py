@@ -13,7 +13,7 @@ from evalnb.analysis import metrics
 from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.interaction import interaction
 from evalnb.analysis.runs import Runs
-from evalnb.present import charts
+from evalnb.present import charts, groups
 from evalnb.records import (
     AgentTrace,
     ContentBlock,
@@ -26,7 +26,7 @@ from evalnb.records import (
     TaskScore,
     ToolCallResult,
 )
-from evalnb.store.tables import tables_from_records
+from evalnb.store.tables import TABLES, tables_from_records
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
 
@@ -229,6 +229,19 @@ def test_save_rejects_an_unknown_suffix(runs, tmp_path):
     assert not (tmp_path / "a.jpg").exists()
 
 
+A1, A2 = "alpha · guidance v1", "alpha · guidance v2"
+B1 = "beta (simulated) · guidance v1"
+"""Charts draw one group per model and guidance version; the fixture's three runs are three."""
+
+
+def group_of(runs: Runs) -> dict[str, str]:
+    return dict(groups.group_labels(runs).select("run_id", "group").rows())
+
+
+def group_summary(runs: Runs) -> pl.DataFrame:
+    return metrics.summary(groups.pooled(runs)).with_columns(pl.col("run_id").alias("run_label"))
+
+
 def test_labels_mark_simulated_runs_and_tell_apart_runs_of_one_model(runs):
     got = dict(charts.labels(runs).select("run_id", "run_label").iter_rows())
     assert got == {"a1": "alpha · a1", "a2": "alpha · a2", "b1": "beta (simulated)"}
@@ -242,7 +255,7 @@ def test_a_chart_of_simulated_runs_says_so_in_its_subtitle(runs):
 
 def test_rates_by_model_plots_the_summary_pass_and_overall_rates_with_intervals(runs):
     data = by(rows(charts.rates_by_model(runs)), "run_label", "measure")
-    summary = charts.labels(runs).join(metrics.summary(runs), on="run_id")
+    summary = group_summary(runs)
     for row in summary.iter_rows(named=True):
         passed = data[row["run_label"], charts.PASS_LABEL]
         overall = data[row["run_label"], charts.OVERALL_LABEL]
@@ -257,18 +270,18 @@ def test_rates_by_model_plots_the_summary_pass_and_overall_rates_with_intervals(
             row["overall_rate_hi"],
         )
     # By hand, run a1: t1 and t3 pass of 4 tasks; checks 2 + 1 + 1 + 0 of 2 + 2 + 1 + 1.
-    assert data["alpha · a1", charts.PASS_LABEL]["value"] == 0.5
-    assert data["alpha · a1", charts.OVERALL_LABEL]["value"] == pytest.approx(4 / 6)
-    assert data["alpha · a1", charts.PASS_LABEL]["count"] == "2/4 tasks passed"
+    assert data[A1, charts.PASS_LABEL]["value"] == 0.5
+    assert data[A1, charts.OVERALL_LABEL]["value"] == pytest.approx(4 / 6)
+    assert data[A1, charts.PASS_LABEL]["count"] == "2/4 tasks passed"
 
 
 def test_category_heatmap_annotates_passed_over_total(runs):
     data = by(rows(charts.category_heatmap(runs)), "run_label", "category")
-    assert data["alpha · a1", "files"]["cell"] == "1/2"  # t1 passed, t2 failed
-    assert data["beta (simulated)", "json"]["cell"] == "0/2"  # t3 and t4 failed
-    assert data["alpha · a2", "json"]["pass_rate"] == 1.0
+    assert data[A1, "files"]["cell"] == "1/2"  # t1 passed, t2 failed
+    assert data[B1, "json"]["cell"] == "0/2"  # t3 and t4 failed
+    assert data[A2, "json"]["pass_rate"] == 1.0
     expected = metrics.by_category(runs).filter(run_id="b1", category="files").row(0, named=True)
-    got = data["beta (simulated)", "files"]
+    got = data[B1, "files"]
     assert (got["pass_rate_lo"], got["pass_rate_hi"]) == (
         expected["pass_rate_lo"],
         expected["pass_rate_hi"],
@@ -278,9 +291,9 @@ def test_category_heatmap_annotates_passed_over_total(runs):
 def test_tool_success_counts_exit_code_zero_per_category_and_overall(runs):
     data = by(rows(charts.tool_success(runs)), "run_label", "category")
     # Run a1: files t1 [0] + t2 [1, 0] -> 2 of 3 ok; json t3 [0, 0] + t4 [2, 2, 2] -> 2 of 5.
-    assert (data["alpha · a1", "files"]["ok"], data["alpha · a1", "files"]["calls"]) == (2, 3)
-    assert data["alpha · a1", "json"]["value"] == pytest.approx(2 / 5)
-    summary = charts.labels(runs).join(metrics.summary(runs), on="run_id")
+    assert (data[A1, "files"]["ok"], data[A1, "files"]["calls"]) == (2, 3)
+    assert data[A1, "json"]["value"] == pytest.approx(2 / 5)
+    summary = group_summary(runs)
     for row in summary.iter_rows(named=True):
         overall = data[row["run_label"], charts.ALL_CATEGORIES]
         assert overall["value"] == pytest.approx(row["tool_call_success_rate"])
@@ -288,8 +301,34 @@ def test_tool_success_counts_exit_code_zero_per_category_and_overall(runs):
         assert overall["hi"] == pytest.approx(row["tool_call_success_rate_hi"])
 
 
-def test_tool_success_draws_the_healthy_threshold(runs):
-    assert {"value": 0.8, "text": "healthy > 80%"} in rows(charts.tool_success(runs))
+def test_tool_success_frames_the_cells_below_the_healthy_threshold(runs):
+    frames = charts.tool_success(runs).to_dict()["layer"][1]
+    assert frames["transform"] == [{"filter": "(datum.value < 0.8)"}]
+
+
+def test_tool_success_stays_readable_at_thirty_runs_and_sixty_categories(runs):
+    one = runs.filter(pl.col("run_id") == "a1")
+
+    def renamed(table: pl.DataFrame, i: int) -> pl.DataFrame:
+        changes = {"run_id": pl.lit(f"r{i:02}"), "model": pl.lit(f"model-{i % 15:02}")}
+        changes["category"] = pl.col("category") + pl.lit(f"-{i}")
+        return table.with_columns(
+            **{col: expr for col, expr in changes.items() if col in table.columns}
+        )
+
+    many = Runs.concat(
+        [Runs(**{name: renamed(getattr(one, name), i) for name in TABLES}) for i in range(30)]
+    )
+    spec = charts.tool_success(many).to_dict()
+    data = rows(charts.tool_success(many))
+    assert len({r["category"] for r in data}) == 61  # 60 categories + all
+    # 30 runs of 15 models: one column per model, naming the two runs it pools.
+    assert {r["run_label"] for r in data} == {
+        f"model-{i:02} · guidance v1 · 2 runs" for i in range(15)
+    }
+    width = spec["width"]["step"] * 15
+    height = spec["height"]["step"] * 61
+    assert width <= 1400 and height <= 1400
 
 
 def test_tool_success_aggregates_a_million_tool_calls_before_plotting(runs):
@@ -314,7 +353,7 @@ def test_tool_success_aggregates_a_million_tool_calls_before_plotting(runs):
     assert len(bars) == 3 * 3  # 3 runs x (2 categories + all)
     assert sum(r["calls"] for r in bars if r["category"] == charts.ALL_CATEGORIES) == n
     expected = dict(metrics.summary(big_runs).select("run_id", "tool_call_success_rate").rows())
-    labels = dict(charts.labels(runs).select("run_label", "run_id").rows())
+    labels = {v: k for k, v in group_of(runs).items()}
     for r in bars:
         if r["category"] == charts.ALL_CATEGORIES:
             assert r["value"] == pytest.approx(expected[labels[r["run_label"]]])
@@ -323,16 +362,16 @@ def test_tool_success_aggregates_a_million_tool_calls_before_plotting(runs):
 def test_turns_and_calls_summarises_per_task_distributions(runs):
     data = by(rows(charts.turns_and_calls(runs)), "run_label", "n", "min", "max")
     # Run a1 turns per task: 2, 3, 3, 4 -> median 3, mean 3.
-    turns = data["alpha · a1", 4, 2, 4]
+    turns = data[A1, 4, 2, 4]
     assert (turns["median"], turns["mean"], turns["q1"], turns["q3"]) == (3, 3, 2.75, 3.25)
     # Run a1 tool calls per task: 1, 2, 2, 3.
-    assert data["alpha · a1", 4, 1, 3]["median"] == 2
+    assert data[A1, 4, 1, 3]["median"] == 2
 
 
 def test_natural_stop_share_matches_the_summary(runs):
     data = {r["run_label"]: r for r in rows(charts.natural_stop(runs))}
-    assert (data["alpha · a1"]["stops"], data["alpha · a1"]["tasks"]) == (3, 4)
-    summary = charts.labels(runs).join(metrics.summary(runs), on="run_id")
+    assert (data[A1]["stops"], data[A1]["tasks"]) == (3, 4)
+    summary = group_summary(runs)
     for label, rate in summary.select("run_label", "natural_stop_rate").iter_rows():
         assert data[label]["value"] == pytest.approx(rate)
         assert data[label]["lo"] <= rate <= data[label]["hi"]
@@ -342,23 +381,23 @@ def test_token_economics_shows_tokens_cost_and_tokens_per_passed_task(runs):
     data = rows(charts.token_economics(runs))
     tokens = {(r["run_label"], r["kind"]): r["n"] for r in data if "kind" in r}
     # Run a1 input tokens: (100+150) + (100+160+230) + (100+140+200) + (100+200+300+400).
-    assert tokens["alpha · a1", "input"] == 2180
-    assert tokens["alpha · a1", "output"] == 20 * 12
+    assert tokens[A1, "input"] == 2180
+    assert tokens[A1, "output"] == 20 * 12
     per_pass = {r["run_label"]: r["per_pass"] for r in data if "per_pass" in r}
-    assert per_pass["alpha · a1"] == (2180 + 240) / 2
+    assert per_pass[A1] == (2180 + 240) / 2
     costs = {r["run_label"]: r["cost_text"] for r in data if "cost_text" in r}
-    assert costs["alpha · a1"] == "unknown"  # no price for "alpha": never shown as $0
+    assert costs[A1] == "unknown"  # no price for "alpha": never shown as $0
 
 
 def test_context_growth_draws_median_and_middle_half_per_call_number(runs):
     data = rows(charts.context_growth(runs))
     curve = by([r for r in data if "call_number" in r], "run_label", "call_number")
     # Run a1, call 2 of its four tasks: 150, 160, 140, 200.
-    assert curve["alpha · a1", 2]["median"] == 155
-    assert (curve["alpha · a1", 2]["q1"], curve["alpha · a1", 2]["q3"]) == (147.5, 170)
+    assert curve[A1, 2]["median"] == 155
+    assert (curve[A1, 2]["q1"], curve[A1, 2]["q3"]) == (147.5, 170)
     # Call 4 is reached only by t4.
-    assert (curve["alpha · a1", 4]["median"], curve["alpha · a1", 4]["tasks"]) == (400, 1)
-    boxes = [r for r in data if "mean" in r and r["run_label"] == "beta (simulated)"]
+    assert (curve[A1, 4]["median"], curve[A1, 4]["tasks"]) == (400, 1)
+    boxes = [r for r in data if "mean" in r and r["run_label"] == B1]
     assert {"min": 300, "max": 300} in [{"min": b["min"], "max": b["max"]} for b in boxes]
 
 
@@ -385,7 +424,7 @@ def test_task_matrix_puts_tasks_every_model_failed_first(runs):
 def test_interaction_by_guidance_plots_the_spec_002_run_metrics(runs):
     data = by(rows(charts.interaction_by_guidance(runs)), "run_label", "metric")
     per_run = interaction(runs, by="run")
-    labels = dict(charts.labels(runs).select("run_id", "run_label").rows())
+    labels = group_of(runs)
     for row in per_run.iter_rows(named=True):
         label = labels[row["run_id"]]
         assert data[label, "error rate"]["value"] == pytest.approx(row["error_rate"])
@@ -394,9 +433,9 @@ def test_interaction_by_guidance_plots_the_spec_002_run_metrics(runs):
         )
         assert data[label, "completion rate"]["value"] == pytest.approx(row["completion_rate"])
     # Run a1 ran 8 commands and 4 failed (t2's first, t4's three).
-    assert data["alpha · a1", "error rate"]["value"] == 0.5
-    assert data["alpha · a1", "error rate"]["guidance"] == "v1"
-    assert data["alpha · a2", "error rate"]["guidance"] == "v2"
+    assert data[A1, "error rate"]["value"] == 0.5
+    assert data[A1, "error rate"]["guidance"] == "v1"
+    assert data[A2, "error rate"]["guidance"] == "v2"
 
 
 def test_guidance_differences_plot_the_paired_comparison(runs):
@@ -414,14 +453,27 @@ def test_guidance_differences_plot_the_paired_comparison(runs):
     assert {r["comparison"] for r in data.values()} == {"alpha: v2 − v1"}  # beta ran v1 only
 
 
-def test_trend_follows_each_model_over_its_runs(runs):
-    data = rows(charts.trend(runs))
+def test_trend_follows_one_model_over_its_dated_runs_of_one_dataset(runs):
+    again = runs.filter(pl.col("run_id") == "a2")
+    again.runs = again.runs.with_columns(
+        pl.lit("v1").alias("guidance"), pl.lit("2026-01-03T10:00:00Z").alias("started_at")
+    )
+    again = Runs(
+        **{name: getattr(again, name).with_columns(pl.lit("a3").alias("run_id")) for name in TABLES}
+    )
+    data = rows(charts.trend(Runs.concat([runs, again])))
     alpha = sorted(
-        (r["when"], r["value"])
+        (r["when"], r["run_id"], r["value"])
         for r in data
         if r["model_label"] == "alpha" and r["measure"] == charts.PASS_LABEL
     )
-    assert [v for _, v in alpha] == [0.5, 1.0]  # a1 (Jan 1) then a2 (Jan 2)
+    # a1 (v1, Jan 1) then a3 (v1, Jan 3); a2 ran guidance v2, so it is no point of the trend.
+    assert [(run, v) for _, run, v in alpha] == [("a1", 0.5), ("a3", 1.0)]
+    assert not [r for r in data if r["model_label"] == "beta (simulated)"]  # a single run
+
+
+def test_trend_of_guidance_versions_is_no_trend(runs):
+    assert "several dates" in rows(charts.trend(runs))[0]["text"]
 
 
 def test_charts_of_no_runs_still_render(tmp_path):

@@ -50,6 +50,9 @@ def test_notebook_runs_on_the_published_bashkit_eval_results(path, monkeypatch):
     nb = execute(path, str(FIXTURES / "*.json"), monkeypatch)
     outputs = [out for cell in nb.cells for out in cell.get("outputs", [])]
     shown = json.dumps([out.get("data", {}) for out in outputs])
+    if path.stem == "05_guidance":  # the published runs used no guidance: nothing to compare
+        assert "No runs to analyse." in shown and "No runs with a guidance version." in shown
+        return
     assert "claude-haiku-4-5" in shown  # the real runs' figures reached the outputs
 
 

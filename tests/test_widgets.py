@@ -8,8 +8,16 @@ import pytest
 from IPython.display import HTML
 
 from evalnb.analysis.runs import Runs
-from evalnb.present import widgets
-from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.present import charts, widgets
+from evalnb.records import (
+    AgentTrace,
+    RunMeta,
+    ScoreResult,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
+)
 from evalnb.store.tables import tables_from_records
 from tests.test_charts import make_runs
 
@@ -85,13 +93,90 @@ def test_static_task_browser_starts_at_the_first_failed_task(runs):
 def test_live_task_browser_follows_the_dropdowns(runs):
     box = widgets.task_browser(runs, static=False)
     assert isinstance(box, ipywidgets.VBox)
-    (run_dd, task_dd), view = box.children[0].children, box.children[1]
+    (run_dd, task_dd), view = box.children[0].children, box.children[-1]
     assert "$ step0 t2" in view.value
-    task_dd.value = "t4"
+    task_dd.value = ("t4", 1)
     assert "$ step2 t4" in view.value
     run_dd.value = "b1"  # same task in another run
-    assert "run b1" in view.value and task_dd.value == "t4"
-    assert task_dd.options[0] == ("t1 (pass)", "t1")
+    assert "run b1" in view.value and task_dd.value == ("t4", 1)
+    assert task_dd.options[0] == ("t1 (pass)", ("t1", 1))
+
+
+def epochs_run() -> Runs:
+    """One task run three times: epochs 1 and 3 pass, epoch 2 fails."""
+    records = [
+        TaskRecord(
+            task=Task(id="t", category="c", prompt="p"),
+            epoch=epoch,
+            trace=AgentTrace(tool_calls=[ToolCallResult(commands=f"echo {epoch}")]),
+            score=TaskScore(
+                task_id="t", results=[ScoreResult(check="exit_code:0", passed=epoch != 2)]
+            ),
+        )
+        for epoch in (1, 2, 3)
+    ]
+    return Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), records))
+
+
+def test_the_task_browser_lists_every_attempt_with_its_own_outcome():
+    runs = epochs_run()
+    assert widgets.attempt_choices(runs, "r") == [
+        ("t · epoch 1 (pass)", ("t", 1)),
+        ("t · epoch 2 (fail)", ("t", 2)),
+        ("t · epoch 3 (pass)", ("t", 3)),
+    ]
+    box = widgets.task_browser(runs, static=False)
+    (_, task_dd), view = box.children[0].children, box.children[-1]
+    assert task_dd.value == ("t", 2)  # it starts at the failed attempt
+    assert "FAILED" in view.value and "epoch 2" in view.value and "$ echo 2" in view.value
+    task_dd.value = ("t", 3)
+    assert "PASSED" in view.value and "epoch 3" in view.value and "$ echo 3" in view.value
+
+
+def test_all_in_the_picker_is_a_real_dropdown_value_not_none(runs):
+    box = widgets.picker(runs, static=False)
+    run_dd, model_dd = box.children[0].children
+    for dropdown in (run_dd, model_dd):
+        assert dropdown.value == widgets.ALL and dropdown.label == "all"
+        assert None not in [value for _, value in dropdown.options]
+
+
+def test_an_empty_selection_draws_every_chart_with_a_message_not_an_error(runs):
+    box = widgets.picker(runs, static=False)
+    run_dd, model_dd = box.children[0].children
+    _, chart_dd = box.children[1].children
+    for name in charts.CHARTS:
+        chart_dd.value = name
+        run_dd.value, model_dd.value = "b1", "alpha"  # no run is both
+        assert "error" not in str(box.children[2].outputs).lower()
+    scenario_like = widgets.subset(runs, "b1", "alpha")
+    scenario_like.tasks = scenario_like.tasks.with_columns(
+        pl.lit(None, pl.Utf8).alias("command_pattern")
+    )
+    assert charts.guidance_differences(scenario_like).to_dict()["mark"]["type"] == "text"
+
+
+def test_the_comparer_never_compares_a_run_with_itself(runs):
+    assert "pick two different runs" in widgets.comparison_html(runs, "a1", "a1")
+    box = widgets.comparer(runs, "a1", "b1", static=False)
+    a_dd, b_dd = box.children[0].children
+    a_dd.value = "b1"  # B was b1: it moves to another run
+    assert a_dd.value == "b1" and b_dd.value != "b1"
+    assert "pick two different runs" not in box.children[1].value
+
+
+def test_dropdowns_are_as_wide_as_their_longest_label(runs):
+    box = widgets.comparer(runs, static=False)
+    for dropdown in box.children[0].children:
+        assert dropdown.layout.width == "max-content"
+        assert dropdown.style.description_width == "initial"
+
+
+def test_tables_show_every_row_and_the_whole_text():
+    long_error = "bash: jq: command not found " * 10
+    frame = pl.DataFrame({"task_id": [f"t{i}" for i in range(40)], "error": [long_error] * 40})
+    page = widgets.show(frame).data
+    assert page.count("<tr>") == 41 and long_error.strip() in page
 
 
 def test_static_picker_shows_the_chart_as_svg_and_the_task_table(runs):
@@ -155,3 +240,54 @@ def test_a_pair_that_cannot_be_compared_gives_a_message(runs):
 def test_helpers_say_what_is_missing_on_empty_runs():
     assert "No tasks" in widgets.task_browser(Runs.empty(), static=True).data
     assert "at least two runs" in widgets.comparer(Runs.empty(), static=True).data
+
+
+def test_the_task_browser_keeps_failures_only_and_steps_to_the_next_failure(runs):
+    box = widgets.task_browser(runs, "a1", "t1", static=False)
+    (_, task_dd), (failures, next_btn, _), view = (
+        box.children[0].children,
+        box.children[1].children,
+        box.children[-1],
+    )
+    assert task_dd.value == ("t1", 1)
+    next_btn.click()  # a1 failed t2 and t4
+    assert task_dd.value == ("t2", 1) and "FAILED" in view.value
+    next_btn.click()
+    assert task_dd.value == ("t4", 1)
+    next_btn.click()  # wraps round
+    assert task_dd.value == ("t2", 1)
+    failures.value = True
+    assert [t for _, t in task_dd.options] == [("t2", 1), ("t4", 1)]
+
+
+def test_text_search_finds_attempts_by_what_their_transcript_says(runs):
+    # "step0: failed with 1" is t2's stderr in run a1; case does not matter.
+    found = widgets.matching_attempts(runs, "STEP0: FAILED").select("run_id", "task_id", "epoch")
+    assert ("a1", "t2", 1) in found.rows()
+    box = widgets.task_browser(runs, "a1", "t1", static=False)
+    (_, task_dd), (_, _, search) = box.children[0].children, box.children[1].children
+    search.value = "out t3"  # t3's stdout
+    assert [t for _, t in task_dd.options] == [("t3", 1)]
+    search.value = "no such text anywhere"
+    assert task_dd.options == () and "No attempt matches" in box.children[-1].value
+
+
+def test_the_comparer_shows_a_task_of_both_runs_side_by_side(runs):
+    box = widgets.comparer(runs, "a1", "a2", static=False)
+    task_dd, pair = box.children[2], box.children[3]
+    # a1 failed t2 and t4, a2 passed all: those come first
+    assert [t for _, t in task_dd.options][:2] == ["t2", "t4"]
+    assert task_dd.options[0][0] == "t2 (they disagree)"
+    assert "run a1" in pair.value and "run a2" in pair.value
+    assert pair.value.index("run a1") < pair.value.index("run a2")
+    assert "display: flex" in pair.value
+
+
+def test_tables_offer_every_row_as_csv(runs):
+    import base64
+
+    page = widgets.show(runs.tasks.select("run_id", "task_id", "tags")).data
+    data = page.split("base64,")[1].split('"')[0]
+    csv = base64.b64decode(data).decode()
+    assert csv.splitlines()[0] == "run_id,task_id,tags"
+    assert len(csv.splitlines()) == runs.tasks.height + 1

@@ -140,8 +140,8 @@ def compare_guidance(
 def _attempts(runs: Runs, pattern: str | None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Per-attempt interaction metrics (with guidance and passed) and the command rows."""
     tasks = runs.tasks
-    if pattern is not None or "command_pattern" not in tasks.columns:
-        groups = [(pattern, runs)]
+    if pattern is not None or "command_pattern" not in tasks.columns or tasks.height == 0:
+        groups = [(pattern, runs)]  # (no tasks: one empty group, not an empty concat)
     else:
         groups = [
             (p, _subset(runs, tasks.filter(pl.col("command_pattern").eq_missing(p))))

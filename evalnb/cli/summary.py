@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 from typing import Any
 
@@ -15,7 +16,9 @@ def register(sub: Any) -> None:
     summ.add_argument("--prices", help="token price table (default: the packaged prices)")
     summ.set_defaults(func=_cmd_summary)
 
-    rep = sub.add_parser("report", help="write report.md, report.json and comparison.md")
+    rep = sub.add_parser(
+        "report", help="write report.md, report.json, comparison.md and report.html"
+    )
     rep.add_argument("paths", nargs="+", help="run folders, result JSON files, globs")
     rep.add_argument("--out", default="reports/latest", help="folder (default reports/latest)")
     rep.add_argument("--prices", help="token price table (default: the packaged prices)")
@@ -43,6 +46,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from evalnb.present.report import write_report
 
     prices = load_prices(args.prices)
-    for name, path in write_report(load(*args.paths), args.out, prices).items():
+    runs = load(*args.paths)
+    written = write_report(runs, args.out, prices)
+    if importlib.util.find_spec("vl_convert"):
+        from evalnb.present.report_html import write_report_html
+
+        written["report.html"] = write_report_html(runs, args.out)
+    else:
+        print("report.html skipped: pip install 'evalnb[export]'")
+    for name, path in written.items():
         print(f"{name:<14} {path}")
     return 0

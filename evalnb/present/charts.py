@@ -29,6 +29,9 @@ from evalnb.analysis.interaction import interaction as interaction_metrics
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import wilson_expr
 from evalnb.extras import require
+from evalnb.present import groups
+from evalnb.present.offline import chart_html, html_page
+from evalnb.present.offline import enable_offline as enable_offline  # notebooks call it here
 from evalnb.store.tables import KEYS
 
 THEME = "evalnb"
@@ -53,6 +56,8 @@ _DIAGNOSIS_COLOURS = {
     "single model": "#9D755D",
     "tool missing builtins for domain": "#4C78A8",
 }
+_NEUTRAL = ["#555555", "#b0b0b0"]
+"""Greys for what is not a model (measures, token kinds): colour always means the model."""
 _FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 _PALETTE = [
     "#4C78A8",
@@ -126,8 +131,9 @@ def save(chart: alt.TopLevelMixin, path: str | Path) -> Path:
     """Write a chart to ``path``: PNG, SVG, PDF or self-contained HTML, chosen by suffix.
 
     Rendering is offline (vl-convert, the ``export`` extra: without it this raises
-    :class:`~evalnb.errors.SetupError` with the pip command); parent folders are
-    created. Any other suffix raises ValueError.
+    :class:`~evalnb.errors.SetupError` with the pip command); an HTML file carries the
+    vega libraries inline (:func:`evalnb.present.offline.chart_html`) and loads nothing
+    from the network. Parent folders are created. Any other suffix raises ValueError.
 
     Example:
         >>> import tempfile
@@ -142,9 +148,16 @@ def save(chart: alt.TopLevelMixin, path: str | Path) -> Path:
         raise ValueError(f"{path}: unknown chart format {path.suffix!r} (use .png .svg .pdf .html)")
     require("vl_convert", "export")
     path.parent.mkdir(parents=True, exist_ok=True)
-    extra = {"scale_factor": 2} if fmt == "png" else {"inline": True} if fmt == "html" else {}
     with alt.theme.enable(THEME):
-        chart.save(path, format=fmt, **extra)
+        if fmt == "html":
+            spec = chart.to_dict()
+            title = spec.get("title", {})
+            name = title.get("text", path.stem) if isinstance(title, dict) else str(title)
+            path.write_text(html_page(str(name), chart_html(spec)), encoding="utf-8")
+        elif fmt == "png":
+            chart.save(path, format="png", scale_factor=2)
+        else:
+            chart.save(path, format="svg" if fmt == "svg" else "pdf")
     return path
 
 
@@ -179,15 +192,16 @@ def labels(runs: Runs) -> pl.DataFrame:
 def rates_by_model(runs: Runs) -> alt.LayerChart:
     """Pass rate and overall rate per run, side by side, each with its 95% interval.
 
-    Pass rate counts tasks whose every check passed (Wilson interval); overall rate is
-    weighted check score over maximum score (task-clustered bootstrap interval). Both
-    come from :func:`evalnb.analysis.metrics.summary`.
+    Pass rate counts tasks whose every check passed; overall rate is weighted check
+    score over maximum score. Both, and their 95% intervals clustered by task, come from
+    :func:`evalnb.analysis.metrics.summary`.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
         >>> rates_by_model(Runs.empty()).to_dict()["layer"][0]["mark"]["type"]
         'bar'
     """
+    runs = groups.pooled(runs)
     s = _with_labels(metrics.summary(runs), runs)
     measures = [
         (PASS_LABEL, "pass_rate", pl.format("{}/{} tasks passed", "total_passed", "total_tasks")),
@@ -215,7 +229,13 @@ def rates_by_model(runs: Runs) -> alt.LayerChart:
         data,
         category=_run_y(runs),
         offset=alt.YOffset("measure:N", sort=order),
-        color=alt.Color("measure:N", title=None, sort=order, legend=_bottom_legend()),
+        color=alt.Color(
+            "measure:N",
+            title=None,
+            sort=order,
+            scale=alt.Scale(domain=order, range=_NEUTRAL),
+            legend=_bottom_legend(),
+        ),
         tooltip=[
             alt.Tooltip("run_label:N", title="model"),
             alt.Tooltip("measure:N", title="measure"),
@@ -226,8 +246,7 @@ def rates_by_model(runs: Runs) -> alt.LayerChart:
         title=_title(
             "Pass rate and overall rate by model",
             runs,
-            "Bars: rate; black lines: 95% interval (Wilson for pass rate,"
-            " task-resampling bootstrap for overall rate).",
+            "Bars: rate; black lines: 95% interval, clustered by task.",
         ),
         height=alt.Step(22),
     )
@@ -236,7 +255,7 @@ def rates_by_model(runs: Runs) -> alt.LayerChart:
 def category_heatmap(runs: Runs) -> alt.LayerChart:
     """Pass rate per model and category, each cell annotated ``passed/total``.
 
-    Colour is the category pass rate; the tooltip adds its Wilson 95% interval and the
+    Colour is the category pass rate; the tooltip adds its 95% interval and the
     weighted check rate (spec 000 ``CategorySummary.rate``). From
     :func:`evalnb.analysis.metrics.by_category`.
 
@@ -245,6 +264,7 @@ def category_heatmap(runs: Runs) -> alt.LayerChart:
         >>> category_heatmap(Runs.empty()).to_dict()["layer"][1]["mark"]["type"]
         'text'
     """
+    runs = groups.pooled(runs)
     data = _with_labels(metrics.by_category(runs), runs).with_columns(
         pl.format("{}/{}", "passed", "tasks").alias("cell")
     )
@@ -253,9 +273,9 @@ def category_heatmap(runs: Runs) -> alt.LayerChart:
             "run_label:N",
             title=None,
             sort=_run_order(runs),
-            axis=alt.Axis(orient="top", labelAngle=0),
+            axis=_group_axis(),
         ),
-        y=alt.Y("category:N", title="category"),
+        y=alt.Y("category:N", title="category", axis=alt.Axis(labelLimit=0)),
         tooltip=[
             alt.Tooltip("run_label:N", title="model"),
             alt.Tooltip("category:N", title="category"),
@@ -285,25 +305,28 @@ def category_heatmap(runs: Runs) -> alt.LayerChart:
             "Cell: tasks passed / tasks. Spec 000 healthy profile: no category below 70%.",
             "Hover a cell for its 95% interval and weighted check rate.",
         ),
-        width=alt.Step(max(90, 8 * _longest(data, "run_label"))),
-        height=alt.Step(28),
+        width=alt.Step(64),
+        height=alt.Step(22),
     )
 
 
 def tool_success(runs: Runs) -> alt.LayerChart:
-    """Tool call success rate (exit code 0) per model, overall and per category.
+    """Tool call success rate (exit code 0): a cell per model and category, plus overall.
 
     Counted from the ``tool_calls`` table (aggregated per task attempt before the
     category join, so a million calls cost a group-by), with 95% intervals clustered by
-    task (:func:`evalnb.analysis.metrics.clustered_interval`);
-    the rule marks spec 000's healthy threshold of 80%. The "all categories" bar
-    equals :func:`evalnb.analysis.metrics.summary`'s ``tool_call_success_rate``.
+    task (:func:`evalnb.analysis.metrics.clustered_interval`) in the tooltip. Cells below
+    spec 000's healthy 80% are framed. The "all categories"
+    row equals :func:`evalnb.analysis.metrics.summary`'s ``tool_call_success_rate``
+    (of the pooled runs of a model). A grid, not bars, so 60 categories and 20 models
+    stay a few hundred pixels wide.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
-        >>> len(tool_success(Runs.empty()).to_dict()["layer"])  # bars + threshold
-        2
+        >>> len(tool_success(Runs.empty()).to_dict()["layer"])  # cells, frames, text
+        3
     """
+    runs = groups.pooled(runs)
     per_task = runs.tool_calls.group_by(KEYS).agg(
         pl.len().alias("calls"), (pl.col("exit_code") == 0).sum().alias("ok")
     )
@@ -327,33 +350,46 @@ def tool_success(runs: Runs) -> alt.LayerChart:
     ).rename({"v_lo": "lo", "v_hi": "hi"})
     data = _with_labels(
         pl.concat([overall, per_cat.select(overall.columns)])
-        .with_columns((pl.col("ok") / pl.col("calls")).alias("value"))
+        .with_columns(
+            (pl.col("ok") / pl.col("calls")).alias("value"),
+            pl.format("{}/{}", "ok", "calls").alias("cell"),
+        )
         .join(limits, on=["run_id", "category"], how="left", nulls_equal=True),
         runs,
     )
     order = [ALL_CATEGORIES, *sorted(set(per_cat.get_column("category").drop_nulls()))]
-    chart = _rate_bars(
-        data,
-        category=alt.Y("category:N", title=None, sort=order),
-        offset=alt.YOffset("run_label:N", sort=_run_order(runs)),
-        color=_run_color(runs),
+    base = alt.Chart(data).encode(
+        x=alt.X("run_label:N", title=None, sort=_run_order(runs), axis=_group_axis()),
+        y=alt.Y("category:N", title=None, sort=order, axis=alt.Axis(labelLimit=0)),
         tooltip=[
             alt.Tooltip("run_label:N", title="model"),
             alt.Tooltip("category:N", title="category"),
             *_rate_tooltip(),
-            alt.Tooltip("ok:Q", title="calls ok"),
-            alt.Tooltip("calls:Q", title="calls"),
+            alt.Tooltip("cell:N", title="calls ok / calls"),
         ],
     )
-    threshold = _threshold_rule(HEALTHY_TOOL_SUCCESS, "healthy > 80%")
-    return alt.layer(chart, threshold).properties(
+    cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
+        color=alt.Color(
+            "value:Q",
+            title="tool call success",
+            scale=alt.Scale(scheme="redyellowgreen", domain=[0.5, 1], clamp=True),
+            legend=alt.Legend(format="%", orient="right"),
+        )
+    )
+    unhealthy = base.mark_rect(fill=None, stroke="#222", strokeWidth=1.5).transform_filter(
+        alt.datum.value < HEALTHY_TOOL_SUCCESS
+    )
+    text = base.mark_text(fontSize=11, color="#222").encode(text=alt.Text("value:Q", format=".0%"))
+    return alt.layer(cells, unhealthy, text).properties(
         title=_title(
             "Tool call success rate (exit code 0)",
             runs,
-            "Spec 000: above 80% is healthy, below 75% points at interpreter gaps;"
-            " lines: 95% Wilson interval.",
+            "Spec 000: above 80% is healthy (framed cells are below),"
+            " below 75% points at interpreter gaps.",
+            "Hover a cell for its calls and 95% interval (clustered by task).",
         ),
-        height=alt.Step(14),
+        width=alt.Step(64),
+        height=alt.Step(20),
     )
 
 
@@ -367,6 +403,7 @@ def turns_and_calls(runs: Runs) -> alt.HConcatChart:
         >>> len(turns_and_calls(Runs.empty()).to_dict()["hconcat"])
         2
     """
+    runs = groups.pooled(runs)
     tasks = _with_labels(runs.tasks.select("run_id", "turns", "tool_call_count"), runs)
     turns = alt.layer(
         _box(tasks, "turns", "turns per task", runs),
@@ -395,6 +432,7 @@ def natural_stop(runs: Runs) -> alt.LayerChart:
         >>> natural_stop(Runs.empty()).to_dict()["layer"][0]["mark"]["type"]
         'bar'
     """
+    runs = groups.pooled(runs)
     counts = runs.tasks.group_by("run_id").agg(
         pl.col("natural_stop").sum().alias("stops"), pl.col("natural_stop").count().alias("tasks")
     )
@@ -423,7 +461,7 @@ def natural_stop(runs: Runs) -> alt.LayerChart:
         title=_title(
             "Natural stop: the model ended the task itself",
             runs,
-            "The rest hit the turn limit (or errored); lines: 95% Wilson interval.",
+            "The rest hit the turn limit (or errored); lines: 95% interval, clustered by task.",
         ),
         height=alt.Step(24),
     )
@@ -440,6 +478,7 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
         >>> len(token_economics(Runs.empty()).to_dict()["hconcat"])
         3
     """
+    runs = groups.pooled(runs)
     s = _with_labels(metrics.summary(runs), runs)
     tokens = pl.concat(
         [
@@ -457,7 +496,11 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
             y=y,
             x=alt.X("n:Q", title="tokens", axis=alt.Axis(format="~s")),
             color=alt.Color(
-                "kind:N", title=None, sort=["input", "output"], legend=_bottom_legend()
+                "kind:N",
+                title=None,
+                sort=["input", "output"],
+                scale=alt.Scale(domain=["input", "output"], range=_NEUTRAL),
+                legend=_bottom_legend(),
             ),
             order=alt.Order("kind:N"),
             tooltip=[
@@ -485,7 +528,7 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
         ],
     )
     cost_chart = alt.layer(
-        cost_base.mark_bar(color=_PALETTE[2]).encode(
+        cost_base.mark_bar(color=_NEUTRAL[0]).encode(
             x=alt.X("cost_usd:Q", title="cost (USD)", axis=alt.Axis(format="$,.2~f"))
         ),
         cost_base.mark_text(align="left", dx=4, color="#444").encode(
@@ -503,7 +546,7 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
     )
     per_pass_chart = (
         alt.Chart(per_pass)
-        .mark_bar(color=_PALETTE[3])
+        .mark_bar(color=_NEUTRAL[0])
         .encode(
             y=y.axis(None),
             x=alt.X("per_pass:Q", title="tokens per passed task", axis=alt.Axis(format="~s")),
@@ -544,6 +587,7 @@ def context_growth(runs: Runs) -> alt.VConcatChart | alt.Chart:
         >>> context_growth(Runs.empty()).to_dict()["mark"]["type"]
         'text'
     """
+    runs = groups.pooled(runs)
     calls = runs.llm_calls.filter(pl.col("input_tokens").is_not_null())
     title = "Context growth (spec 003)"
     if calls.height == 0:
@@ -702,6 +746,7 @@ def interaction_by_guidance(runs: Runs, pattern: str | None = None) -> alt.Facet
         >>> interaction_by_guidance(Runs.empty()).to_dict()["facet"]["field"]
         'metric'
     """
+    runs = groups.pooled(runs)
     per_run = interaction_metrics(runs, pattern, by="run").join(
         runs.runs.select("run_id", pl.col("guidance").fill_null("(none)")), on="run_id"
     )
@@ -856,9 +901,12 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
     """Pass rate, overall rate and tool call success over time for each model family.
 
     One point per run at its ``started_at``, with its 95% interval (from
-    :func:`evalnb.analysis.metrics.summary`); runs without a start time are left out.
-    Runs are joined by ``model_family`` (dated snapshots with their model); a partial
-    run is drawn as a cross, with its task counts in the tooltip.
+    :func:`evalnb.analysis.metrics.summary`). A trend is drawn only across runs of one
+    model on one dataset with one guidance version (else the change is the dataset's or
+    the guidance's, not the model's over time); runs without a start time, and models
+    with a single such run, are left out. Runs are joined by ``model_family`` (dated
+    snapshots with their model); a partial run is drawn as a cross, with its task counts
+    in the tooltip.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -877,10 +925,17 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
         .otherwise(pl.lit("complete run"))
         .alias("completeness"),
     )
-    s = s.filter(pl.col("when").is_not_null())
+    s = (
+        s.join(runs.runs.select("run_id", "dataset"), on="run_id")
+        .filter(pl.col("when").is_not_null())
+        .with_columns(pl.len().over("model_label", "dataset", "guidance").alias("series_runs"))
+        .filter(pl.col("series_runs") > 1)
+    )
     title = "Rates over time, per model"
     if s.height == 0:
-        return _message(title, "No run has a start time.", runs)
+        return _message(
+            title, "No model ran the same dataset (and guidance) at several dates.", runs
+        )
     measures = {
         PASS_LABEL: "pass_rate",
         OVERALL_LABEL: "overall_rate",
@@ -903,9 +958,15 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
             for name, col in measures.items()
         ]
     )
+    series = sorted(set(data.get_column("model_label")))
     base = alt.Chart().encode(
         x=alt.X("when:T", title="run started", scale=alt.Scale(padding=14)),
-        color=alt.Color("model_label:N", title="model", legend=_bottom_legend()),
+        color=alt.Color(
+            "model_label:N",
+            title="model",
+            scale=alt.Scale(domain=series, range=groups.colours(series)),
+            legend=_bottom_legend(),
+        ),
         tooltip=[
             alt.Tooltip("model_label:N", title="model"),
             alt.Tooltip("run_id:N", title="run"),
@@ -1057,22 +1118,33 @@ def _message(title: str, text: str, runs: Runs) -> alt.Chart:
 
 
 def _run_order(runs: Runs) -> list[str]:
-    """The run labels in display order (sorted), so every chart lists and colours runs alike."""
-    return sorted(labels(runs).get_column("run_label").to_list())
+    """The group labels of pooled ``runs`` in display order (sorted)."""
+    return sorted(runs.runs.get_column("run_id").to_list())
 
 
 def _run_y(runs: Runs, **kwargs: object) -> alt.Y:
     return alt.Y("run_label:N", title=None, sort=_run_order(runs), **kwargs)
 
 
-def _run_color(runs: Runs, legend: bool = True) -> alt.Color:
-    """Colour by run label with a fixed domain: the same run gets the same colour everywhere."""
+def _run_color(runs: Runs, legend: bool = True, data: pl.DataFrame | None = None) -> alt.Color:
+    """Colour by group with a fixed palette: a model keeps its colour in every chart.
+
+    With ``data``, the legend lists only the groups that have rows in it.
+    """
+    order = _run_order(runs)
+    colour = dict(zip(order, groups.colours(order), strict=True))
+    shown = order if data is None else [g for g in order if g in set(data.get_column("run_label"))]
     return alt.Color(
         "run_label:N",
         title="model",
-        scale=alt.Scale(domain=_run_order(runs)),
+        scale=alt.Scale(domain=shown, range=[colour[g] for g in shown]),
         legend=_bottom_legend() if legend else None,
     )
+
+
+def _group_axis() -> alt.Axis:
+    """A model axis on top, labels slanted so long model names neither widen nor get cut."""
+    return alt.Axis(orient="top", labelAngle=-35, labelLimit=0, labelAlign="left")
 
 
 def _bottom_legend() -> alt.Legend:
@@ -1087,8 +1159,16 @@ def _longest(frame: pl.DataFrame, column: str) -> int:
 
 
 def _with_labels(frame: pl.DataFrame, runs: Runs) -> pl.DataFrame:
-    """Join the run and model labels onto a frame with a ``run_id`` column."""
-    return frame.join(labels(runs), on="run_id", how="left")
+    """Add ``run_label`` (the run id: a group label once pooled) and ``model_label``."""
+    model_label = (
+        pl.when(pl.col("simulated").fill_null(False))
+        .then(pl.col("model") + " (simulated)")
+        .otherwise(pl.col("model"))
+    )
+    named = runs.runs.select("run_id", model_label.alias("model_label"))
+    return frame.join(named, on="run_id", how="left").with_columns(
+        pl.col("run_id").alias("run_label")
+    )
 
 
 def _title(text: str, runs: Runs, *notes: str) -> alt.Title:

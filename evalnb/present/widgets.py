@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import altair as alt
@@ -31,13 +32,17 @@ from IPython.display import HTML, clear_output, display
 from evalnb.analysis.metrics import PASSED, compare
 from evalnb.analysis.runs import Runs
 from evalnb.present import charts
+from evalnb.present.tables import show as show
+from evalnb.present.tables import table_html
 from evalnb.store.tables import KEYS, TABLES
 
 FOLD_CHARS = 800
 """Tool output longer than this (or than :data:`FOLD_LINES` lines) is folded in <details>."""
 FOLD_LINES = 12
-MAX_TABLE_ROWS = 200
-"""Tables in the widgets show at most this many rows."""
+ALL = ""
+"""The dropdown value meaning "all" (ipywidgets shows a None value as a blank dropdown)."""
+_WIDE = {"layout": {"width": "max-content"}, "style": {"description_width": "initial"}}
+"""Dropdowns as wide as their longest label: no label is cut."""
 
 _STYLE = """<style>
 .evalnb-task {font-family: sans-serif; font-size: 13px; line-height: 1.4; max-width: 1000px}
@@ -92,7 +97,8 @@ def task_html(runs: Runs, run_id: str, task_id: str, epoch: int | None = None) -
     rows = runs.tasks.filter(run_id=run_id, task_id=task_id)
     if rows.height == 0:
         raise ValueError(f"no task {task_id!r} in run {run_id!r}")
-    epoch = rows.get_column("epoch").min() if epoch is None else epoch
+    if epoch is None:
+        epoch = int(rows.get_column("epoch").min())  # type: ignore[arg-type]
     key = {"run_id": run_id, "task_id": task_id, "epoch": epoch}
     task = rows.filter(epoch=epoch).with_columns(PASSED.alias("ok")).row(0, named=True)
     parts = [_STYLE, '<div class="evalnb-task">', _header(task)]
@@ -120,22 +126,26 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
     if not _live(static):
         chart = charts.category_heatmap(runs)
         return HTML(_svg(chart) + _task_table(runs))
-    run_dd = w.Dropdown(description="run", options=_choices(charts.labels(runs), "run_label"))
+    run_dd = w.Dropdown(
+        description="run", options=_choices(charts.labels(runs), "run_label"), **_WIDE
+    )
     model_dd = w.Dropdown(
         description="model",
-        options=[("all", None), *((m, m) for m in _unique(runs.runs, "model"))],
+        options=[("all", ALL), *((m, m) for m in _unique(runs.runs, "model"))],
+        **_WIDE,
     )
     category_dd = w.Dropdown(
         description="category",
-        options=[("all", None), *((c, c) for c in _unique(runs.tasks, "category"))],
+        options=[("all", ALL), *((c, c) for c in _unique(runs.tasks, "category"))],
+        **_WIDE,
     )
     chart_dd = w.Dropdown(
-        description="chart", options=list(charts.CHARTS), value="category_heatmap"
+        description="chart", options=list(charts.CHARTS), value="category_heatmap", **_WIDE
     )
     chart_out, table = w.Output(), w.HTML()
 
     def refresh(_: object = None) -> None:
-        part = subset(runs, run_dd.value, model_dd.value, category_dd.value)
+        part = subset(runs, run_dd.value or None, model_dd.value or None, category_dd.value or None)
         table.value = _task_table(part)
         with chart_out:
             clear_output(wait=True)
@@ -170,34 +180,71 @@ def task_browser(
     if not _live(static):
         return HTML(task_html(runs, *start))
     run_dd = w.Dropdown(
-        description="run", options=_choices(charts.labels(runs), "run_label", everything=False)
+        description="run",
+        options=_choices(charts.labels(runs), "run_label", everything=False),
+        **_WIDE,
     )
     run_dd.value = start[0]
-    task_dd = w.Dropdown(description="task")
+    task_dd = w.Dropdown(description="attempt", **_WIDE)
+    failures = w.Checkbox(description="failures only", value=False, indent=False)
+    search = w.Text(description="search", placeholder="text in the transcript", **_WIDE)
+    next_btn = w.Button(description="next failure", icon="forward")
     view = w.HTML()
 
-    def tasks_of(run: str) -> list[tuple[str, str]]:
-        frame = runs.tasks.filter(run_id=run).with_columns(PASSED.alias("ok"))
-        pairs = frame.select("task_id", "ok").unique("task_id").sort("task_id").rows()
-        return [(f"{t} ({'pass' if ok else 'fail'})", t) for t, ok in pairs]
-
     def show(_: object = None) -> None:
-        if task_dd.value is not None:
-            view.value = task_html(runs, run_dd.value, task_dd.value)
+        view.value = (
+            task_html(runs, run_dd.value, *task_dd.value)
+            if task_dd.value is not None
+            else "<p>No attempt matches.</p>"
+        )
 
-    def change_run(_: object = None) -> None:
+    def refill(_: object = None) -> None:
         current = task_dd.value
-        task_dd.options = tasks_of(run_dd.value)
+        task_dd.options = attempt_choices(
+            runs, run_dd.value, failures_only=failures.value, search=search.value or None
+        )
         known = [t for _, t in task_dd.options]
         task_dd.value = current if current in known else (known[0] if known else None)
         show()
 
-    task_dd.options = tasks_of(start[0])
-    task_dd.value = start[1]
-    run_dd.observe(change_run, names="value")
+    def next_failure(_: object = None) -> None:
+        failed = [t for label, t in task_dd.options if label.endswith("(fail)")]
+        later = [t for t in failed if task_dd.value is None or t > task_dd.value]
+        if failed:
+            task_dd.value = (later or failed)[0]  # wraps round to the first failure
+
+    task_dd.options = attempt_choices(runs, start[0])
+    task_dd.value = (start[1], start[2])
+    for control in (run_dd, failures, search):
+        control.observe(refill, names="value")
     task_dd.observe(show, names="value")
+    next_btn.on_click(next_failure)
     show()
-    return w.VBox([w.HBox([run_dd, task_dd]), view])
+    return w.VBox([w.HBox([run_dd, task_dd]), w.HBox([failures, next_btn, search]), view])
+
+
+def side_by_side_html(runs: Runs, task_id: str, a: str, b: str, epoch: int | None = None) -> str:
+    """One task's attempts in runs ``a`` and ``b`` as two transcripts side by side.
+
+    ``epoch`` defaults to each run's first; a run without the task says so in its column.
+
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> "no task 't' in run 'a'" in side_by_side_html(Runs.empty(), "t", "a", "b")
+        True
+    """
+    columns = []
+    for run_id in (a, b):
+        has = runs.tasks.filter(run_id=run_id, task_id=task_id)
+        if epoch is not None:
+            has = has.filter(epoch=epoch)
+        body = (
+            task_html(runs, run_id, task_id, epoch)
+            if has.height
+            else f"<p>no task {task_id!r} in run {run_id!r}</p>"
+        )
+        columns.append(f'<div style="flex: 1; min-width: 0">{body}</div>')
+    return f'<div style="display: flex; gap: 16px">{"".join(columns)}</div>'
 
 
 def comparer(
@@ -221,17 +268,61 @@ def comparer(
     if not _live(static):
         return HTML(comparison_html(runs, a, b))
     options = _choices(charts.labels(runs), "run_label", everything=False)
-    a_dd = w.Dropdown(description="A", options=options, value=a if a in ids else ids[0])
-    b_dd = w.Dropdown(description="B", options=options, value=b if b in ids else ids[1])
-    view = w.HTML()
+    a_dd = w.Dropdown(description="A", options=options, value=a if a in ids else ids[0], **_WIDE)
+    b_dd = w.Dropdown(description="B", options=options, value=b if b in ids else ids[1], **_WIDE)
+    view, pair = w.HTML(), w.HTML()
+    task_dd = w.Dropdown(description="task side by side", **_WIDE)
 
-    def show(_: object = None) -> None:
+    def show_pair(_: object = None) -> None:
+        pair.value = (
+            side_by_side_html(runs, task_dd.value, a_dd.value, b_dd.value) if task_dd.value else ""
+        )
+
+    def refresh(_: object = None) -> None:
         view.value = comparison_html(runs, a_dd.value, b_dd.value)
+        current = task_dd.value
+        task_dd.options = shared_tasks(runs, a_dd.value, b_dd.value)
+        known = [t for _, t in task_dd.options]
+        task_dd.value = current if current in known else (known[0] if known else None)
+        show_pair()
 
-    a_dd.observe(show, names="value")
-    b_dd.observe(show, names="value")
-    show()
-    return w.VBox([w.HBox([a_dd, b_dd]), view])
+    def pick_a(_: object = None) -> None:
+        if a_dd.value == b_dd.value:  # A = B is no comparison: move B to another run
+            b_dd.value = next(i for i in ids if i != a_dd.value)
+        refresh()
+
+    def pick_b(_: object = None) -> None:
+        if a_dd.value == b_dd.value:
+            a_dd.value = next(i for i in ids if i != b_dd.value)
+        refresh()
+
+    a_dd.observe(pick_a, names="value")
+    b_dd.observe(pick_b, names="value")
+    task_dd.observe(show_pair, names="value")
+    refresh()
+    return w.VBox([w.HBox([a_dd, b_dd]), view, task_dd, pair])
+
+
+def shared_tasks(runs: Runs, a: str, b: str) -> list[tuple[str, str]]:
+    """Choices of the tasks runs ``a`` and ``b`` both ran, those they disagree on first.
+
+    Example:
+        >>> shared_tasks(Runs.empty(), "a", "b")
+        []
+    """
+    outcome = runs.tasks.filter(pl.col("run_id").is_in([a, b])).with_columns(PASSED.alias("ok"))
+    per_task = (
+        outcome.group_by("task_id", "run_id")
+        .agg(pl.col("ok").all())
+        .group_by("task_id")
+        .agg(pl.len().alias("runs"), pl.col("ok").n_unique().alias("verdicts"))
+        .filter(pl.col("runs") == 2)
+        .sort(pl.col("verdicts"), "task_id", descending=[True, False])
+    )
+    return [
+        (f"{t} ({'they disagree' if v > 1 else 'same outcome'})", t)
+        for t, v in per_task.select("task_id", "verdicts").rows()
+    ]
 
 
 def comparison_html(runs: Runs, a: str, b: str) -> str:
@@ -245,6 +336,8 @@ def comparison_html(runs: Runs, a: str, b: str) -> str:
         >>> comparison_html(Runs.empty(), "x", "y")
         "<p>Cannot compare: no run 'x'; runs: (none)</p>"
     """
+    if a == b:
+        return f"<p>Cannot compare: pick two different runs (both are {html.escape(a)}).</p>"
     try:
         result = compare(runs, a, b)
     except ValueError as exc:
@@ -256,10 +349,11 @@ def comparison_html(runs: Runs, a: str, b: str) -> str:
             '<div class="evalnb-task">',
             f"<pre>{html.escape(str(result))}</pre>",
             f"<h4>Tasks the two runs disagree on ({differing.height})</h4>",
-            _table(
+            table_html(
                 differing.select(
                     "task_id", "category", "outcome", "pass_share_a", "pass_share_b", "score_diff"
-                )
+                ),
+                csv=f"{a}-vs-{b}.csv",
             ),
             "</div>",
         ]
@@ -303,18 +397,70 @@ def _svg(chart: Any) -> str:
     return f"<div>{vlc.vegalite_to_svg(spec)}</div>"
 
 
+def attempt_choices(
+    runs: Runs, run_id: str, *, failures_only: bool = False, search: str | None = None
+) -> list[tuple[str, tuple[str, int]]]:
+    """Dropdown choices of a run's task attempts: one per (task, epoch), labelled by its outcome.
+
+    ``failures_only`` keeps the failed attempts; ``search`` keeps the attempts whose
+    transcript (messages, commands, stdout, stderr, check details, error) contains it,
+    ignoring case.
+
+    Example:
+        >>> attempt_choices(Runs.empty(), "r")
+        []
+    """
+    frame = runs.tasks.filter(run_id=run_id).with_columns(PASSED.alias("ok"))
+    several = frame.get_column("epoch").n_unique() > 1 if frame.height else False
+    if failures_only:
+        frame = frame.filter(~pl.col("ok"))
+    if search:
+        frame = frame.join(matching_attempts(runs, search), on=KEYS, how="semi", nulls_equal=True)
+    rows = frame.select("task_id", "epoch", "ok").sort("task_id", "epoch").rows()
+    return [
+        (f"{t}{f' · epoch {e}' if several else ''} ({'pass' if ok else 'fail'})", (t, e))
+        for t, e, ok in rows
+    ]
+
+
+def matching_attempts(runs: Runs, text: str) -> pl.DataFrame:
+    """The keys (run, task, epoch) of attempts whose transcript contains ``text`` (any case).
+
+    Searched: message text, tool call commands, stdout and stderr, check details, and
+    the attempt's error.
+
+    Example:
+        >>> matching_attempts(Runs.empty(), "jq").columns
+        ['run_id', 'model', 'task_id', 'epoch']
+    """
+    pattern = "(?i)" + re.escape(text)
+    where = [
+        ("messages", ["text"]),
+        ("tool_calls", ["commands", "stdout", "stderr"]),
+        ("checks", ["detail"]),
+        ("tasks", ["error"]),
+    ]
+    hits = [
+        getattr(runs, table)
+        .filter(pl.any_horizontal(pl.col(c).str.contains(pattern) for c in columns))
+        .select(KEYS)
+        for table, columns in where
+        if getattr(runs, table).height
+    ]
+    empty = runs.tasks.select(KEYS).clear()
+    return pl.concat([empty, *hits], how="vertical_relaxed").unique()
+
+
 def _unique(frame: pl.DataFrame, column: str) -> list[str]:
     return sorted(frame.get_column(column).drop_nulls().unique().to_list())
 
 
-def _choices(
-    labels: pl.DataFrame, column: str, everything: bool = True
-) -> list[tuple[str, str | None]]:
+def _choices(labels: pl.DataFrame, column: str, everything: bool = True) -> list[tuple[str, str]]:
     pairs = [(label, run_id) for run_id, label in labels.select("run_id", column).iter_rows()]
-    return [("all", None), *pairs] if everything else pairs
+    return [("all", ALL), *pairs] if everything else pairs
 
 
-def _first_task(runs: Runs, run_id: str | None, task_id: str | None) -> tuple[str, str] | None:
+def _first_task(runs: Runs, run_id: str | None, task_id: str | None) -> tuple[str, str, int] | None:
     tasks = runs.tasks.with_columns(PASSED.alias("ok"))
     if run_id is not None:
         tasks = tasks.filter(run_id=run_id)
@@ -324,8 +470,8 @@ def _first_task(runs: Runs, run_id: str | None, task_id: str | None) -> tuple[st
         if run_id is not None or task_id is not None:
             raise ValueError(f"no task {task_id!r} in run {run_id!r}")
         return None
-    first = tasks.sort("ok", "run_id", "task_id").row(0, named=True)
-    return first["run_id"], first["task_id"]
+    first = tasks.sort("ok", "run_id", "task_id", "epoch").row(0, named=True)
+    return first["run_id"], first["task_id"], first["epoch"]
 
 
 def _task_table(runs: Runs) -> str:
@@ -347,21 +493,7 @@ def _task_table(runs: Runs) -> str:
         )
         .sort("passed", "run_id", "task_id")
     )
-    return _table(frame)
-
-
-def _table(frame: pl.DataFrame) -> str:
-    shown = frame.head(MAX_TABLE_ROWS)
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in shown.rows()
-    )
-    more = (
-        f"<p class='meta'>showing {MAX_TABLE_ROWS} of {frame.height} rows</p>"
-        if frame.height > MAX_TABLE_ROWS
-        else ""
-    )
-    return f'<table class="evalnb-table"><tr>{head}</tr>{body}</table>{more}'
+    return table_html(frame, csv="tasks.csv")
 
 
 def _cell(value: object) -> str:
@@ -408,7 +540,8 @@ def _transcript(messages: pl.DataFrame, calls: pl.DataFrame, llm: pl.DataFrame) 
         calls_html = [_tool_call(c["commands"], c) for c in tool_calls]
         return ["<h4>Transcript</h4>", f"<p class='meta'>{note}</p>", *calls_html]
     parts = ["<h4>Transcript</h4>"]
-    turn, use_index, last_message = 0, {}, None
+    use_index: dict[str, int] = {}
+    turn, last_message = 0, None
     for block in messages.iter_rows(named=True):
         if block["message_index"] != last_message and block["role"] == "assistant":
             turn += 1
