@@ -15,7 +15,9 @@ Example:
     >>> runs = pl.DataFrame({"run_id": ["a", "b", "c"], "model": ["m", "m", "s"],
     ...                      "simulated": [False, False, True], "guidance": [None] * 3,
     ...                      "dataset": ["d"] * 3})
-    >>> group_labels(replace(Runs.empty(), runs=runs)).get_column("group").to_list()
+    >>> some = Runs.empty()
+    >>> some.runs = runs
+    >>> group_labels(some).get_column("group").to_list()
     ['m · 2 runs', 'm · 2 runs', 's (simulated)']
 """
 
@@ -61,7 +63,9 @@ def group_labels(runs: Runs) -> pl.DataFrame:
     Example:
         >>> runs = pl.DataFrame({"run_id": ["a", "b"], "model": ["m", "m"],
         ...     "simulated": [False, False], "guidance": ["v1", "v2"], "dataset": ["d", "d"]})
-        >>> group_labels(replace(Runs.empty(), runs=runs)).get_column("group").to_list()
+        >>> some = Runs.empty()
+        >>> some.runs = runs
+        >>> group_labels(some).get_column("group").to_list()
         ['m · guidance v1', 'm · guidance v2']
     """
     table = runs.runs
@@ -169,9 +173,13 @@ def suite(runs: Runs, *, guidance: bool = False, dataset: str | None = None) -> 
     Example:
         >>> runs = pl.DataFrame({"run_id": ["a", "b", "c"], "dataset": ["bash", "bash", "notes"],
         ...     "guidance": [None, None, "v1"], "task_count": [59, 59, 6]})
-        >>> suite(replace(Runs.empty(), runs=runs)).runs.get_column("run_id").to_list()
+        >>> some = Runs.empty()
+        >>> some.runs = runs
+        >>> suite(some).runs.get_column("run_id").to_list()
         ['a', 'b']
-        >>> suite(replace(Runs.empty(), runs=runs), guidance=True).runs.get_column("run_id")[0]
+        >>> some = Runs.empty()
+        >>> some.runs = runs
+        >>> suite(some, guidance=True).runs.get_column("run_id")[0]
         'c'
     """
     guided = pl.col("guidance").is_not_null()
