@@ -25,12 +25,12 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 
 import polars as pl
 
 from evalnb.analysis.runs import Runs
+from evalnb.store.tables import TABLES
 
 
 def mark_partial(runs: Runs) -> Runs:
@@ -80,4 +80,4 @@ def mark_partial(runs: Runs) -> Runs:
         )
         .drop("_missing")
     )
-    return dataclasses.replace(runs, runs=table)
+    return Runs(table, *(runs.source(name) for name in TABLES[1:]), errors=runs.errors)

@@ -88,7 +88,7 @@ from evalnb.analysis.runs import Runs
 from evalnb.formats.transcript import transcript_trace
 from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
 from evalnb.scoring.commands import argv_command, target_commands
-from evalnb.store.tables import KEYS, RUN_STRIDE, tables_from_records
+from evalnb.store.tables import KEYS, RUN_STRIDE, TABLES, tables_from_records
 
 COUNTS = [
     "total_commands",
@@ -418,7 +418,8 @@ def interaction_from_transcript(text: str, pattern: str | re.Pattern[str]) -> pl
         score=TaskScore(task_id="transcript"),
     )
     meta = RunMeta(run_id="transcript", provider="unknown", model="unknown")
-    runs = Runs(**tables_from_records(meta, [record]))
+    tables = tables_from_records(meta, [record])
+    runs = Runs(*(tables[name] for name in TABLES))
     return interaction(runs, pattern).select(*METRICS, "completed")
 
 

@@ -51,7 +51,7 @@ def runs_from_report(path: str | Path, doc: dict[str, Any]) -> Runs:
         frames[name] = _frame(path, name, rows)
     if is_legacy(frames["llm_calls"]):
         frames = upgrade_token_counts(frames)
-    return Runs.concat([Runs(**frames)])
+    return Runs.concat([Runs(*(frames[name] for name in TABLES))])
 
 
 def _frame(path: str | Path, name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:

@@ -98,6 +98,7 @@ class Runs:
         checks: Table,
         messages: Table,
         tool_invocations: Table | None = None,
+        *,
         errors: list[LoadError] | None = None,
     ) -> None:
         self.errors: list[LoadError] = list(errors or [])
@@ -307,7 +308,7 @@ class PandasRuns:
     checks: Any
     messages: Any
     tool_invocations: Any
-    errors: list[LoadError] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list, kw_only=True)
 
 
 def read_run_folder(path: str | Path) -> Runs:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import altair as alt
 import polars as pl
@@ -189,7 +190,7 @@ def labels(runs: Runs) -> pl.DataFrame:
     )
 
 
-def rates_by_model(runs: Runs) -> alt.LayerChart:
+def rates_by_model(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     """Pass rate and overall rate per run, side by side, each with its 95% interval.
 
     Pass rate counts tasks whose every check passed; overall rate is weighted check
@@ -252,7 +253,7 @@ def rates_by_model(runs: Runs) -> alt.LayerChart:
     )
 
 
-def category_heatmap(runs: Runs) -> alt.LayerChart:
+def category_heatmap(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     """Pass rate per model and category, each cell annotated ``passed/total``.
 
     Colour is the category pass rate; the tooltip adds its 95% interval and the
@@ -310,7 +311,7 @@ def category_heatmap(runs: Runs) -> alt.LayerChart:
     )
 
 
-def tool_success(runs: Runs) -> alt.LayerChart:
+def tool_success(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     """Tool call success rate (exit code 0): a cell per model and category, plus overall.
 
     Counted from the ``tool_calls`` table (aggregated per task attempt before the
@@ -421,7 +422,7 @@ def turns_and_calls(runs: Runs) -> alt.HConcatChart:
     )
 
 
-def natural_stop(runs: Runs) -> alt.LayerChart:
+def natural_stop(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     """Share of task attempts the model ended itself (``natural_stop``), 95% clustered by task.
 
     Spec 000: a frequent ``natural_stop == false`` means the turn limit was reached
@@ -653,7 +654,7 @@ def context_growth(runs: Runs) -> alt.VConcatChart | alt.Chart:
     )
 
 
-def task_matrix(runs: Runs) -> alt.LayerChart | alt.Chart:
+def task_matrix(runs: Runs) -> alt.LayerChart | alt.FacetChart | alt.Chart:
     """Task x model pass/fail, coloured by spec 000's cross-model diagnosis of the task.
 
     Straight from :func:`evalnb.analysis.diagnostics.diagnose` (the latest run of each model; a
@@ -750,7 +751,7 @@ def interaction_by_guidance(runs: Runs, pattern: str | None = None) -> alt.Facet
     per_run = interaction_metrics(runs, pattern, by="run").join(
         runs.runs.select("run_id", pl.col("guidance").fill_null("(none)")), on="run_id"
     )
-    rates = [
+    rates: list[tuple[str, str | pl.Expr, str]] = [
         ("error rate", "error_count", "total_commands"),
         ("retry rate", pl.col("total_commands") - pl.col("unique_commands"), "total_commands"),
         ("first-try success rate", "first_try_successes", "total_commands"),
@@ -828,7 +829,9 @@ def interaction_by_guidance(runs: Runs, pattern: str | None = None) -> alt.Facet
     )
 
 
-def guidance_differences(runs: Runs, pattern: str | None = None) -> alt.LayerChart | alt.Chart:
+def guidance_differences(
+    runs: Runs, pattern: str | None = None
+) -> alt.LayerChart | alt.FacetChart | alt.Chart:
     """Paired differences between guidance versions (b minus a, in order of appearance).
 
     From :func:`evalnb.analysis.guidance.compare_guidance`: each metric's mean per-task
@@ -1036,9 +1039,11 @@ def _rate_bars(
     offset: alt.YOffset | None,
     color: alt.Color,
     tooltip: list[alt.Tooltip],
-) -> alt.LayerChart:
+) -> alt.LayerChart | alt.FacetChart:
     """Horizontal bars of ``value`` (0-100%) with a black ``lo``-``hi`` interval line."""
-    enc = {"y": category, "tooltip": tooltip, **({"yOffset": offset} if offset else {})}
+    enc: dict[str, Any] = {"y": category, "tooltip": tooltip}
+    if offset:
+        enc["yOffset"] = offset
     base = alt.Chart(data).encode(**enc)
     bars = base.mark_bar().encode(
         x=alt.X("value:Q", title="rate (95% interval)", scale=alt.Scale(domain=[0, 1])).axis(
@@ -1058,7 +1063,7 @@ def _rate_tooltip() -> list[alt.Tooltip]:
     ]
 
 
-def _threshold_rule(value: float, text: str, fmt: str = "%") -> alt.LayerChart:
+def _threshold_rule(value: float, text: str, fmt: str = "%") -> alt.LayerChart | alt.FacetChart:
     """A dashed vertical reference line at ``value`` with a label at the top."""
     ref = alt.Chart(pl.DataFrame({"value": [value], "text": [text]}))
     return alt.layer(
@@ -1069,7 +1074,9 @@ def _threshold_rule(value: float, text: str, fmt: str = "%") -> alt.LayerChart:
     )
 
 
-def _box(frame: pl.DataFrame, column: str, axis_title: str, runs: Runs) -> alt.LayerChart:
+def _box(
+    frame: pl.DataFrame, column: str, axis_title: str, runs: Runs
+) -> alt.LayerChart | alt.FacetChart:
     """A horizontal box per ``run_label`` of ``column``, summarised in polars first."""
     value = pl.col(column)
     stats = (
@@ -1122,7 +1129,7 @@ def _run_order(runs: Runs) -> list[str]:
     return sorted(runs.runs.get_column("run_id").to_list())
 
 
-def _run_y(runs: Runs, **kwargs: object) -> alt.Y:
+def _run_y(runs: Runs, **kwargs: Any) -> alt.Y:
     return alt.Y("run_label:N", title=None, sort=_run_order(runs), **kwargs)
 
 
