@@ -76,7 +76,7 @@ def default_command_pattern(binary: str) -> str:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class LoadContext(TypedDict, total=False):
