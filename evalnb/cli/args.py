@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
+from typing import TypeVar
+
+N = TypeVar("N", int, float)
 
 
 def positive_int(text: str) -> int:
@@ -16,13 +20,7 @@ def positive_int(text: str) -> int:
         Traceback (most recent call last):
         argparse.ArgumentTypeError: expected an integer >= 1, got '0'
     """
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
-    return value
+    return _checked(text, int, lambda v: v >= 1, "an integer >= 1")
 
 
 def non_negative_int(text: str) -> int:
@@ -35,13 +33,7 @@ def non_negative_int(text: str) -> int:
         Traceback (most recent call last):
         argparse.ArgumentTypeError: expected an integer >= 0, got '-3'
     """
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
+    return _checked(text, int, lambda v: v >= 0, "an integer >= 0")
 
 
 def positive_float(text: str) -> float:
@@ -54,10 +46,15 @@ def positive_float(text: str) -> float:
         Traceback (most recent call last):
         argparse.ArgumentTypeError: expected a number > 0, got 'inf'
     """
+    return _checked(text, float, lambda v: math.isfinite(v) and v > 0, "a number > 0")
+
+
+def _checked(text: str, convert: Callable[[str], N], ok: Callable[[N], bool], wanted: str) -> N:
+    """``convert(text)`` when it parses and ``ok`` holds, else argparse's usage error."""
     try:
-        value = float(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+        value = None
+    if value is None or not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
     return value
