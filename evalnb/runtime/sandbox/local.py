@@ -192,9 +192,12 @@ def confined_argv(mode: str, workdir: str, commands: str, shared: Sequence[str] 
     inner = ["bash", "-c", LIMITS, "confine", commands]
     parent = os.path.dirname(workdir)
     as_root = os.geteuid() == 0
-    # as root the command runs as nobody: it must still reach the tools and Python itself
-    mounted = [*shared, *([str(Path(sys.base_prefix).resolve())] if as_root else [])]
-    closed = _closed_ancestors(mounted, [Path("/tmp"), Path(parent)])
+    # The Python running evalnb (its venv and base install) stays reachable, even from under
+    # the fresh /tmp: tools often run it. As root the command runs as nobody, so folders
+    # nobody may enter are covered by a tmpfs with the mounted ones put back inside.
+    python = dict.fromkeys(str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix))
+    mounted = [*shared, *python]
+    closed = _closed_ancestors(mounted, [Path("/tmp"), Path(parent)]) if as_root else []
     if mode == "bwrap":
         fresh = ["/tmp", "/dev/shm"] + ([] if parent == "/tmp" else [parent])
         view = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
