@@ -38,7 +38,7 @@ from __future__ import annotations
 import polars as pl
 
 from evalnb.analysis.runs import Runs
-from evalnb.store.tables import RUN_STRIDE
+from evalnb.store.tables import RUN_KEY
 
 LAYER_COLUMNS = [
     "outcome_pass_rate",
@@ -65,10 +65,9 @@ def scenario_layers(runs: Runs) -> pl.DataFrame:
     evaluated = pl.col("outcome").is_not_null().any()
     gates_ok = (pl.col("gates_passed") == pl.col("gates_total")).fill_null(False) & ok
     outcome_ok = (pl.col("outcome") == "pass").fill_null(False) & ok
-    run_key = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
     layers = (
         runs.scan("tasks")
-        .group_by(run_key)
+        .group_by(RUN_KEY)
         .agg(
             pl.when(evaluated).then(outcome_ok.mean()).alias("outcome_pass_rate"),
             pl.when(evaluated).then(gates_ok.mean()).alias("gate_pass_rate"),

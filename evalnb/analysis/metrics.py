@@ -52,7 +52,7 @@ from evalnb.analysis.stats import (
     paired_rate_diff,
     sign_flip_test,
 )
-from evalnb.store.tables import KEYS, RUN_STRIDE
+from evalnb.store.tables import KEYS, RUN_KEY
 
 if TYPE_CHECKING:
     import numpy as np
@@ -60,8 +60,6 @@ if TYPE_CHECKING:
 PASSED = pl.col("passed").fill_null(False) & pl.col("error").is_null()
 """A task attempt passed: every check passed and it did not error."""
 
-RUN_KEY = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
-"""The ``run_key`` of an attempt row (see :data:`evalnb.store.tables.RUN_STRIDE`)."""
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 

@@ -29,6 +29,7 @@ from evalnb.store.folder import RunStore
 from evalnb.store.legacy import LEGACY_COLUMN, upgrade_token_counts
 from evalnb.store.tables import (
     KEYS,
+    RUN_KEY,
     RUN_STRIDE,
     SCHEMAS,
     TABLES,
@@ -270,7 +271,7 @@ class Runs:
         """
         runs = self.runs.filter(expr)
         kept = runs.get_column("run_key").implode()
-        in_kept = (pl.col("attempt_key") // RUN_STRIDE).is_in(kept)
+        in_kept = RUN_KEY.is_in(kept)
         out = Runs(
             runs,
             *(self.source(name).filter(in_kept) for name in TABLES[1:]),

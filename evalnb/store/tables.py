@@ -64,6 +64,8 @@ KEYS = ["run_id", "model", "task_id", "epoch"]
 RUN_STRIDE = 2**32
 """``attempt_key = run_key * RUN_STRIDE + the attempt's position in its run``: one integer
 per task attempt, so metrics group and join on it instead of the four key strings."""
+RUN_KEY = (pl.col("attempt_key") // RUN_STRIDE).alias("run_key")
+"""The ``run_key`` of an attempt row, as a polars expression."""
 TABLES = ("runs", "tasks", "llm_calls", "tool_calls", "checks", "messages", "tool_invocations")
 RUN_COLUMNS = [
     "run_id",
