@@ -130,9 +130,10 @@ def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
         header = inspect_log.read_eval_log(str(path), header_only=True)
     except Exception as exc:  # inspect_ai raises many kinds for a broken log
         raise InputError(path, None, None, f"{UNREADABLE}: {exc}") from None
-    spec = header.eval
+    spec, results = header.eval, header.results
+    scorer = results.scores[0].name if results and results.scores else None
     with paused_gc():  # attachments: resolved per sample, only where read
-        records = read_samples(path, lambda sample: _record(sample, spec.model, spec.task))
+        records = read_samples(path, lambda s: _record(s, spec.model, spec.task), scorer)
     if records is None:
         msg = "the log holds no samples (it was written without them): nothing to analyse"
         raise InputError(path, None, "samples", msg)

@@ -9,8 +9,9 @@ of the document without building it. Their attribute names are Inspect's, so tha
 mapping reads these and ``inspect_ai``'s own ``EvalSample`` alike.
 
 Inspect's migrations of older logs that touch these fields are kept: ``transcript``
-(events and attachments before ``events``), a single ``score``, a tool message's
-``tool_error`` and the stop reason ``length`` (now ``max_tokens``).
+(events and attachments before ``events``), a single ``score`` (named after the log's
+first scorer), a tool message's ``tool_error`` and the stop reason ``length`` (now
+``max_tokens``).
 
 A field evalnb reads that has the wrong type raises :class:`~evalnb.errors.InputError`
 naming the file, the sample and the field; fields evalnb does not read are not
@@ -231,13 +232,16 @@ SAMPLE = TypeAdapter(Sample)
 JSON_LOG = TypeAdapter(JsonLog)
 
 
-def read_samples(path: Path, convert: Callable[[Sample], T]) -> list[T] | None:
+def read_samples(
+    path: Path, convert: Callable[[Sample], T], scorer: str | None = None
+) -> list[T] | None:
     """``convert`` of each sample of an ``.eval`` or ``.json`` log, in Inspect's order.
 
     An ``.eval`` log's samples are ordered by epoch, then id (as ``read_eval_log``
     orders them); a sample logged twice counts once, its last version. Each sample is
-    converted as soon as it is read, so only one is held at a time. ``None``: a
-    ``.json`` log written without samples.
+    converted as soon as it is read, so only one is held at a time. ``scorer``: the
+    name of the log's first scorer (its ``results``), which Inspect gives an older
+    log's single ``score``. ``None``: a ``.json`` log written without samples.
 
     Example:
         >>> import tempfile
@@ -257,18 +261,24 @@ Input should be a valid integer, unable to parse string as an integer (got "firs
             samples = JSON_LOG.validate_json(path.read_bytes()).samples
         except ValidationError as exc:
             raise _invalid(path, exc, "") from None
-        return None if samples is None else [convert(sample) for sample in samples]
+        return None if samples is None else [convert(_named(s, scorer)) for s in samples]
     keyed: list[tuple[tuple[int, str], T]] = []
     try:
         with zipfile.ZipFile(path) as archive:
             for name in dict.fromkeys(archive.namelist()):  # re-logged: zip reads the last
                 if name.startswith(SAMPLES_DIR) and name.endswith(".json"):
-                    sample = _sample(path, name, archive.read(name))
+                    sample = _named(_sample(path, name, archive.read(name)), scorer)
                     keyed.append((_order(sample), convert(sample)))
     except (OSError, zipfile.BadZipFile, RuntimeError, ValueError) as exc:
         raise InputError(path, None, None, f"{UNREADABLE}: {exc}") from None
     keyed.sort(key=lambda pair: pair[0])
     return [converted for _, converted in keyed]
+
+
+def _named(sample: Sample, scorer: str | None) -> Sample:
+    if scorer and sample.scores and SCORER_PLACEHOLDER in sample.scores:
+        sample.scores[scorer] = sample.scores.pop(SCORER_PLACEHOLDER)
+    return sample
 
 
 def _order(sample: Sample) -> tuple[int, str]:
