@@ -1,7 +1,9 @@
-"""Read Inspect AI eval logs (``.eval`` and ``.json``) through ``inspect_ai``'s own reader.
+"""Read Inspect AI eval logs (``.eval`` and ``.json``) as evalnb runs.
 
-Needs the ``inspect`` extra (``pip install 'evalnb[inspect]'``); without it reading a
-log raises :class:`~evalnb.errors.SetupError` with that install command.
+The header through ``inspect_ai``'s own reader, the samples through
+:mod:`evalnb.formats.inspect_sample` (only the fields mapped below, validated). Needs
+the ``inspect`` extra (``pip install 'evalnb[inspect]'``); without it reading a log
+raises :class:`~evalnb.errors.SetupError` with that install command.
 
 One log is one evalnb run: a log holds one task run by one evaluated model
 (``eval.model``). The mapping (the README's "Inspect AI" section has the full table):
