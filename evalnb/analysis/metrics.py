@@ -6,11 +6,13 @@ formulas (micro-averaged: ``overall_rate = sum(score) / sum(max_score)``):
 
 - ``pass_rate = total_passed / total_tasks``; a task passes when every check
   passed and it did not error. Errored tasks count as tasks (not passed).
-- ``tool_call_success_rate = tool_calls_ok / (tool_calls_ok + tool_calls_error)``; ok
-  means exit code 0, error a non-zero one, counted over the rows of the ``tool_calls``
-  table. A call whose exit code the source did not record (null: Terminal-Bench
-  keystrokes, some Inspect tools) counts in ``total_tool_calls`` and
-  ``tool_calls_unknown``, never as ok or as an error.
+- ``total_tool_calls`` is the sum of the tasks' ``tool_call_count`` (spec 000), so it
+  includes calls a source counted without recording them (onetool-bench).
+  ``tool_call_success_rate = tool_calls_ok / (tool_calls_ok + tool_calls_error)``; ok
+  means exit code 0, error a non-zero one (the tasks' counts of their tool-call rows,
+  :func:`evalnb.store.tables.with_call_figures`). A call whose exit code the source did
+  not record (null: Terminal-Bench keystrokes, some Inspect tools, calls without rows)
+  counts in ``total_tool_calls`` and ``tool_calls_unknown``, never as ok or as an error.
 - A rate whose denominator is 0 is null. A NaN ``score`` or ``max_score`` counts as
   unknown (null), like a missing one; a task with a NaN in either adds to neither
   ``total_score`` nor ``total_max_score``.
@@ -123,24 +125,18 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
             "total_output_tokens",
             "duration_ms",
             "natural_stop",
+            # spec 000: a task's calls; those with a known exit code are ok or error
+            pl.col("tool_call_count").fill_null(0),
+            pl.col("tool_calls_ok").fill_null(0).cast(pl.Float64),
+            pl.col("tool_calls_error").fill_null(0).cast(pl.Float64),
         )
-        .with_columns(RUN_KEY)
-    )
-    exit_code = pl.col("exit_code")
-    calls = (  # per attempt (integer keys), then its task; success counts known exit codes
-        runs.scan("tool_calls")
-        .group_by("attempt_key")
-        .agg(
-            pl.len().alias("_calls"),
-            (exit_code == 0).sum().cast(pl.Float64).alias("_ok"),
-            exit_code.count().cast(pl.Float64).alias("_n"),
+        .with_columns(
+            RUN_KEY, (pl.col("tool_calls_ok") + pl.col("tool_calls_error")).alias("_known")
         )
-        .join(tasks.select("attempt_key", "task_id"), on="attempt_key", how="left")
-        .with_columns(RUN_KEY)
     )
     run_key = ["run_key"]
     passes = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
-    per_task, pass_sums, score_sums, call_sums, call_counts = pl.collect_all(
+    per_task, pass_sums, score_sums, call_sums = pl.collect_all(
         [
             tasks.group_by("run_key").agg(
                 pl.len().alias("total_tasks"),
@@ -154,25 +150,16 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
                 pl.col("total_output_tokens").sum(),
                 pl.col("duration_ms").sum().alias("total_duration_ms"),
                 pl.col("natural_stop").mean().alias("natural_stop_rate"),
+                pl.col("tool_call_count").sum().alias("total_tool_calls"),
+                pl.col("tool_calls_ok").sum(),
+                pl.col("tool_calls_error").sum(),
+                (pl.col("tool_call_count") - pl.col("_known")).sum().alias("tool_calls_unknown"),
             ),
             _cluster_sums(passes, run_key, "_pass", "_one"),
             _cluster_sums(tasks, run_key, "score", "max_score"),
-            _cluster_sums(calls, run_key, "_ok", "_n"),
-            calls.group_by("run_key").agg(
-                pl.col("_calls").sum().alias("total_tool_calls"),
-                (pl.col("_calls") - pl.col("_n")).sum().alias("tool_calls_unknown"),
-            ),
+            _cluster_sums(tasks, run_key, "tool_calls_ok", "_known"),
         ],
         engine=AGGREGATE,
-    )
-    per_call = call_counts.join(
-        call_sums.select(
-            "run_key",
-            pl.col("sy").alias("tool_calls_ok"),
-            (pl.col("sm") - pl.col("sy")).alias("tool_calls_error"),
-        ),
-        on="run_key",
-        how="left",
     )
     counts = [
         "total_tasks",
@@ -191,7 +178,6 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
     out = (
         runs.runs.select(*RUN_INFO, "run_key")
         .join(per_task, on="run_key", how="left")
-        .join(per_call, on="run_key", how="left")
         .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64), pl.col(totals).fill_null(0.0))
         .with_columns(
             _ratio("total_passed", "total_tasks").alias("pass_rate"),
