@@ -197,6 +197,7 @@ async def resume(
     retry_errored: bool = False,
     progress: bool = True,
     workers: int = 1,
+    durations: Mapping[str, float] | None = None,
 ) -> Path:
     """Finish an interrupted run: run only the attempts with no ``task_finished`` event.
 
@@ -204,8 +205,8 @@ async def resume(
     ``connection`` when given (a stored base URL has its secrets redacted: give it again),
     else the recorded one; ``concurrency`` overrides the recorded one too. With
     ``retry_errored``, attempts that ended in an error (provider or infrastructure, never
-    a failed check) run again; the new record replaces the old one. ``workers`` as for
-    :func:`run_cases`.
+    a failed check) run again; the new record replaces the old one. ``workers`` and
+    ``durations`` (the start order) as for :func:`run_cases`.
 
     Example:
         >>> import tempfile
@@ -240,7 +241,7 @@ async def resume(
     plan.pending = [(c, e) for c, e in attempts if (c.task.id, e) not in done]
     store.meta.status = "running"
     store.write_meta()
-    await _execute([plan], settings.concurrency or 8, progress, workers=workers)
+    await _execute([plan], settings.concurrency or 8, progress, durations, workers)
     return store.path
 
 
