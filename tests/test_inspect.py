@@ -281,6 +281,17 @@ def test_an_exported_run_is_a_valid_inspect_log_with_messages_events_and_scores(
     assert accuracy["exit_code:0"] == pytest.approx(exit_checks["passed"].mean())
 
 
+def test_an_exported_tool_event_holds_the_text_the_agent_sent_the_model(evalnb_run, tmp_path):
+    log = read_eval_log(str(write_inspect_log(evalnb_run, tmp_path / "logs")))
+    stderr_seen = False
+    for sample in log.samples:
+        sent = [m.text for m in sample.messages if m.role == "tool"]
+        results = [e.result for e in sample.events if e.event == "tool"]
+        assert results == sent and sent
+        stderr_seen |= any("STDERR: " in text for text in sent)
+    assert stderr_seen  # `ls /nope` fails: its stderr goes to the model marked as such
+
+
 def test_evalnb_to_inspect_to_evalnb_gives_the_same_tables_and_summary(evalnb_run, tmp_path):
     path = write_inspect_log(evalnb_run, tmp_path / "logs")
     before, after = en.load(evalnb_run), en.load(path)

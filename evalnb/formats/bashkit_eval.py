@@ -53,13 +53,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evalnb.errors import (
-    DuplicateKeyError,
-    InputError,
-    from_validation_error,
-    loads_json,
-    read_input,
-)
+from evalnb.errors import InputError, from_validation_error, parse_json, read_input
 from evalnb.formats.detect import Format, Probe
 from evalnb.records import (
     AgentTrace,
@@ -175,6 +169,7 @@ def read_bashkit_eval(
     parsed = validate(path, text, doc, ResultFile)
     records = records_from_results(path, text, parsed, rename_categories)
     started, finished = run_times(path, text, parsed.timestamp, records)
+    status, missing = summary_completeness(path, parsed.summary, len(records))
     meta = RunMeta(
         run_id=path.stem,
         provider=parsed.provider,
@@ -183,9 +178,9 @@ def read_bashkit_eval(
         max_turns=parsed.max_turns,
         started_at=started,
         finished_at=finished,
-        status=run_status(path, parsed, records),
+        status=status,
         task_count=len(records),
-        missing_tasks=missing_tasks(parsed, records),
+        missing_tasks=missing,
         settings=RunSettings(source_files=[path.name], unavailable=UNAVAILABLE),
     )
     return meta, records
@@ -223,17 +218,10 @@ def read_json(path: Path) -> tuple[str, Any]:
         >>> read_json(p)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        evalnb.errors.InputError: ...x.json:2: invalid JSON (truncated?): Expecting value
+        evalnb.errors.InputError: ...x.json:2: invalid JSON: Expecting value (column 1)
     """
     text = read_input(path)
-    try:
-        return text, loads_json(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, None, f"invalid JSON (truncated?): {exc.msg}") from None
-    except DuplicateKeyError as exc:
-        raise InputError(path, None, exc.key, "duplicate key in one object") from None
-    except ValueError as exc:
-        raise InputError(path, None, None, f"invalid JSON: {exc}") from None
+    return text, parse_json(text, path)
 
 
 def validate(path: Path, text: str, doc: Any, model: type[M]) -> M:
@@ -305,37 +293,38 @@ def run_times(path: Path, text: str, timestamp: str, records: list[TaskRecord]) 
     return start.strftime(fmt), end.strftime(fmt)
 
 
-def run_status(
-    path: Path, doc: ResultsDoc, records: list[TaskRecord]
-) -> Literal["partial", "complete"]:
-    """``"partial"`` (with a warning) when ``results`` hold fewer tasks than the summary says.
+def completeness(
+    path: Path, present: int, expected: int, counted: str
+) -> tuple[Literal["partial", "complete"], int | None]:
+    """``(status, missing_tasks)`` of a run whose file holds ``present`` of the ``expected``
+    tasks: ``("partial", expected - present)`` with a warning when fewer (``counted`` says
+    where ``expected`` comes from), else ``("complete", None)``.
 
     Example:
-        >>> doc = ResultsDoc(results=[], summary={"total_tasks": 0})
-        >>> run_status(Path("f.json"), doc, [])
-        'complete'
+        >>> completeness(Path("f.json"), 3, 3, "the file's summary says total_tasks=3")
+        ('complete', None)
     """
-    expected = doc.summary.total_tasks
-    if len(records) < expected:
-        warnings.warn(
-            f"{path}: partial run: {len(records)} tasks in results but the file's summary "
-            f"says total_tasks={expected}; every figure is computed from the "
-            f"{len(records)} tasks present",
-            stacklevel=3,
-        )
-        return "partial"
-    return "complete"
+    if present >= expected:
+        return "complete", None
+    warnings.warn(
+        f"{path}: partial run: {present} tasks present but {counted}; every figure is "
+        f"computed from the {present} tasks present",
+        stacklevel=3,
+    )
+    return "partial", expected - present
 
 
-def missing_tasks(doc: ResultsDoc, records: list[TaskRecord]) -> int | None:
-    """How many tasks the file's summary counts beyond its results (None when none).
+def summary_completeness(
+    path: Path, summary: FileSummary, present: int
+) -> tuple[Literal["partial", "complete"], int | None]:
+    """:func:`completeness` of a file holding ``present`` tasks against its ``summary``.
 
     Example:
-        >>> missing_tasks(ResultsDoc(results=[], summary={"total_tasks": 3}), [])
-        3
+        >>> summary_completeness(Path("f.json"), FileSummary(total_tasks=5), 3)
+        ('partial', 2)
     """
-    lacking = doc.summary.total_tasks - len(records)
-    return lacking if lacking > 0 else None
+    total = summary.total_tasks
+    return completeness(path, present, total, f"the file's summary says total_tasks={total}")
 
 
 def line_of(text: str, loc: tuple[Any, ...]) -> int | None:

@@ -38,8 +38,8 @@ from evalnb.formats.bashkit_eval import (
     FileSummary,
     line_of,
     read_json,
-    run_status,
     run_times,
+    summary_completeness,
     validate,
 )
 from evalnb.formats.detect import Format, Probe
@@ -161,6 +161,7 @@ def read_scripting_eval(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
     for i, result in enumerate(parsed.results):
         records.append(_record(path, text, ("results", i), result))
     started, finished = run_times(path, text, parsed.timestamp, records)
+    status, missing = summary_completeness(path, parsed.summary, len(records))
     meta = RunMeta(
         run_id=path.stem,
         provider=parsed.provider,
@@ -169,8 +170,9 @@ def read_scripting_eval(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
         max_turns=parsed.max_turns,
         started_at=started,
         finished_at=finished,
-        status=run_status(path, parsed, records),  # type: ignore[arg-type]
+        status=status,
         task_count=len(records),
+        missing_tasks=missing,
         settings=RunSettings(source_files=[path.name], unavailable=UNAVAILABLE),
     )
     return meta, records
