@@ -176,8 +176,11 @@ def test_tool_events_are_tool_calls_with_the_command_output_error_and_reported_e
     assert rows["sudo ls"] == (2, None, "sudo: permission denied")  # Inspect's ToolError
     long = runs.tool_calls.filter(pl.col("commands") == "seq 0 60")["stdout"]
     assert long.to_list() == ["".join(f"{n}\n" for n in range(61))] * 2  # kept whole
-    unknown = _by_sample(runs.tasks, "exit_codes_unknown")
-    assert unknown[("count", 1)] == (1,) and unknown[("greet", 1)] == (2,)
+    # null exit codes per sample, and in the run summary's tool_calls_unknown
+    unknown = runs.tool_calls.group_by("task_id", "epoch").agg(pl.col("exit_code").null_count())
+    by_sample = _by_sample(unknown, "exit_code")
+    assert by_sample[("count", 1)] == (1,) and by_sample[("greet", 1)] == (2,)
+    assert en.summary(runs)["tool_calls_unknown"].item() == unknown["exit_code"].sum()
     _, records = read_inspect_log(agentic)
     meta, _ = read_inspect_log(agentic)
     assert "exit_codes" in meta.settings.unavailable
