@@ -49,7 +49,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -168,14 +168,45 @@ def read_bashkit_eval(
     text, doc = read_json(path)
     parsed = validate(path, text, doc, ResultFile)
     records = records_from_results(path, text, parsed, rename_categories)
-    started, finished = run_times(path, text, parsed.timestamp, records)
-    status, missing = summary_completeness(path, parsed.summary, len(records))
-    meta = RunMeta(
+    return result_file_meta(path, text, parsed, records, SOURCE), records
+
+
+class ResultHeader(Protocol):
+    """The top level a bashkit-eval result file shares with its siblings (scripting-eval)."""
+
+    provider: str
+    model: str
+    timestamp: str
+    max_turns: int
+    summary: FileSummary
+
+
+def result_file_meta(
+    path: Path, text: str, header: ResultHeader, records: list[TaskRecord], source: str
+) -> RunMeta:
+    """The run of a result file: ``run_id`` = file name without ``.json``, times from
+    :func:`run_times`, partial (:func:`completeness`) when ``records`` are fewer than
+    ``summary.total_tasks``.
+
+    Example:
+        >>> header = ResultFile(provider="p", model="m", timestamp="2026-02-07T05:20:23Z",
+        ...     max_turns=10, results=[], summary=FileSummary(total_tasks=2))
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True):
+        ...     meta = result_file_meta(Path("eval-x.json"), "", header, [], SOURCE)
+        >>> meta.run_id, meta.status, meta.missing_tasks
+        ('eval-x', 'partial', 2)
+    """
+    started, finished = run_times(path, text, header.timestamp, records)
+    total = header.summary.total_tasks
+    counted = f"the file's summary says total_tasks={total}"
+    status, missing = completeness(path, len(records), total, counted)
+    return RunMeta(
         run_id=path.stem,
-        provider=parsed.provider,
-        model=parsed.model,
-        source=SOURCE,
-        max_turns=parsed.max_turns,
+        provider=header.provider,
+        model=header.model,
+        source=source,
+        max_turns=header.max_turns,
         started_at=started,
         finished_at=finished,
         status=status,
@@ -183,7 +214,6 @@ def read_bashkit_eval(
         missing_tasks=missing,
         settings=RunSettings(source_files=[path.name], unavailable=UNAVAILABLE),
     )
-    return meta, records
 
 
 def import_bashkit_eval(
@@ -312,19 +342,6 @@ def completeness(
         stacklevel=3,
     )
     return "partial", expected - present
-
-
-def summary_completeness(
-    path: Path, summary: FileSummary, present: int
-) -> tuple[Literal["partial", "complete"], int | None]:
-    """:func:`completeness` of a file holding ``present`` tasks against its ``summary``.
-
-    Example:
-        >>> summary_completeness(Path("f.json"), FileSummary(total_tasks=5), 3)
-        ('partial', 2)
-    """
-    total = summary.total_tasks
-    return completeness(path, present, total, f"the file's summary says total_tasks={total}")
 
 
 def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
