@@ -36,6 +36,7 @@ from evalnb.store.tables import (
     conform,
     run_frame,
     tables_from_records,
+    with_call_figures,
 )
 
 Table = pl.DataFrame | pl.LazyFrame
@@ -81,6 +82,10 @@ class Runs:
     Build one from DataFrames or LazyFrames, one per table of
     :data:`evalnb.store.tables.TABLES`. Missing ``run_key``/``attempt_key`` values are
     assigned (runs in row order; attempts matched to the tasks table on the four keys).
+    A tasks table without the figures summed from its LLM calls
+    (:data:`~evalnb.store.tables.CALL_FIGURES`: an older run folder, a table built by
+    hand) gets them from the ``llm_calls`` table given with it. Replacing a table later
+    (:meth:`set_table`) does not recompute the tasks' figures.
 
     Example:
         >>> Runs.empty().tasks.columns[:4]
@@ -116,6 +121,10 @@ class Runs:
         given = (runs, tasks, llm_calls, tool_calls, checks, messages, tool_invocations)
         for name, table in zip(TABLES, given, strict=True):
             self.set_table(name, table)
+        if "llm_call_count" not in tasks.collect_schema().names():  # not stored: sum them up
+            self.set_table(
+                "tasks", with_call_figures(self.source("tasks"), self.source("llm_calls"))
+            )
 
     def __repr__(self) -> str:
         loaded = ", ".join(self._frames) or "none"
