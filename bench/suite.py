@@ -492,6 +492,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.scale_rows:
         os.environ["BENCH_SCALE_ROWS"] = args.scale_rows
     command = " ".join(["python -m bench", *(sys.argv[1:] if argv is None else argv)])
+    if os.environ.get("BENCH_SCALE_DATA"):  # the scale data kept from an earlier write
+        command = f"BENCH_SCALE_DATA={os.environ['BENCH_SCALE_DATA']} {command}"
     print(f"# Benchmark results\n\nMachine: {machine()}.\n\nCommand: `{command}`.\n")
     for name in args.sections or list(SECTIONS):
         title, fn = SECTIONS[name]
