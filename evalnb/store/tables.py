@@ -371,8 +371,9 @@ def _frame(rows: list[dict[str, Any]], name: str) -> pl.DataFrame:
     return conform(frame, name)
 
 
-def with_context_growth(tasks: pl.DataFrame, llm_calls: pl.DataFrame) -> pl.DataFrame:
-    """Set ``base_context`` and ``context_growth_avg`` (spec 003) on the task rows.
+def with_context_growth(tasks: Frame, llm_calls: Frame) -> Frame:
+    """Set ``base_context`` and ``context_growth_avg`` (spec 003) on the task rows
+    (DataFrames, or LazyFrames that stay lazy).
 
     ``base_context`` is call 1's ``input_tokens`` (the whole prompt, cache included:
     see :class:`~evalnb.records.LLMCall`). ``context_growth_avg`` is
@@ -405,5 +406,6 @@ def with_context_growth(tasks: pl.DataFrame, llm_calls: pl.DataFrame) -> pl.Data
         )
         .select([*KEYS, "base_context", "context_growth_avg"])
     )
-    base = tasks.drop([c for c in ("base_context", "context_growth_avg") if c in tasks.columns])
+    have = tasks.collect_schema().names()
+    base = tasks.drop([c for c in ("base_context", "context_growth_avg") if c in have])
     return base.join(growth, on=KEYS, how="left", nulls_equal=True)
