@@ -6,9 +6,10 @@ description and final answer is a fresh sequence of words plus numbers and paths
 so the parquet files compress like real output rather than like copies.
 
 Tool-call scripts are drawn (skewed, like real agents repeating ``ls`` and ``cat``)
-from a pool of ``SCRIPTS`` distinct scripts built from command templates: the
-interaction metrics parse each distinct script once, so their cost grows with the
-number of distinct scripts as well as with rows (see bench/RESULTS.md).
+from a pool of ``SCRIPTS`` distinct scripts built from command templates. Each tasks
+table stores its command counts as a run folder does when it is written
+(:func:`evalnb.store.command_counts.with_command_counts`, the same code), so writing
+the data includes that cost and ``interaction`` reads the stored counts.
 
 The ``messages`` table holds one block per attempt (the final answer), not one per
 LLM call, to keep the 100M-row data within the disk of a shared machine; no metric
@@ -20,12 +21,14 @@ Run: ``python -m bench.scale_data ROWS OUT`` writes ~ROWS tool-call rows under O
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from evalnb.records import RunMeta, RunSettings
+from evalnb.store.command_counts import with_command_counts
 from evalnb.store.tables import SCHEMAS, conform
 
 TASKS = 1000
@@ -101,8 +104,11 @@ def script_pool(rng: np.random.Generator, vocab: np.ndarray) -> list[str]:
     return sorted(out)
 
 
-def write_run(folder: Path, run_no: int, epochs: int, pool: pl.Series, vocab: pl.Series) -> int:
-    """One complete run folder; returns its tool-call rows."""
+def write_run(
+    folder: Path, run_no: int, epochs: int, pool: pl.Series, vocab: pl.Series
+) -> tuple[int, float]:
+    """One complete run folder; returns its tool-call rows and the seconds spent counting
+    their commands (what finalizing a real run of that size adds)."""
     rng = np.random.default_rng(run_no)
     run_id, model = f"scale-run-{run_no:03d}", f"model-{run_no % 4}"
     n = TASKS * epochs
@@ -216,6 +222,11 @@ def write_run(folder: Path, run_no: int, epochs: int, pool: pl.Series, vocab: pl
             "attempt_key": key,
         }
     )
+    invocations = pl.DataFrame(schema=SCHEMAS["tool_invocations"])
+    # what a run folder stores: the command counts, by evalnb's own code (see RunStore.finalize)
+    started = time.perf_counter()
+    tasks = with_command_counts(tasks, conform(tool_calls, "tool_calls"), invocations)
+    counting = time.perf_counter() - started
     folder.mkdir(parents=True)
     for name, frame in [
         ("tasks", tasks),
@@ -223,7 +234,7 @@ def write_run(folder: Path, run_no: int, epochs: int, pool: pl.Series, vocab: pl
         ("llm_calls", llm_calls),
         ("checks", checks),
         ("messages", messages),
-        ("tool_invocations", pl.DataFrame(schema=SCHEMAS["tool_invocations"])),
+        ("tool_invocations", invocations),
     ]:
         conform(frame, name).write_parquet(folder / f"{name}.parquet")
     meta = RunMeta(
@@ -235,17 +246,19 @@ def write_run(folder: Path, run_no: int, epochs: int, pool: pl.Series, vocab: pl
         settings=RunSettings(),
     )
     (folder / "run.json").write_text(meta.model_dump_json())
-    return rows
+    return rows, counting
 
 
-def write_store(rows: int, out: Path) -> int:
-    """``RUNS`` run folders under ``out`` holding about ``rows`` tool-call rows in total."""
+def write_store(rows: int, out: Path) -> tuple[int, float]:
+    """``RUNS`` run folders under ``out`` holding about ``rows`` tool-call rows in total;
+    returns the rows written and the seconds spent counting their commands."""
     rng = np.random.default_rng(0)
     vocab_np = words(rng, 5000)
     vocab = pl.Series(vocab_np)
     pool = pl.Series(script_pool(rng, vocab_np))
     epochs = max(1, round(rows / (RUNS * TASKS * 10)))
-    return sum(write_run(out / f"run-{r:03d}", r, epochs, pool, vocab) for r in range(RUNS))
+    runs = [write_run(out / f"run-{r:03d}", r, epochs, pool, vocab) for r in range(RUNS)]
+    return sum(r for r, _ in runs), sum(s for _, s in runs)
 
 
 if __name__ == "__main__":

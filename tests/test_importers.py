@@ -8,11 +8,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from evalnb.analysis.interaction import interaction
 from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs, read_run_folder
 from evalnb.errors import InputError
 from evalnb.formats.bashkit_eval import import_bashkit_eval, line_of, read_bashkit_eval
 from evalnb.store import RunStore
+from evalnb.store.command_counts import COUNTS
 from evalnb.store.tables import tables_from_records
 
 # Counted by hand from the files: the tool_use blocks in each file's assistant messages.
@@ -157,8 +159,14 @@ def test_import_writes_run_folders_that_read_back_identically(bashkit_eval_files
     assert [f.name for f in folders] == [p.stem for p in bashkit_eval_files]
     for path, folder in zip(bashkit_eval_files, folders, strict=True):
         direct, stored = _runs(path), read_run_folder(folder)
-        for name in ("tasks", "tool_calls", "checks", "llm_calls", "messages"):
+        for name in ("tool_calls", "checks", "llm_calls", "messages"):
             assert getattr(stored, name).equals(getattr(direct, name)), name
+        # the folder also stores each attempt's command counts: those counted from its calls
+        assert stored.tasks.drop(COUNTS).equals(direct.tasks.drop(COUNTS))
+        assert direct.tasks.get_column("total_commands").null_count() == direct.tasks.height
+        counted = interaction(direct).select(COUNTS)
+        assert stored.tasks.select(COUNTS).equals(counted)
+        assert counted.get_column("total_commands").sum() > 0
         meta = RunStore.open(folder).meta
         assert meta.finished_at == _raw(path)["timestamp"]
         assert len(RunStore.open(folder).records()) == 25

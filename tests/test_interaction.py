@@ -17,7 +17,7 @@ from evalnb.store.tables import TABLES, tables_from_records
 
 NOTES = r"notes\s+(\S+)"
 # the module itself (the package re-exports the function `interaction` under the same name)
-interaction_module = importlib.import_module("evalnb.analysis.interaction")
+command_counts_module = importlib.import_module("evalnb.store.command_counts")
 
 
 def record(
@@ -126,13 +126,13 @@ def test_rows_follow_call_order_not_table_order():
 
 def test_each_distinct_script_is_parsed_once(monkeypatch):
     seen: list[str] = []
-    real = interaction_module.target_commands
+    real = command_counts_module.target_commands
 
     def counting(script, regex=None):
         seen.append(script)
         return real(script, regex)
 
-    monkeypatch.setattr(interaction_module, "target_commands", counting)
+    monkeypatch.setattr(command_counts_module, "target_commands", counting)
     same = [("ls /data", 0), ("ls /data", 0)]
     command_rows(make_runs(("a", [record("t", same)]), ("b", [record("t", same)])))
     assert seen == ["ls /data"]

@@ -40,7 +40,8 @@ from evalnb.records import (
     ToolCallResult,
 )
 from evalnb.store import RunStore
-from evalnb.store.tables import KEYS, SCHEMAS, TABLES, with_context_growth
+from evalnb.store.command_counts import COUNTS
+from evalnb.store.tables import KEYS, SCHEMAS, TABLES, with_call_figures
 
 from .conftest import ROOT
 
@@ -56,10 +57,15 @@ ADDED_SINCE = {
         "judge_model",
         "composite_score",
         "interaction_score",
+        *COUNTS,
     ],
     "tool_calls": ["invocations_recorded"],
 }
-"""Columns an older evalnb did not write, besides ``attempt_key`` and the cache columns."""
+"""Columns an older evalnb did not write and nothing stored gives: null on loading."""
+
+SUMMED_SINCE = ["llm_call_count", "final_cumulative_input", "cache_read_tokens"]
+SUMMED_SINCE += ["cache_write_tokens"]
+"""Task columns an older evalnb did not write, summed from the LLM calls on loading."""
 
 
 def _attempt(task_id: str, epoch: int, prompt_tokens: list[int]) -> TaskRecord:
@@ -172,8 +178,10 @@ def _as_an_older_evalnb_wrote(folder: Path, to: Path) -> Path:
         .with_columns(pl.col("total_input_tokens") - pl.col("_cached"))
         .drop("_cached")
     )
-    calls = calls.drop("_cached").rename({"cache_write_tokens": "cache_creation_tokens"})
-    tables = {"tasks": with_context_growth(tasks, calls), "llm_calls": calls}
+    calls = calls.drop("_cached")
+    tasks = with_call_figures(tasks, calls).drop(SUMMED_SINCE)  # base_context, growth kept
+    calls = calls.rename({"cache_write_tokens": "cache_creation_tokens"})
+    tables = {"tasks": tasks, "llm_calls": calls}
     for name in TABLES[1:]:
         if name == "tool_invocations":
             (old / f"{name}.parquet").unlink()
@@ -184,9 +192,11 @@ def _as_an_older_evalnb_wrote(folder: Path, to: Path) -> Path:
 
 
 def _figures(runs: Runs) -> dict[str, pl.DataFrame]:
-    """What the brief compares: summary, per-task context growth and cost."""
+    """Summary, per-task context growth, cost and the interaction counts (which an older
+    folder did not store: they are counted from its tool calls)."""
     return {
         "summary": en.summary(runs),
+        "interaction": en.interaction(runs).sort("task_id", "epoch"),
         "context_growth": en.context_growth(runs).sort("task_id", "epoch"),
         "task_cost": task_cost(runs).sort("task_id", "epoch"),
         "run_costs": run_costs(runs),
@@ -210,7 +220,9 @@ def test_an_older_folder_really_lacks_todays_columns(today: Path, tmp_path: Path
     calls = pl.read_parquet_schema(old / "llm_calls.parquet")
     assert "cache_creation_tokens" in calls
     assert not {"cache_write_tokens", "attempt_key"} & set(calls)
-    assert not set(ADDED_SINCE["tasks"]) & set(pl.read_parquet_schema(old / "tasks.parquet"))
+    stored_tasks = set(pl.read_parquet_schema(old / "tasks.parquet"))
+    assert not {*ADDED_SINCE["tasks"], *SUMMED_SINCE, "attempt_key"} & stored_tasks
+    assert {"base_context", "context_growth_avg"} <= stored_tasks
     assert not (old / "tool_invocations.parquet").exists()
     old_input = pl.read_parquet(old / "llm_calls.parquet").get_column("input_tokens").sum()
     new_input = pl.read_parquet(today / "llm_calls.parquet").get_column("input_tokens").sum()
@@ -245,6 +257,7 @@ def test_an_older_folder_gets_todays_tokens_per_call_and_task(today: Path, tmp_p
         intact.llm_calls.select(call_columns).sort(order),
     )
     task_columns = [*KEYS, "total_input_tokens", "base_context", "context_growth_avg"]
+    task_columns += SUMMED_SINCE
     assert_frame_equal(
         runs.tasks.select(task_columns).sort("task_id", "epoch"),
         intact.tasks.select(task_columns).sort("task_id", "epoch"),

@@ -15,10 +15,11 @@ import sys
 from contextlib import nullcontext
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from evalnb.analysis.interaction import command_rows, interaction
-from evalnb.analysis.runs import read_run_folder
+from evalnb.analysis.runs import Runs, read_run_folder
 from evalnb.errors import InputError
 from evalnb.formats.scenario import load_scenario
 from evalnb.records.scenario import default_command_pattern
@@ -28,6 +29,8 @@ from evalnb.runtime.sandbox import local
 from evalnb.runtime.sandbox.local import LocalSandbox
 from evalnb.runtime.scenario_case import load_scenario_cases
 from evalnb.scoring.commands import target_commands
+from evalnb.store.command_counts import COUNTS
+from evalnb.store.tables import TABLES
 
 NOTES = data_path("tools", "notes")
 PATTERN = re.compile(default_command_pattern("notes"))
@@ -401,6 +404,26 @@ def test_the_scenario_says_whether_its_tools_dash_h_is_help_seeking(tmp_path, sh
     assert metrics["help_invocations"] == (2 if short_help else 1)
     per_sub = interaction(runs, PATTERN, by="subcommand").select("subcommand", "help_invocations")
     assert dict(per_sub.rows())["-h"] == (1 if short_help else 0)
+
+
+@pytest.mark.parametrize("short_help", [True, False])
+def test_the_run_folder_stores_the_counts_that_interaction_counts(tmp_path, short_help):
+    mode = f"short_help: {str(short_help).lower()}\n  {BUILTIN}"
+    script = ["notes -h | head -1", "notes show n9; ls -h", "notes show n9", "notes init && cat x"]
+    runs = run_scenario(tmp_path, mode, script)
+    stored = runs.tasks.select(COUNTS)
+    assert stored.null_count().sum_horizontal().item() == 0
+    unstored = Runs(
+        runs.runs,
+        runs.tasks.with_columns(pl.lit(None, dtype=pl.Int64).alias(c) for c in COUNTS),
+        *(runs.source(name) for name in TABLES[2:]),
+    )
+    counted = interaction(unstored).select(COUNTS)  # from the tool calls and invocations
+    assert stored.equals(counted)
+    assert interaction(runs).select(COUNTS).equals(counted)  # read from the tasks table
+    row = counted.row(0, named=True)
+    assert (row["error_count"], row["retry_count"]) == (2, 1)  # notes show n9, twice
+    assert row["help_invocations"] == (1 if short_help else 0)
 
 
 def test_short_help_must_be_a_boolean(tmp_path):

@@ -5,10 +5,10 @@ each was taken and its source). A model without an entry has an unknown cost:
 null, with a warning naming it, never 0. Offline agents (reference, scripted,
 simulated, replay) cost 0 only through an explicit ``free: true`` entry.
 
-Per task attempt, with token counts from the tasks table and cache counts summed
-from its LLM calls; a source that records only per-task totals (a mira case) gives
-them as the tasks table's own ``cache_read_tokens`` and ``cache_write_tokens``
-columns, used where not null (absent counts are 0). ``total_input_tokens`` is the whole
+Per task attempt, with token counts from the tasks table: ``cache_read_tokens`` and
+``cache_write_tokens`` are its calls' sums (:func:`evalnb.store.tables.with_call_figures`),
+or the per-task totals of a source that records only those (a mira case); absent
+counts are 0. ``total_input_tokens`` is the whole
 prompt, cache included (see :class:`~evalnb.records.LLMCall`), so::
 
     uncached = total_input_tokens - cache_read - cache_write
@@ -184,16 +184,14 @@ def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
 def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.LazyFrame:
     """:func:`task_cost` as a lazy frame with ``attempt_key`` and the columns ``keys``.
 
-    Reads only the token columns of the tasks and LLM-call scans; cache counts are
-    summed per ``attempt_key`` (an integer), never joined on the key strings.
+    Reads only the token columns of the tasks scan (one row per attempt).
     """
     prices = load_prices() if prices is None else prices
     found = [
         (run_key, model, price_for(model, provider, prices))
         for run_key, model, provider in runs.runs.select("run_key", "model", "provider").iter_rows()
     ]
-    task_columns = runs.scan("tasks").collect_schema().names()
-    has_recorded = "recorded_cost_usd" in task_columns
+    has_recorded = "recorded_cost_usd" in runs.scan("tasks").collect_schema().names()
     if has_recorded:
         unpriced = pl.col("recorded_cost_usd").is_null()
         priced_runs = set(
@@ -220,23 +218,11 @@ def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.Laz
             "_free": pl.Boolean,
         },
     )
-    cache = (
-        runs.scan("llm_calls")
-        .group_by("attempt_key")
-        .agg(
-            pl.col("cache_read_tokens").fill_null(0).sum().alias("cache_read_tokens"),
-            pl.col("cache_write_tokens").fill_null(0).sum().alias("cache_write_tokens"),
-        )
-    )
     recorded = (
         pl.col("recorded_cost_usd").cast(pl.Float64)
         if has_recorded
         else pl.lit(None, dtype=pl.Float64)
     )
-    own = [  # a format that records cache tokens per task only (mira)
-        (pl.col(name) if name in task_columns else pl.lit(None, pl.Int64)).alias(f"_{name}")
-        for name in ("cache_read_tokens", "cache_write_tokens")
-    ]
     tokens = (
         runs.scan("tasks")
         .select(
@@ -245,16 +231,9 @@ def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.Laz
             "total_input_tokens",
             "total_output_tokens",
             recorded.alias("_rec"),
-            *own,
+            *(pl.col(c).fill_null(0) for c in ("cache_read_tokens", "cache_write_tokens")),
         )
-        .join(cache, on="attempt_key", how="left", maintain_order="left")
-        .with_columns(
-            *(
-                pl.coalesce(f"_{name}", name, pl.lit(0)).alias(name)
-                for name in ("cache_read_tokens", "cache_write_tokens")
-            ),
-            RUN_KEY,
-        )
+        .with_columns(RUN_KEY)
         .join(table, on="run_key", how="left", maintain_order="left")
     )
     read, write = pl.col("cache_read_tokens"), pl.col("cache_write_tokens")

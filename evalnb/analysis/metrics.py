@@ -126,14 +126,17 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         )
         .with_columns(RUN_KEY)
     )
-    calls = (  # the success rate counts calls with a known exit code (_n = 1) only
+    exit_code = pl.col("exit_code")
+    calls = (  # per attempt (integer keys), then its task; success counts known exit codes
         runs.scan("tool_calls")
-        .select("attempt_key", "task_id", "exit_code")
-        .with_columns(
-            RUN_KEY,
-            (pl.col("exit_code") == 0).fill_null(False).cast(pl.Float64).alias("_ok"),
-            pl.col("exit_code").is_not_null().cast(pl.Float64).alias("_n"),
+        .group_by("attempt_key")
+        .agg(
+            pl.len().alias("_calls"),
+            (exit_code == 0).sum().cast(pl.Float64).alias("_ok"),
+            exit_code.count().cast(pl.Float64).alias("_n"),
         )
+        .join(tasks.select("attempt_key", "task_id"), on="attempt_key", how="left")
+        .with_columns(RUN_KEY)
     )
     run_key = ["run_key"]
     passes = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
@@ -156,8 +159,8 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
             _cluster_sums(tasks, run_key, "score", "max_score"),
             _cluster_sums(calls, run_key, "_ok", "_n"),
             calls.group_by("run_key").agg(
-                pl.len().alias("total_tool_calls"),
-                pl.col("exit_code").null_count().alias("tool_calls_unknown"),
+                pl.col("_calls").sum().alias("total_tool_calls"),
+                (pl.col("_calls") - pl.col("_n")).sum().alias("tool_calls_unknown"),
             ),
         ],
         engine=AGGREGATE,
@@ -321,12 +324,6 @@ def _interval(sums: pl.DataFrame, by: list[str], name: str, *, counts: bool) -> 
     )
 
 
-def _pass_interval(tasks: pl.LazyFrame, by: list[str]) -> pl.DataFrame:
-    """Per group: the pass rate's interval, clustered by task (epochs together)."""
-    rows = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
-    return clustered_interval(rows, by, "_pass", "_one", "pass_rate", counts=True)
-
-
 def by_category(runs: Runs) -> pl.DataFrame:
     """One row per (run, category): spec 000's CategorySummary plus pass rate, with 95% intervals.
 
@@ -346,15 +343,19 @@ def by_category(runs: Runs) -> pl.DataFrame:
         .with_columns(RUN_KEY)
     )
     keys = ["run_key", "category"]
-    counts = (
-        tasks.group_by(keys)
-        .agg(
-            pl.len().cast(pl.Int64).alias("tasks"),
-            PASSED.sum().cast(pl.Int64).alias("passed"),
-            pl.col("score").sum(),
-            pl.col("max_score").sum(),
-        )
-        .collect(engine=AGGREGATE)
+    passes = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
+    counts, score_sums, pass_sums = pl.collect_all(
+        [
+            tasks.group_by(keys).agg(
+                pl.len().cast(pl.Int64).alias("tasks"),
+                PASSED.sum().cast(pl.Int64).alias("passed"),
+                pl.col("score").sum(),
+                pl.col("max_score").sum(),
+            ),
+            _cluster_sums(tasks, keys, "score", "max_score"),
+            _cluster_sums(passes, keys, "_pass", "_one"),
+        ],
+        engine=AGGREGATE,
     )
     return (
         runs.runs.select("run_id", "model", "run_key")
@@ -364,12 +365,14 @@ def by_category(runs: Runs) -> pl.DataFrame:
             _ratio("passed", "tasks").alias("pass_rate"),
         )
         .join(
-            clustered_interval(tasks, keys, "score", "max_score", "rate"),
+            _interval(score_sums, keys, "rate", counts=False), on=keys, how="left", nulls_equal=True
+        )
+        .join(
+            _interval(pass_sums, keys, "pass_rate", counts=True),
             on=keys,
             how="left",
             nulls_equal=True,
         )
-        .join(_pass_interval(tasks, keys), on=keys, how="left", nulls_equal=True)
         .drop("run_key")
         .sort("run_id", "category", nulls_last=True)
     )
@@ -406,9 +409,9 @@ def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> 
     calls carry input token counts; bashkit-eval result files do not),
     ``base_context`` (call 1's input tokens), ``context_growth_avg``
     (``(input[N] - input[1]) / (N - 1)``, 0 for one call, may be negative) and
-    ``final_cumulative_input`` (the sum of input tokens over the calls). The growth
-    figures are the tasks table's own (:func:`evalnb.store.tables.with_context_growth`);
-    all three are null without per-call tokens.
+    ``final_cumulative_input`` (the sum of input tokens over the calls). All are the
+    tasks table's own (:func:`evalnb.store.tables.with_call_figures`), so this reads one
+    row per attempt; the three token figures are null without per-call tokens.
 
     Per run (``run_id``, ``model``) or per ``model``: ``tasks``,
     ``share_with_call_tokens``, ``calls_mean`` and the mean and median of the three
@@ -420,25 +423,12 @@ def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> 
     """
     if by not in ("task", "run", "model"):
         raise ValueError(f"by must be 'task', 'run' or 'model', got {by!r}")
-    tokens = pl.col("input_tokens")
-    calls = (
-        runs.scan("llm_calls")
-        .group_by("attempt_key")
-        .agg(
-            pl.len().cast(pl.Int64).alias("calls"),
-            pl.when(tokens.is_not_null().any()).then(tokens.sum()).alias("final_cumulative_input"),
-        )
-    )
     figures = ["base_context", "context_growth_avg", "final_cumulative_input"]
     keys = KEYS if by == "task" else []
     per_task = (
         runs.scan("tasks")
-        .select(*keys, "attempt_key", "base_context", "context_growth_avg")
-        .join(calls, on="attempt_key", how="left")
-        .with_columns(
-            pl.col("calls").fill_null(0),
-            pl.col("base_context").is_not_null().alias("has_call_tokens"),
-        )
+        .select(*keys, "attempt_key", *figures, calls=pl.col("llm_call_count").fill_null(0))
+        .with_columns(pl.col("base_context").is_not_null().alias("has_call_tokens"))
     )
     if by == "task":
         return per_task.select(*KEYS, "calls", "has_call_tokens", *figures).collect().sort(KEYS)

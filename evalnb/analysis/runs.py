@@ -37,6 +37,7 @@ from evalnb.store.tables import (
     conform,
     run_frame,
     tables_from_records,
+    with_call_figures,
 )
 
 Table = pl.DataFrame | pl.LazyFrame
@@ -82,6 +83,10 @@ class Runs:
     Build one from DataFrames or LazyFrames, one per table of
     :data:`evalnb.store.tables.TABLES`. Missing ``run_key``/``attempt_key`` values are
     assigned (runs in row order; attempts matched to the tasks table on the four keys).
+    A tasks table without the figures summed from its LLM calls
+    (:data:`~evalnb.store.tables.CALL_FIGURES`: an older run folder, a table built by
+    hand) gets them from the ``llm_calls`` table given with it. Replacing a table later
+    (:meth:`set_table`) does not recompute the tasks' figures.
 
     Example:
         >>> Runs.empty().tasks.columns[:4]
@@ -117,6 +122,10 @@ class Runs:
         given = (runs, tasks, llm_calls, tool_calls, checks, messages, tool_invocations)
         for name, table in zip(TABLES, given, strict=True):
             self.set_table(name, table)
+        if "llm_call_count" not in tasks.collect_schema().names():  # not stored: sum them up
+            self.set_table(
+                "tasks", with_call_figures(self.source("tasks"), self.source("llm_calls"))
+            )
 
     def __repr__(self) -> str:
         loaded = ", ".join(self._frames) or "none"
@@ -356,6 +365,7 @@ def runs_from_scans(meta: RunMeta, scans: dict[str, pl.LazyFrame]) -> Runs:
       ``task_id`` and ``epoch`` (:func:`_with_stored_keys`);
     - the legacy ``cache_creation_tokens`` column is upgraded to today's token
       meaning (:mod:`evalnb.store.legacy`);
+    - the tasks' figures summed from the LLM calls are summed up (see :class:`Runs`);
     - any other standard column a table lacks is a typed null column ("not
       recorded"; the metrics treat a null stored figure as unknown).
 

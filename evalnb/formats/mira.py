@@ -282,8 +282,8 @@ def _record(case: MiraCase, task_id: str, epoch: int) -> TaskRecord:
     natural = tr.metrics.get("natural_stop")
     extra: dict[str, Any] = {
         "cost_usd": tr.usage.cost_usd,
-        "cache_read_tokens": tr.usage.cache_read_tokens,
-        "cache_write_tokens": None,
+        # per-case totals, not per call: they replace the sums of the (absent) call rows
+        "recorded": {"cache_read_tokens": tr.usage.cache_read_tokens, "cache_write_tokens": None},
     }
     if outputs is None:
         extra["tool_calls_recorded"] = tr.tool_calls_count

@@ -276,7 +276,8 @@ class RunStore:
         """
         from polars.exceptions import ComputeError
 
-        from evalnb.store.tables import tables_from_records
+        from evalnb.store.command_counts import with_command_counts
+        from evalnb.store.tables import conform, tables_from_records
 
         self.close()
         self.meta.status = status  # type: ignore[assignment]
@@ -284,6 +285,10 @@ class RunStore:
         # read back from events.jsonl (redacted when written), or redacted here as they were
         records = self.records() if records is None else [self._redacted(r) for r in records]
         tables = tables_from_records(self.meta, records)
+        counted = with_command_counts(
+            tables["tasks"], tables["tool_calls"], tables["tool_invocations"]
+        )
+        tables["tasks"] = conform(counted, "tasks")
         for name, frame in tables.items():
             if name == "runs":
                 continue

@@ -13,11 +13,18 @@ table           one row per                columns
                                            natural_stop, total_input_tokens,
                                            total_output_tokens, duration_ms, score,
                                            max_score, rate, passed, error,
-                                           base_context, context_growth_avg;
+                                           llm_call_count, base_context,
+                                           context_growth_avg, final_cumulative_input,
+                                           cache_read_tokens, cache_write_tokens;
                                            for scenarios (null otherwise) spec 002's
                                            outcome, outcome_reason, gates_passed,
                                            gates_total, judge_score, judge_model,
-                                           composite_score, interaction_score
+                                           composite_score, interaction_score;
+                                           spec 002's counts over every command,
+                                           stored by run folders (null elsewhere):
+                                           total_commands, unique_commands,
+                                           error_count, retry_count,
+                                           help_invocations, first_try_successes
 ``llm_calls``   ``provider.chat()`` call   keys, call_number, input_tokens,
                                            output_tokens, cache_read_tokens,
                                            cache_write_tokens, cumulative_input,
@@ -56,6 +63,7 @@ from typing import Any, TypeVar
 import polars as pl
 
 from evalnb.records import RunMeta, TaskRecord
+from evalnb.store.command_counts import COUNTS
 from evalnb.store.families import model_family
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -122,8 +130,12 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "rate": pl.Float64,
         "passed": pl.Boolean,
         "error": pl.Utf8,
+        "llm_call_count": pl.Int64,
         "base_context": pl.Int64,
         "context_growth_avg": pl.Float64,
+        "final_cumulative_input": pl.Int64,
+        "cache_read_tokens": pl.Int64,
+        "cache_write_tokens": pl.Int64,
         "outcome": pl.Utf8,
         "outcome_reason": pl.Utf8,
         "gates_passed": pl.Int64,
@@ -132,6 +144,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "judge_model": pl.Utf8,
         "composite_score": pl.Float64,
         "interaction_score": pl.Float64,
+        **dict.fromkeys(COUNTS, pl.Int64),
         "attempt_key": pl.Int64,
     },
     "llm_calls": {
@@ -244,8 +257,8 @@ def conform(frame: Frame, name: str) -> Frame:
 def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, pl.DataFrame]:
     """Build the seven tables of one run from its task records.
 
-    Per-task ``base_context`` and ``context_growth_avg`` (spec 003) are derived
-    from the LLM-call rows by :func:`with_context_growth`.
+    The tasks' :data:`CALL_FIGURES` (spec 003's context figures among them) are
+    summed up from the LLM-call rows by :func:`with_call_figures`.
 
     Example:
         >>> from evalnb.records import LLMCall, AgentTrace, Task, TaskRecord, TaskScore
@@ -336,7 +349,7 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
         "messages": _frame(messages, "messages"),
         "tool_invocations": _frame(invocations, "tool_invocations"),
     }
-    out["tasks"] = with_context_growth(out["tasks"], out["llm_calls"])
+    out["tasks"] = with_call_figures(out["tasks"], out["llm_calls"])
     return out
 
 
@@ -371,41 +384,60 @@ def _frame(rows: list[dict[str, Any]], name: str) -> pl.DataFrame:
     return conform(frame, name)
 
 
-def with_context_growth(tasks: Frame, llm_calls: Frame) -> Frame:
-    """Set ``base_context`` and ``context_growth_avg`` (spec 003) on the task rows
-    (DataFrames, or LazyFrames that stay lazy).
+CALL_FIGURES = [
+    "llm_call_count",
+    "base_context",
+    "context_growth_avg",
+    "final_cumulative_input",
+    "cache_read_tokens",
+    "cache_write_tokens",
+]
+"""The tasks table's figures summed up from its LLM-call rows (:func:`with_call_figures`)."""
 
-    ``base_context`` is call 1's ``input_tokens`` (the whole prompt, cache included:
-    see :class:`~evalnb.records.LLMCall`). ``context_growth_avg`` is
-    ``sum(input[i+1] - input[i]) / (N - 1)`` = ``(input[N] - input[1]) / (N - 1)``,
-    0 for a single call, null when no per-call token counts were recorded. It may
-    be negative (a provider's cache or a trimmed history can shrink the input).
+
+def with_call_figures(tasks: Frame, llm_calls: Frame) -> Frame:
+    """Set the task rows' :data:`CALL_FIGURES`, summed up from their LLM calls.
+
+    - ``llm_call_count``: the attempt's LLM calls (0 without any).
+    - ``base_context`` (spec 003): call 1's ``input_tokens`` (the whole prompt, cache
+      included: see :class:`~evalnb.records.LLMCall`).
+    - ``context_growth_avg`` (spec 003): ``sum(input[i+1] - input[i]) / (N - 1)`` =
+      ``(input[N] - input[1]) / (N - 1)``, 0 for a single call. It may be negative (a
+      provider's cache or a trimmed history can shrink the input).
+    - ``final_cumulative_input`` (spec 003): the sum of ``input_tokens`` over the calls.
+    - ``cache_read_tokens``, ``cache_write_tokens``: summed over the calls (a missing
+      count adds 0).
+
+    The three token figures are null when no call recorded its input tokens; all are
+    null for an attempt without calls, except the count. Stored with the tasks, they let
+    metrics at scale read one row per attempt instead of every call. Works on a
+    DataFrame or a LazyFrame.
 
     Example:
         >>> calls = pl.DataFrame({"run_id": ["r"] * 3, "model": ["m"] * 3,
         ...     "task_id": ["t"] * 3, "epoch": [1] * 3, "call_number": [1, 2, 3],
-        ...     "input_tokens": [100, 150, 220]})
+        ...     "input_tokens": [100, 150, 220], "cache_read_tokens": [0, 90, 140],
+        ...     "cache_write_tokens": [90, 50, None]})
         >>> tasks = pl.DataFrame({"run_id": ["r"], "model": ["m"], "task_id": ["t"], "epoch": [1]})
-        >>> with_context_growth(tasks, calls).select("base_context", "context_growth_avg").row(0)
-        (100, 60.0)
+        >>> with_call_figures(tasks, calls).select(CALL_FIGURES).row(0)
+        (3, 100, 60.0, 470, 230, 140)
     """
-    growth = (
-        llm_calls.filter(pl.col("input_tokens").is_not_null())
-        .sort("call_number")
-        .group_by(KEYS)
-        .agg(
-            pl.col("input_tokens").first().alias("base_context"),
-            pl.col("input_tokens").last().alias("_last"),
-            pl.len().alias("_n"),
-        )
-        .with_columns(
-            pl.when(pl.col("_n") > 1)
-            .then((pl.col("_last") - pl.col("base_context")) / (pl.col("_n") - 1))
-            .otherwise(0.0)
-            .alias("context_growth_avg")
-        )
-        .select([*KEYS, "base_context", "context_growth_avg"])
+    given = pl.col("input_tokens").sort_by("call_number").drop_nulls()
+    known = pl.col("input_tokens").count()
+    figures = llm_calls.group_by(KEYS).agg(
+        pl.len().cast(pl.Int64).alias("llm_call_count"),
+        given.first().alias("base_context"),
+        pl.when(known > 1)
+        .then((given.last() - given.first()) / (known - 1))
+        .when(known == 1)
+        .then(0.0)
+        .alias("context_growth_avg"),
+        pl.when(known > 0).then(pl.col("input_tokens").sum()).alias("final_cumulative_input"),
+        pl.col("cache_read_tokens").sum(),
+        pl.col("cache_write_tokens").sum(),
     )
-    have = tasks.collect_schema().names()
-    base = tasks.drop([c for c in ("base_context", "context_growth_avg") if c in have])
-    return base.join(growth, on=KEYS, how="left", nulls_equal=True)
+    return (
+        tasks.drop(CALL_FIGURES, strict=False)
+        .join(figures, on=KEYS, how="left", nulls_equal=True, maintain_order="left")
+        .with_columns(pl.col("llm_call_count").fill_null(0))
+    )
