@@ -286,12 +286,7 @@ def test_evalnb_to_inspect_to_evalnb_gives_the_same_tables_and_summary(evalnb_ru
     path = write_inspect_log(evalnb_run, tmp_path / "logs")
     before, after = en.load(evalnb_run), en.load(path)
     assert en.summary(after).equals(en.summary(before))
-    for name in ("llm_calls", "tool_calls", "checks"):
-        assert _sorted(getattr(after, name)).equals(_sorted(getattr(before, name))), name
-    # the run folder stores its command counts; the import counts them from its tool calls
-    assert _sorted(after.tasks.drop(COUNTS)).equals(_sorted(before.tasks.drop(COUNTS)))
-    keys = ["run_id", "task_id", "epoch"]
-    assert en.interaction(after).sort(keys).equals(en.interaction(before).sort(keys))
+    _assert_same_tables(after, before)
     with pytest.raises(InputError, match="run_id"):  # the same run reached twice
         en.load(evalnb_run, path)
 
@@ -316,8 +311,7 @@ def test_bashkit_eval_runs_without_per_call_tokens_keep_their_totals(bashkit_eva
     path = write_inspect_log(folder, tmp_path / "logs")
     before, after = en.load(folder), en.load(path)
     assert en.summary(after).equals(en.summary(before))
-    for name in ("tasks", "llm_calls", "tool_calls", "checks"):
-        assert _sorted(getattr(after, name)).equals(_sorted(getattr(before, name))), name
+    _assert_same_tables(after, before)
     inspect = samples_df(str(path))
     assert inspect["total_tokens"].sum() == sum(
         en.load(folder)
@@ -337,6 +331,19 @@ def test_export_refuses_to_overwrite_and_names_a_folder_that_is_not_a_run(evalnb
 def test_an_empty_run_exports_as_a_log_without_samples_scores(tmp_path):
     log = eval_log(RunMeta(run_id="r", provider="p", model="m", status="complete"), [])
     assert log.samples == [] and log.results.scores == [] and log.status == "success"
+
+
+def _assert_same_tables(imported: en.Runs, folder: en.Runs) -> None:
+    """The tables of a run read back from its Inspect log equal the run folder's own.
+
+    The folder also stores each attempt's command counts; the import has none stored, so
+    ``interaction`` counts them from its tool calls, and they must agree.
+    """
+    for name in ("llm_calls", "tool_calls", "checks"):
+        assert _sorted(getattr(imported, name)).equals(_sorted(getattr(folder, name))), name
+    assert _sorted(imported.tasks.drop(COUNTS)).equals(_sorted(folder.tasks.drop(COUNTS)))
+    keys = ["run_id", "task_id", "epoch"]
+    assert en.interaction(imported).sort(keys).equals(en.interaction(folder).sort(keys))
 
 
 def _sorted(frame: pl.DataFrame) -> pl.DataFrame:

@@ -151,8 +151,8 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
 
 def _piece_rows(piece: Runs, parser: Parser) -> pl.DataFrame:
     """The ordered command rows of one input (see :func:`ordered_rows`)."""
-    tables = (piece.scan(name) for name in ("tool_calls", "tool_invocations", "tasks"))
-    return ordered_rows(*tables, parser)
+    scan = piece.scan
+    return ordered_rows(scan("tool_calls"), scan("tool_invocations"), scan("tasks"), parser)
 
 
 def _piece_command_rows(piece: Runs, parser: Parser) -> pl.DataFrame:

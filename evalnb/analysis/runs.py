@@ -123,9 +123,7 @@ class Runs:
         for name, table in zip(TABLES, given, strict=True):
             self.set_table(name, table)
         if "llm_call_count" not in tasks.collect_schema().names():  # not stored: sum them up
-            self.set_table(
-                "tasks", with_call_figures(self.source("tasks"), self.source("llm_calls"))
-            )
+            self.set_table("tasks", with_call_figures(self.scan("tasks"), self.scan("llm_calls")))
 
     def __repr__(self) -> str:
         loaded = ", ".join(self._frames) or "none"
