@@ -9,7 +9,9 @@ Tool-call scripts are drawn (skewed, like real agents repeating ``ls`` and ``cat
 from a pool of ``SCRIPTS`` distinct scripts built from command templates. Each tasks
 table stores its command counts as a run folder does when it is written
 (:func:`evalnb.store.command_counts.with_command_counts`, the same code), so writing
-the data includes that cost and ``interaction`` reads the stored counts.
+the data includes that cost and ``interaction`` reads the stored counts; its figures
+summed from the call rows come from :func:`evalnb.store.tables.with_call_figures`, as in
+every run folder.
 
 The ``messages`` table holds one block per attempt (the final answer), not one per
 LLM call, to keep the 100M-row data within the disk of a shared machine; no metric
@@ -29,7 +31,7 @@ import polars as pl
 
 from evalnb.records import RunMeta, RunSettings
 from evalnb.store.command_counts import with_command_counts
-from evalnb.store.tables import SCHEMAS, conform
+from evalnb.store.tables import SCHEMAS, conform, with_call_figures
 
 TASKS = 1000
 RUNS = 20
@@ -115,7 +117,6 @@ def write_run(
     key = np.arange(n, dtype=np.int64)
     task_no, epoch = key % TASKS, key // TASKS + 1
     calls = rng.integers(1, 20, n)
-    ok_share = rng.random(n)
     score_max = rng.integers(1, 6, n).astype(float)
     score = np.floor(score_max * rng.random(n) ** 0.5 + 0.3).clip(0, score_max)
     failed = rng.random(n) < 0.02
@@ -131,8 +132,6 @@ def write_run(
             "category": pl.Series(CATEGORIES).gather(task_no % len(CATEGORIES)),
             "description": text(rng, vocab, n, 12),
             "turns": calls + 1,
-            "tool_call_count": calls,
-            "tool_calls_ok": np.round(calls * ok_share).astype(np.int64),
             "natural_stop": rng.random(n) < 0.93,
             "total_input_tokens": input_total,
             "total_output_tokens": rng.integers(100, 4000, n),
@@ -144,8 +143,6 @@ def write_run(
             "error": pl.select(
                 pl.when(pl.Series(failed)).then(pl.lit("provider error on turn 3: rate limited"))
             ).to_series(),
-            "base_context": base,
-            "context_growth_avg": growth.astype(float),
             "attempt_key": key,
         }
     )
@@ -223,9 +220,11 @@ def write_run(
         }
     )
     invocations = pl.DataFrame(schema=SCHEMAS["tool_invocations"])
-    # what a run folder stores: the command counts, by evalnb's own code (see RunStore.finalize)
+    # what a run folder stores, by evalnb's own code (see tables_from_records, RunStore.finalize)
+    tool_calls, llm_calls = conform(tool_calls, "tool_calls"), conform(llm_calls, "llm_calls")
+    tasks = with_call_figures(tasks, llm_calls, tool_calls)
     started = time.perf_counter()
-    tasks = with_command_counts(tasks, conform(tool_calls, "tool_calls"), invocations)
+    tasks = with_command_counts(tasks, tool_calls, invocations)
     counting = time.perf_counter() - started
     folder.mkdir(parents=True)
     for name, frame in [

@@ -40,6 +40,7 @@ from evalnb.records import (
     TaskScore,
     ToolCallResult,
 )
+from evalnb.store import RunStore
 from evalnb.store.tables import tables_from_records
 
 FREE = Prices(models={"*": Price(free=True, source="test")})
@@ -497,6 +498,27 @@ def test_compare_all_pairs_every_run_and_adds_holm_adjusted_p_values():
     # Holm: the smallest of six p-values is multiplied by 6.
     assert x_y["p_holm"] == pytest.approx(min(1.0, 6 * out.get_column("p").min()))
     assert (out.get_column("p_holm") >= out.get_column("p")).all()
+
+
+def test_compare_all_reads_the_tasks_columns_it_needs_once_and_agrees_with_compare(tmp_path):
+    for run_id, model, recs in (
+        pass_fail_run("x", "mx", [True, True, False, True, True]),
+        pass_fail_run("y", "my", [True, False, False, False, True]),
+        pass_fail_run("z", "mz", [False, True, True, True, False]),
+    ):
+        RunStore.write_records(tmp_path, RunMeta(run_id=run_id, provider="t", model=model), recs)
+    runs = load(*sorted(tmp_path.iterdir()))  # lazy: each table a parquet scan
+    out = compare_all(runs)
+    # the tasks table was scanned for its few columns, never loaded whole
+    assert "tasks" not in repr(runs).split("tables loaded:")[1]
+    assert out.height == 6
+    for row in out.iter_rows(named=True):
+        c = compare(runs, row["a"], row["b"])
+        if row["metric"] == "pass rate":
+            assert (row["value_a"], row["value_b"], row["p"]) == (c.pass_rate_a, c.pass_rate_b, c.p)
+        else:
+            assert (row["value_a"], row["value_b"], row["p"]) == (c.rate_a, c.rate_b, c.rate_p)
+        assert row["tasks"] == c.tasks == 5
 
 
 @pytest.fixture

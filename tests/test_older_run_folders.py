@@ -41,7 +41,7 @@ from evalnb.records import (
 )
 from evalnb.store import RunStore
 from evalnb.store.command_counts import COUNTS
-from evalnb.store.tables import KEYS, SCHEMAS, TABLES, with_call_figures
+from evalnb.store.tables import KEYS, SCHEMAS, TABLES, with_llm_call_figures
 
 from .conftest import ROOT
 
@@ -64,8 +64,8 @@ ADDED_SINCE = {
 """Columns an older evalnb did not write and nothing stored gives: null on loading."""
 
 SUMMED_SINCE = ["llm_call_count", "final_cumulative_input", "cache_read_tokens"]
-SUMMED_SINCE += ["cache_write_tokens"]
-"""Task columns an older evalnb did not write, summed from the LLM calls on loading."""
+SUMMED_SINCE += ["cache_write_tokens", "tool_calls_error"]
+"""Task columns an older evalnb did not write, summed from the call rows on loading."""
 
 
 def _attempt(task_id: str, epoch: int, prompt_tokens: list[int]) -> TaskRecord:
@@ -179,7 +179,7 @@ def _as_an_older_evalnb_wrote(folder: Path, to: Path) -> Path:
         .drop("_cached")
     )
     calls = calls.drop("_cached")
-    tasks = with_call_figures(tasks, calls).drop(SUMMED_SINCE)  # base_context, growth kept
+    tasks = with_llm_call_figures(tasks, calls).drop(SUMMED_SINCE)  # base_context, growth kept
     calls = calls.rename({"cache_write_tokens": "cache_creation_tokens"})
     tables = {"tasks": tasks, "llm_calls": calls}
     for name in TABLES[1:]:

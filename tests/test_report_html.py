@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
 
+from evalnb.analysis.baseline import baseline_runs
 from evalnb.analysis.metrics import compare_all
+from evalnb.analysis.runs import Runs
 from evalnb.present import charts
+from evalnb.present.report import PAIRED_NOTE, write_report
 from evalnb.present.report_html import report_html
 from tests.test_charts import make_runs
+from tests.test_report import _record, _run
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
 
@@ -20,12 +25,76 @@ def test_report_html_holds_sentences_summary_comparisons_and_every_chart():
     assert page.count('class="evalnb-chart"') == len(charts.CHARTS)
     assert "has the highest pass rate" in page  # a computed sentence
     assert "50.0% [" in page  # run a1's pass rate 2/4 with its interval
-    # the latest run of each (model, guidance): a1, a2 and b1: three pairs, two metrics
-    # each, in one table with Holm's adjustment over all six comparisons
-    pairs = compare_all(runs, ["a1", "a2", "b1"])
+    # the baseline: the latest run of each model family, guidance version and simulated
+    # or not: a1, b1 and a2: three pairs, two metrics each, in one table with Holm's
+    # adjustment over all six comparisons
+    assert baseline_runs(runs.runs) == ["a1", "b1", "a2"]
+    pairs = compare_all(runs, ["a1", "b1", "a2"])
     assert pairs.height == 6 and "<th>Holm p</th>" in page
     for row in pairs.iter_rows(named=True):
         assert f"{row['model_a']} ({row['a']}) − {row['model_b']} ({row['b']})" in page
         assert f"<td>{row['p_holm']:.3g}</td>" in page
     # nothing loaded from the web (the spec's "$schema" URL is a name, never fetched)
     assert not re.search(r"<(?:script|link|img)[^>]+(?:src|href)=[\"']?(?:https?:)?//", page)
+
+
+def _baseline_store() -> Runs:
+    """Several runs per model and guidance version: a dated snapshot, a simulated run of
+    the same model, two runs of one guidance version, another model; all on t1..t6."""
+    outcomes = {
+        # run_id: (model, guidance, simulated, started_at, tasks passed of t1..t6)
+        "sim": ("claude-haiku-4-5", None, True, "2026-01-01", [1, 0, 0, 1, 0, 0]),
+        "h-old": ("claude-haiku-4-5", None, False, "2026-01-02", [1, 1, 0, 0, 0, 0]),
+        "v1-a": ("claude-haiku-4-5", "v1", False, "2026-01-02", [0, 0, 0, 0, 0, 1]),
+        "h-snap": ("claude-haiku-4-5-20251001", None, False, "2026-01-05", [1, 1, 1, 1, 0, 1]),
+        "v1-b": ("claude-haiku-4-5", "v1", False, "2026-01-03", [1, 0, 1, 0, 1, 0]),
+        "v2": ("claude-haiku-4-5", "v2", False, "2026-01-03", [1, 1, 1, 1, 1, 1]),
+        "opus": ("claude-opus-4-6", None, False, "2026-01-04", [0, 1, 1, 1, 1, 0]),
+    }
+    parts = []
+    for run_id, (model, guidance, simulated, started, passed) in outcomes.items():
+        recs = [_record(f"t{i}", [bool(ok), True]) for i, ok in enumerate(passed, 1)]
+        parts.append(
+            _run(run_id, model, recs, guidance=guidance, simulated=simulated, started_at=started)
+        )
+    return Runs.concat(parts)
+
+
+def _md_comparisons(text: str) -> list[tuple[str, str, str]]:
+    """(pair, metric, Holm p) of each row of comparison.md's paired table."""
+    rows = [line for line in text.splitlines() if ") − " in line and line.startswith("| ")]
+    return [(c[0].strip("| "), c[1], c[-1].rstrip(" |")) for c in (r.split(" | ") for r in rows)]
+
+
+def _html_comparisons(page: str) -> list[tuple[str, str, str]]:
+    """(pair, metric, Holm p) of each row of report.html's paired table."""
+    cells = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", page)]
+    return [(c[0], c[1], c[-1]) for c in cells if c and ") − " in c[0]]
+
+
+def test_both_reports_compare_the_same_baseline_runs_with_the_same_holm_p(tmp_path):
+    runs = _baseline_store()
+    # the latest run of each model family (the snapshot joins its model), guidance
+    # version and simulated or not, in the order loaded
+    assert baseline_runs(runs.runs) == ["sim", "h-snap", "v1-b", "v2", "opus"]
+    comparison = write_report(runs, tmp_path)["comparison.md"].read_text()
+    page = report_html(runs)
+    pairs = compare_all(runs, ["sim", "h-snap", "v1-b", "v2", "opus"])
+    assert pairs.height == 10 * 2  # ten pairs, two metrics each
+    expected = [
+        (
+            f"{r['model_a']} ({r['a']}) − {r['model_b']} ({r['b']})",
+            r["metric"],
+            f"{r['p_holm']:.3g}",
+        )
+        for r in pairs.iter_rows(named=True)
+    ]
+    assert _md_comparisons(comparison) == expected
+    assert _html_comparisons(page) == expected
+    # the paragraph explaining Holm's adjustment is the same text in both
+    assert comparison.count(PAIRED_NOTE) == 1
+    assert page.count(html.escape(PAIRED_NOTE)) == 1
+    # comparison.md's baseline columns are the runs compared
+    for run_id in ("sim", "h-snap", "v1-b", "v2", "opus"):
+        assert f": run {run_id} (" in comparison
+    assert ": run h-old (" not in comparison and ": run v1-a (" not in comparison

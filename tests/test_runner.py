@@ -20,6 +20,7 @@ from evalnb.records import RunMeta, Task
 from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.cases import load_cases
 from evalnb.runtime.runner import resume, run_cases
+from evalnb.runtime.shard import in_shard
 from evalnb.store import RunStore
 
 
@@ -227,3 +228,29 @@ def test_a_crashing_sandbox_is_recorded_as_an_errored_task(tmp_path):
     assert tasks["task_id"].to_list() == ["bad", "ok"]
     assert tasks["error"].to_list() == ["RuntimeError: sandbox exploded", None]
     assert tasks["passed"].to_list() == [False, True]
+
+
+def test_resume_of_a_shard_runs_only_that_shards_missing_attempts(tmp_path):
+    cases = load_cases(dataset(tmp_path, n=8))
+    [run] = asyncio.run(
+        run_cases(cases, ["reference"], tmp_path / "out", epochs=2, shard=(2, 3), progress=False)
+    )
+    whole = RunStore.open(run).finished_keys()
+    shard = {(c.task.id, e) for c, e in in_shard([(c, e) for c in cases for e in (1, 2)], (2, 3))}
+    assert whole == shard
+    crash_after(run, 3, torn=False)  # one attempt's events at most
+    assert len(RunStore.open(run).finished_keys()) < len(shard)
+    asyncio.run(resume(run, cases, progress=False))
+    assert RunStore.open(run).finished_keys() == shard  # nothing outside shard 2 of 3
+
+
+def test_resume_with_workers_refuses_cases_that_cannot_go_to_a_worker(tmp_path):
+    cases = load_cases(dataset(tmp_path, n=2))
+    [run] = asyncio.run(run_cases(cases, ["reference"], tmp_path / "out", progress=False))
+    crash_after(run, 2, torn=False)
+    events = (run / "events.jsonl").read_text()
+    cases[0].task_hook = lambda: None  # a lambda does not pickle
+    with pytest.raises(ValueError, match="--workers: the cases cannot be sent"):
+        asyncio.run(resume(run, cases, workers=2, progress=False))
+    assert (run / "events.jsonl").read_text() == events  # nothing run, nothing written
+    assert RunStore.open(run).meta.status == "running"

@@ -6,11 +6,13 @@ formulas (micro-averaged: ``overall_rate = sum(score) / sum(max_score)``):
 
 - ``pass_rate = total_passed / total_tasks``; a task passes when every check
   passed and it did not error. Errored tasks count as tasks (not passed).
-- ``tool_call_success_rate = tool_calls_ok / (tool_calls_ok + tool_calls_error)``; ok
-  means exit code 0, error a non-zero one, counted over the rows of the ``tool_calls``
-  table. A call whose exit code the source did not record (null: Terminal-Bench
-  keystrokes, some Inspect tools) counts in ``total_tool_calls`` and
-  ``tool_calls_unknown``, never as ok or as an error.
+- ``total_tool_calls`` is the sum of the tasks' ``tool_call_count`` (spec 000), so it
+  includes calls a source counted without recording them (onetool-bench).
+  ``tool_call_success_rate = tool_calls_ok / (tool_calls_ok + tool_calls_error)``; ok
+  means exit code 0, error a non-zero one (the tasks' counts of their tool-call rows,
+  :func:`evalnb.store.tables.with_call_figures`). A call whose exit code the source did
+  not record (null: Terminal-Bench keystrokes, some Inspect tools, calls without rows)
+  counts in ``total_tool_calls`` and ``tool_calls_unknown``, never as ok or as an error.
 - A rate whose denominator is 0 is null. A NaN ``score`` or ``max_score`` counts as
   unknown (null), like a missing one; a task with a NaN in either adds to neither
   ``total_score`` nor ``total_max_score``.
@@ -123,24 +125,18 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
             "total_output_tokens",
             "duration_ms",
             "natural_stop",
+            # spec 000: a task's calls; those with a known exit code are ok or error
+            pl.col("tool_call_count").fill_null(0),
+            pl.col("tool_calls_ok").fill_null(0).cast(pl.Float64),
+            pl.col("tool_calls_error").fill_null(0).cast(pl.Float64),
         )
-        .with_columns(RUN_KEY)
-    )
-    exit_code = pl.col("exit_code")
-    calls = (  # per attempt (integer keys), then its task; success counts known exit codes
-        runs.scan("tool_calls")
-        .group_by("attempt_key")
-        .agg(
-            pl.len().alias("_calls"),
-            (exit_code == 0).sum().cast(pl.Float64).alias("_ok"),
-            exit_code.count().cast(pl.Float64).alias("_n"),
+        .with_columns(
+            RUN_KEY, (pl.col("tool_calls_ok") + pl.col("tool_calls_error")).alias("_known")
         )
-        .join(tasks.select("attempt_key", "task_id"), on="attempt_key", how="left")
-        .with_columns(RUN_KEY)
     )
     run_key = ["run_key"]
     passes = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
-    per_task, pass_sums, score_sums, call_sums, call_counts = pl.collect_all(
+    per_task, pass_sums, score_sums, call_sums = pl.collect_all(
         [
             tasks.group_by("run_key").agg(
                 pl.len().alias("total_tasks"),
@@ -154,25 +150,16 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
                 pl.col("total_output_tokens").sum(),
                 pl.col("duration_ms").sum().alias("total_duration_ms"),
                 pl.col("natural_stop").mean().alias("natural_stop_rate"),
+                pl.col("tool_call_count").sum().alias("total_tool_calls"),
+                pl.col("tool_calls_ok").sum(),
+                pl.col("tool_calls_error").sum(),
+                (pl.col("tool_call_count") - pl.col("_known")).sum().alias("tool_calls_unknown"),
             ),
             _cluster_sums(passes, run_key, "_pass", "_one"),
             _cluster_sums(tasks, run_key, "score", "max_score"),
-            _cluster_sums(calls, run_key, "_ok", "_n"),
-            calls.group_by("run_key").agg(
-                pl.col("_calls").sum().alias("total_tool_calls"),
-                (pl.col("_calls") - pl.col("_n")).sum().alias("tool_calls_unknown"),
-            ),
+            _cluster_sums(tasks, run_key, "tool_calls_ok", "_known"),
         ],
         engine=AGGREGATE,
-    )
-    per_call = call_counts.join(
-        call_sums.select(
-            "run_key",
-            pl.col("sy").alias("tool_calls_ok"),
-            (pl.col("sm") - pl.col("sy")).alias("tool_calls_error"),
-        ),
-        on="run_key",
-        how="left",
     )
     counts = [
         "total_tasks",
@@ -191,7 +178,6 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
     out = (
         runs.runs.select(*RUN_INFO, "run_key")
         .join(per_task, on="run_key", how="left")
-        .join(per_call, on="run_key", how="left")
         .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64), pl.col(totals).fill_null(0.0))
         .with_columns(
             _ratio("total_passed", "total_tasks").alias("pass_rate"),
@@ -652,10 +638,51 @@ def compare(runs: Runs, a: str, b: str, *, include_errored: bool = False) -> Com
     run_b, model_b = resolve_run(runs, b)
     if run_a == run_b:
         raise ValueError(f"cannot compare run {run_a!r} with itself")
-    tasks = _known_scores(runs.tasks)
+    tasks = _compared_tasks(runs, [run_a, run_b])
+    return _compare(
+        tasks[run_a], tasks[run_b], run_a, model_a, run_b, model_b, include_errored=include_errored
+    )
 
-    def side(run_id: str) -> tuple[pl.DataFrame, set[str]]:
-        mine = tasks.filter(pl.col("run_id") == run_id)
+
+COMPARED_COLUMNS = [
+    "run_id",
+    "task_id",
+    "category",
+    "passed",
+    "error",
+    "score",
+    "max_score",
+    "rate",
+]
+"""The columns of the tasks table a paired comparison reads."""
+
+
+def _compared_tasks(runs: Runs, run_ids: list[str]) -> dict[str, pl.DataFrame]:
+    """:data:`COMPARED_COLUMNS` of the attempts of each of ``run_ids``, read in one scan
+    (a run without attempts gets no rows)."""
+    tasks = _known_scores(
+        runs.scan("tasks")
+        .select(COMPARED_COLUMNS)
+        .filter(pl.col("run_id").is_in(pl.Series(run_ids, dtype=pl.Utf8).implode()))
+        .collect()
+    )
+    parts = {str(k[0]): part for k, part in tasks.partition_by("run_id", as_dict=True).items()}
+    return {run_id: parts.get(run_id, tasks.clear()) for run_id in run_ids}
+
+
+def _compare(
+    tasks_a: pl.DataFrame,
+    tasks_b: pl.DataFrame,
+    run_a: str,
+    model_a: str,
+    run_b: str,
+    model_b: str,
+    *,
+    include_errored: bool,
+) -> Comparison:
+    """:func:`compare` on the attempts of each run (from :func:`_compared_tasks`)."""
+
+    def side(mine: pl.DataFrame) -> tuple[pl.DataFrame, set[str]]:
         errored = pl.col("error").is_not_null()
         used = mine if include_errored else mine.filter(~errored)
         per_task = used.group_by("task_id").agg(
@@ -667,8 +694,8 @@ def compare(runs: Runs, a: str, b: str, *, include_errored: bool = False) -> Com
         )
         return per_task, set(mine.get_column("task_id").to_list())
 
-    side_a, ids_a = side(run_a)
-    side_b, ids_b = side(run_b)
+    side_a, ids_a = side(tasks_a)
+    side_b, ids_b = side(tasks_b)
     per_task = (
         side_a.join(side_b.drop("category"), on="task_id", suffix="_b")
         .rename({c: f"{c}_a" for c in ("attempts", "passes", "score", "max_score")})
@@ -694,7 +721,7 @@ def compare(runs: Runs, a: str, b: str, *, include_errored: bool = False) -> Com
         left = " with a non-errored attempt on both sides" if shared else ""
         raise ValueError(f"runs {run_a!r} and {run_b!r} share no task{left}")
     on_shared = pl.col("task_id").is_in(pl.Series(sorted(shared), dtype=pl.Utf8).implode())
-    errored = tasks.filter(on_shared & pl.col("error").is_not_null())
+    left_out = on_shared & pl.col("error").is_not_null()
     col = per_task.get_column
     one_attempt = bool((col("attempts_a") == 1).all() and (col("attempts_b") == 1).all())
     tally = dict(col("outcome").value_counts().iter_rows())
@@ -733,8 +760,8 @@ def compare(runs: Runs, a: str, b: str, *, include_errored: bool = False) -> Com
         tasks_errored=len(shared) - per_task.height,
         attempts_a=attempts_a,
         attempts_b=attempts_b,
-        errored_a=0 if include_errored else errored.filter(pl.col("run_id") == run_a).height,
-        errored_b=0 if include_errored else errored.filter(pl.col("run_id") == run_b).height,
+        errored_a=0 if include_errored else tasks_a.filter(left_out).height,
+        errored_b=0 if include_errored else tasks_b.filter(left_out).height,
         include_errored=include_errored,
         a_higher=a_higher,
         b_higher=b_higher,
@@ -784,20 +811,18 @@ def compare_all(runs: Runs, run_ids: list[str] | None = None) -> pl.DataFrame:
     """
     ids = runs.runs.get_column("run_id").to_list() if run_ids is None else run_ids
     info = {r["run_id"]: r for r in runs.runs.iter_rows(named=True)}
-    task_ids = {
-        run_id: set(group.get_column("task_id").to_list())
-        for (run_id,), group in runs.tasks.group_by("run_id")
-    }
+    tasks = _compared_tasks(runs, ids)
+    task_ids = {run_id: set(part.get_column("task_id").to_list()) for run_id, part in tasks.items()}
     rows: list[dict[str, object]] = []
     p_values: list[float | None] = []
     for a, b in combinations(ids, 2):
         sha_a, sha_b = info[a].get("dataset_sha256"), info[b].get("dataset_sha256")
-        if (sha_a and sha_b and sha_a != sha_b) or not task_ids.get(a, set()) & task_ids.get(
-            b, set()
-        ):
+        if a == b or (sha_a and sha_b and sha_a != sha_b) or not task_ids[a] & task_ids[b]:
             continue
         try:
-            c = compare(runs, a, b)
+            c = _compare(
+                tasks[a], tasks[b], a, info[a]["model"], b, info[b]["model"], include_errored=False
+            )
         except ValueError:  # every shared task errored on one side
             continue
         common = {

@@ -29,6 +29,7 @@ from evalnb.records import RunMeta, TaskRecord
 from evalnb.store.folder import RunStore
 from evalnb.store.legacy import is_legacy, upgrade_token_counts
 from evalnb.store.tables import (
+    CALL_FIGURES,
     KEYS,
     RUN_KEY,
     RUN_STRIDE,
@@ -83,10 +84,10 @@ class Runs:
     Build one from DataFrames or LazyFrames, one per table of
     :data:`evalnb.store.tables.TABLES`. Missing ``run_key``/``attempt_key`` values are
     assigned (runs in row order; attempts matched to the tasks table on the four keys).
-    A tasks table without the figures summed from its LLM calls
+    A tasks table without some of the figures summed from its calls
     (:data:`~evalnb.store.tables.CALL_FIGURES`: an older run folder, a table built by
-    hand) gets them from the ``llm_calls`` table given with it. Replacing a table later
-    (:meth:`set_table`) does not recompute the tasks' figures.
+    hand) gets them from the ``llm_calls`` and ``tool_calls`` tables given with it.
+    Replacing a table later (:meth:`set_table`) does not recompute the tasks' figures.
 
     Example:
         >>> Runs.empty().tasks.columns[:4]
@@ -122,8 +123,13 @@ class Runs:
         given = (runs, tasks, llm_calls, tool_calls, checks, messages, tool_invocations)
         for name, table in zip(TABLES, given, strict=True):
             self.set_table(name, table)
-        if "llm_call_count" not in tasks.collect_schema().names():  # not stored: sum them up
-            self.set_table("tasks", with_call_figures(self.scan("tasks"), self.scan("llm_calls")))
+        absent = [c for c in CALL_FIGURES if c not in tasks.collect_schema().names()]
+        if absent:  # not stored (an older folder, a table built by hand): summed up here
+            scan = self.scan
+            figures = with_call_figures(
+                scan("tasks"), scan("llm_calls"), scan("tool_calls"), absent
+            )
+            self.set_table("tasks", figures)
 
     def __repr__(self) -> str:
         loaded = ", ".join(self._frames) or "none"

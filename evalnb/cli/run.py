@@ -103,6 +103,12 @@ def register(sub: Any) -> None:
         metavar="I/N",
         help="run only shard I of N of the attempts (combine the N runs with `evalnb merge`)",
     )
+    run.add_argument(
+        "--durations-from",
+        metavar="RUN_DIR",
+        help="start the attempts longest first by their tasks' durations in this earlier run "
+        "folder (default: by difficulty tags)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bars or report")
     run.set_defaults(func=_cmd_run)
 
@@ -152,6 +158,7 @@ def _run(args: argparse.Namespace) -> int:
     from evalnb.runtime.runner import resume, run_cases
     from evalnb.runtime.shard import parse_shard
 
+    durations = _durations(args.durations_from) if args.durations_from else None
     if args.resume:
         from evalnb.store import RunStore
 
@@ -175,6 +182,7 @@ def _run(args: argparse.Namespace) -> int:
                     retry_errored=args.retry_errored,
                     progress=not args.quiet,
                     workers=args.workers,
+                    durations=durations,
                 )
             )
         except (ValueError, ProviderError) as exc:
@@ -224,6 +232,7 @@ def _run(args: argparse.Namespace) -> int:
                         shard=parse_shard(args.shard) if args.shard else None,
                         filters=Filters(tags=args.tag, task_ids=args.task),
                         progress=not args.quiet,
+                        durations=durations,
                         workers=args.workers,
                     )
                 )
@@ -237,6 +246,16 @@ def _run(args: argparse.Namespace) -> int:
     for path in paths:
         print(f"run written: {path}")
     return 0
+
+
+def _durations(run_dir: str) -> dict[str, float]:
+    """``--durations-from``: the mean duration (ms) of each task in an earlier run folder."""
+    from evalnb.runtime.schedule import durations_from
+
+    try:
+        return durations_from(run_dir)
+    except InputError as exc:
+        raise InputError(exc.file, exc.line, exc.field or "--durations-from", exc.message) from None
 
 
 def _check_scripts(models: list[str], task_ids: set[str]) -> None:

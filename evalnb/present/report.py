@@ -20,11 +20,13 @@ Files written by :func:`write_report` (each atomically: temp file + rename):
 - ``report.json``: ``{"format": "evalnb-report", "version": 1, "summary": [...],
   "by_category": [...], "tables": {"runs": [...], "tasks": [...], ...}}`` with the
   six tidy tables as lists of row objects; :func:`evalnb.analysis.load.load` reads it back.
-- ``comparison.md``: spec 000's "Current Baseline" table (one column per model,
-  its latest run), its "Per-Category Rates" table, a paired comparison of every pair
-  of those runs on the same dataset (:func:`evalnb.analysis.metrics.compare_all`:
-  shared tasks, difference, interval, p and Holm-adjusted p), and a trend table for
-  every model family run on several dates, with task counts and partial runs marked.
+- ``comparison.md``: spec 000's "Current Baseline" table (one column per baseline run:
+  :func:`evalnb.analysis.baseline.baseline_runs`, the latest run of each model family,
+  guidance version and simulated or not), its "Per-Category Rates" table, a paired
+  comparison of every pair of those runs on the same dataset
+  (:func:`evalnb.analysis.metrics.compare_all`: shared tasks, difference, interval, p
+  and Holm-adjusted p; report.html shows the same pairs), and a trend table for every
+  model family run on several dates, with task counts and partial runs marked.
 
 Example:
     >>> print(terminal_report(Runs.empty()))
@@ -41,6 +43,7 @@ from typing import Any
 
 import polars as pl
 
+from evalnb.analysis.baseline import baseline_runs
 from evalnb.analysis.cost import Prices
 from evalnb.analysis.diagnostics import friction
 from evalnb.analysis.metrics import by_category, compare_all, summary
@@ -53,6 +56,14 @@ CI_NOTE = (
     "Brackets: 95% interval clustered by task (Wilson on the effective sample size, "
     "small-sample corrected; a task's epochs, checks and tool calls count as one unit)."
 )
+
+PAIRED_NOTE = (
+    "Every two baseline runs (the latest run of each model family, guidance version and "
+    "simulated or not) that ran the same dataset, paired on the tasks both have (per-task "
+    "figures first; errored attempts left out and counted). Holm p adjusts for every "
+    "comparison in the table: read a difference as real only where it is at most 0.05."
+)
+"""The paragraph above the paired comparisons, in comparison.md and report.html alike."""
 
 
 def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
@@ -186,7 +197,8 @@ def comparison_markdown(
 ) -> str:
     """The text of comparison.md: spec 000's baseline and per-category tables, plus trends.
 
-    With ``runs``, also the paired comparison of every pair of the latest runs.
+    With ``runs``, also the paired comparison of every two baseline runs
+    (:func:`evalnb.analysis.baseline.baseline_runs`).
 
     Example:
         >>> comparison_markdown(summary(Runs.empty()), by_category(Runs.empty()))
@@ -200,12 +212,15 @@ def comparison_markdown(
         pl.Series("family", [_label(r, "model_family") for r in summaries.iter_rows(named=True)]),
         pl.col("started_at").str.slice(0, 10).alias("date"),
     )
-    by_time = rows.with_row_index("_order").sort(
-        "started_at", nulls_last=False, maintain_order=True
-    )
-    latest = by_time.unique("family", keep="last", maintain_order=True).sort("_order")
+    by_time = rows.sort("started_at", nulls_last=False, maintain_order=True)
+    latest = rows.filter(pl.col("run_id").is_in(baseline_runs(summaries)))
     labels = latest.get_column("label").to_list()
-    parts += ["## Current Baseline", "", "Latest run of each model family:", ""]
+    parts += [
+        "## Current Baseline",
+        "",
+        "Latest run of each model family (guidance versions and simulated runs apart):",
+        "",
+    ]
     parts += [
         f"- {r['label']}: run {r['run_id']} ({r['date'] or 'date unknown'}, "
         f"{r['total_tasks']} tasks" + (f", {note}" if (note := _partial_note(r)) else "") + ")"
@@ -247,7 +262,7 @@ def comparison_markdown(
     ]
     parts += [*_table(["Category", *labels], cat_rows), ""]
     if runs is not None:
-        parts += _paired_section(compare_all(runs, latest.get_column("run_id").to_list()))
+        parts += _paired_section(compare_all(runs, baseline_runs(runs.runs)))
     parts += _trend(by_time)
     return "\n".join(parts)
 
@@ -453,9 +468,7 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
     return [
         "### Paired comparisons",
         "",
-        "On the tasks both runs have (per-task figures first; errored attempts left out "
-        "and counted). Holm p adjusts for every comparison in the table: read "
-        "a difference as real only where it is at most 0.05.",
+        PAIRED_NOTE,
         "",
         *_table(header, rows),
         "",

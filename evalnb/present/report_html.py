@@ -2,8 +2,9 @@
 
 The page holds the computed sentences of :mod:`evalnb.present.story`, the summary
 table (rates with their 95% intervals), the paired comparisons of every two models on
-the same dataset (:func:`evalnb.analysis.metrics.compare_all` on their latest runs: one
-table, with Holm-adjusted p-values over every comparison in it), and every chart of
+the same dataset (:func:`evalnb.analysis.metrics.compare_all` on the baseline runs of
+:func:`evalnb.analysis.baseline.baseline_runs`, as comparison.md: one table, with
+Holm-adjusted p-values over every comparison in it), and every chart of
 :data:`evalnb.present.charts.CHARTS`, drawn in the reader's browser from the vega
 libraries carried inside the page (once) — nothing is fetched from the network.
 Needs the ``export`` extra (vl-convert).
@@ -28,10 +29,12 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from evalnb.analysis.baseline import baseline_runs
 from evalnb.analysis.metrics import compare_all, summary
 from evalnb.analysis.runs import Runs
 from evalnb.present import charts, story
 from evalnb.present.offline import chart_html, html_page
+from evalnb.present.report import PAIRED_NOTE
 from evalnb.present.tables import STYLE, table_html
 
 MAX_PAIRS = 10
@@ -116,24 +119,18 @@ def _markdown(text: str) -> str:
 
 
 def _comparisons(runs: Runs) -> list[str]:
-    """The paired comparisons of the latest runs of every two models, as one table.
+    """The paired comparisons of every two baseline runs, as one table (the pairs of
+    comparison.md: :func:`evalnb.analysis.baseline.baseline_runs`).
 
     :func:`evalnb.analysis.metrics.compare_all`: pass rate and weighted rate per pair,
     with shared and unshared task counts, the difference, its interval, p and Holm's p
     over every comparison in the table (the first :data:`MAX_PAIRS` pairs are shown;
     Holm's adjustment counts them all).
     """
-    latest = (
-        runs.runs.sort("started_at", nulls_last=False)
-        .group_by("model", "guidance", maintain_order=True)
-        .agg(pl.col("run_id").last())
-        .sort("model", "guidance", nulls_last=False)
-        .get_column("run_id")
-        .to_list()
-    )
-    if len(latest) < 2:
-        return ["<p>One model only: nothing to compare.</p>"]
-    pairs = compare_all(runs, latest)
+    baseline = baseline_runs(runs.runs)
+    if len(baseline) < 2:
+        return ["<p>One baseline run only: nothing to compare.</p>"]
+    pairs = compare_all(runs, baseline)
     if pairs.height == 0:
         return ["<p>No two models ran the same tasks of one dataset: nothing to compare.</p>"]
     shown = pairs.head(2 * MAX_PAIRS)
@@ -152,12 +149,7 @@ def _comparisons(runs: Runs) -> list[str]:
         "test",
         pl.col("p_holm").alias("Holm p"),
     )
-    out = [
-        "<p>On the tasks both runs have (per-task figures first; errored attempts left out "
-        "and counted). Holm p adjusts for every comparison in the table: read a difference "
-        "as real only where it is at most 0.05.</p>",
-        table_html(table),
-    ]
+    out = [f"<p>{html.escape(PAIRED_NOTE)}</p>", table_html(table)]
     if pairs.height > shown.height:
         out.append(f"<p>Showing {shown.height} of {pairs.height} comparisons.</p>")
     return out

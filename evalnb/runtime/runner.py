@@ -143,12 +143,8 @@ async def run_cases(
         else m
         for m in models
     ]
-    if workers > 1:
-        check_picklable("the cases", list(cases))
-        for provider in providers:
-            check_picklable(f"the model {provider.model!r}", provider)
+    attempts = _planned_attempts(cases, providers, epochs, shard, workers)
     sandbox, sandbox_version = _sandboxes(cases)
-    attempts = in_shard([(c, e) for c in cases for e in range(1, epochs + 1)], shard)
     limits = {c.max_turns or max_turns for c in cases}  # the limit each case runs with
     common_limit = next(iter(limits)) if len(limits) == 1 else None
     plans = []
@@ -201,6 +197,7 @@ async def resume(
     retry_errored: bool = False,
     progress: bool = True,
     workers: int = 1,
+    durations: Mapping[str, float] | None = None,
 ) -> Path:
     """Finish an interrupted run: run only the attempts with no ``task_finished`` event.
 
@@ -208,8 +205,8 @@ async def resume(
     ``connection`` when given (a stored base URL has its secrets redacted: give it again),
     else the recorded one; ``concurrency`` overrides the recorded one too. With
     ``retry_errored``, attempts that ended in an error (provider or infrastructure, never
-    a failed check) run again; the new record replaces the old one. ``workers`` as for
-    :func:`run_cases`.
+    a failed check) run again; the new record replaces the old one. ``workers`` and
+    ``durations`` (the start order) as for :func:`run_cases`.
 
     Example:
         >>> import tempfile
@@ -234,24 +231,35 @@ async def resume(
     provider = resolve_provider(
         settings.spec, connection=connection or settings.connection, seed=settings.seed or 7
     )
-    if workers > 1:
-        check_picklable("the cases", list(cases))
-        check_picklable(f"the model {provider.model!r}", provider)
+    shard = parse_shard(settings.shard) if settings.shard else None
+    attempts = _planned_attempts(cases, [provider], meta.epochs, shard, workers)
     done = store.finished_keys()
     if retry_errored:
         done -= {(r.task.id, r.epoch) for r in store.records() if r.error is not None}
     max_turns = settings.max_turns or meta.max_turns or DEFAULT_MAX_TURNS
     plan = RunPlan(provider, store, list(cases), meta.epochs, max_turns, settings.task_timeout_s)
-    shard = parse_shard(settings.shard) if settings.shard else None
-    plan.pending = [
-        (c, e)
-        for c, e in in_shard([(c, e) for c in cases for e in range(1, meta.epochs + 1)], shard)
-        if (c.task.id, e) not in done
-    ]
+    plan.pending = [(c, e) for c, e in attempts if (c.task.id, e) not in done]
     store.meta.status = "running"
     store.write_meta()
-    await _execute([plan], settings.concurrency or 8, progress, workers=workers)
+    await _execute([plan], settings.concurrency or 8, progress, durations, workers)
     return store.path
+
+
+def _planned_attempts(
+    cases: Sequence[Case],
+    providers: Sequence[Provider],
+    epochs: int,
+    shard: tuple[int, int] | None,
+    workers: int,
+) -> list[tuple[Case, int]]:
+    """The ``(case, epoch)`` attempts of a run (of its shard); with ``workers`` > 1 the
+    cases and providers are first checked to pickle (ValueError, before anything is
+    written), for :func:`run_cases` and :func:`resume` alike."""
+    if workers > 1:
+        check_picklable("the cases", list(cases))
+        for provider in providers:
+            check_picklable(f"the model {provider.model!r}", provider)
+    return in_shard([(c, e) for c in cases for e in range(1, epochs + 1)], shard)
 
 
 async def _execute(

@@ -4,9 +4,10 @@ With many attempts in flight, the run ends when its last attempt does; starting 
 long ones first (the LPT rule) keeps one long attempt from starting last and running
 alone. An attempt's expected duration is, in order of preference, its task's mean
 duration in a previous run (``durations``, task id -> ms, e.g. from
-:func:`durations_from`), or its task's difficulty tag (``easy`` 1, ``medium`` 2,
-``hard`` 3, relative units). Attempts whose duration is unknown count as the mean of
-the known ones; with nothing known the order is left as given. The sort is stable.
+:func:`durations_from`; ``evalnb run --durations-from RUN_DIR``), or its task's
+difficulty tag (``easy`` 1, ``medium`` 2, ``hard`` 3, relative units). Attempts whose
+duration is unknown count as the mean of the known ones; with nothing known the order
+is left as given. The sort is stable.
 
 Example:
     >>> from evalnb.records import Task

@@ -9,7 +9,7 @@ whole prompt (see :class:`~evalnb.records.LLMCall`), so on reading such a folder
 - for provider ``anthropic``, cache reads and writes are added to each call's
   ``input_tokens`` and to the task's ``total_input_tokens``, and ``cumulative_input``
   and the task's figures summed from its calls
-  (:func:`~evalnb.store.tables.with_call_figures`) are recomputed;
+  (:func:`~evalnb.store.tables.with_llm_call_figures`) are recomputed;
 - other providers' counts already were the whole prompt (OpenAI's ``prompt_tokens``)
   or had no cache counts, and are kept.
 
@@ -41,7 +41,7 @@ from typing import Any
 
 import polars as pl
 
-from evalnb.store.tables import KEYS, with_call_figures
+from evalnb.store.tables import KEYS, with_llm_call_figures
 
 LEGACY_COLUMN = "cache_creation_tokens"
 """The name ``cache_write_tokens`` had before."""
@@ -96,7 +96,7 @@ def upgrade_token_counts(
         .drop("_cached")
     )
     calls = calls.drop("_cached")
-    return {**tables, "llm_calls": calls, "tasks": with_call_figures(tasks, calls)}
+    return {**tables, "llm_calls": calls, "tasks": with_llm_call_figures(tasks, calls)}
 
 
 def upgrade_record(record: Any, provider: str) -> Any:

@@ -10,6 +10,7 @@ table           one row per                columns
 ``runs``        run                        :data:`RUN_COLUMNS`
 ``tasks``       task attempt               keys, category, description, tags, guidance,
                                            turns, tool_call_count, tool_calls_ok,
+                                           tool_calls_error,
                                            natural_stop, total_input_tokens,
                                            total_output_tokens, duration_ms, score,
                                            max_score, rate, passed, error,
@@ -121,6 +122,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "turns": pl.Int64,
         "tool_call_count": pl.Int64,
         "tool_calls_ok": pl.Int64,
+        "tool_calls_error": pl.Int64,
         "natural_stop": pl.Boolean,
         "total_input_tokens": pl.Int64,
         "total_output_tokens": pl.Int64,
@@ -257,8 +259,8 @@ def conform(frame: Frame, name: str) -> Frame:
 def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, pl.DataFrame]:
     """Build the seven tables of one run from its task records.
 
-    The tasks' :data:`CALL_FIGURES` (spec 003's context figures among them) are
-    summed up from the LLM-call rows by :func:`with_call_figures`.
+    The tasks' :data:`CALL_FIGURES` (spec 000's tool-call counts, spec 003's context
+    figures) are summed up from the call rows by :func:`with_call_figures`.
 
     Example:
         >>> from evalnb.records import LLMCall, AgentTrace, Task, TaskRecord, TaskScore
@@ -284,8 +286,6 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
                 "tags": rec.task.tags,
                 "guidance": meta.guidance,
                 "turns": tr.turns,
-                "tool_call_count": tr.tool_call_count,
-                "tool_calls_ok": sum(1 for c in tr.tool_calls if c.exit_code == 0),
                 "natural_stop": tr.natural_stop,
                 "total_input_tokens": tr.total_input_tokens,
                 "total_output_tokens": tr.total_output_tokens,
@@ -349,7 +349,7 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
         "messages": _frame(messages, "messages"),
         "tool_invocations": _frame(invocations, "tool_invocations"),
     }
-    out["tasks"] = with_call_figures(out["tasks"], out["llm_calls"])
+    out["tasks"] = with_call_figures(out["tasks"], out["llm_calls"], out["tool_calls"])
     return out
 
 
@@ -384,7 +384,9 @@ def _frame(rows: list[dict[str, Any]], name: str) -> pl.DataFrame:
     return conform(frame, name)
 
 
-CALL_FIGURES = [
+TOOL_CALL_FIGURES = ["tool_call_count", "tool_calls_ok", "tool_calls_error"]
+"""The tasks table's counts of its tool-call rows (:func:`with_call_figures`)."""
+LLM_CALL_FIGURES = [
     "llm_call_count",
     "base_context",
     "context_growth_avg",
@@ -393,10 +395,61 @@ CALL_FIGURES = [
     "cache_write_tokens",
 ]
 """The tasks table's figures summed up from its LLM-call rows (:func:`with_call_figures`)."""
+CALL_FIGURES = TOOL_CALL_FIGURES + LLM_CALL_FIGURES
 
 
-def with_call_figures(tasks: Frame, llm_calls: Frame) -> Frame:
-    """Set the task rows' :data:`CALL_FIGURES`, summed up from their LLM calls.
+def with_call_figures(
+    tasks: Frame, llm_calls: Frame, tool_calls: Frame, figures: list[str] = CALL_FIGURES
+) -> Frame:
+    """Set the task rows' ``figures`` (default :data:`CALL_FIGURES`), summed up from their
+    calls: see :func:`with_tool_call_figures` and :func:`with_llm_call_figures`.
+
+    Stored with the tasks, they let metrics at scale read one row per attempt instead of
+    every call. Works on DataFrames or LazyFrames.
+
+    Example:
+        >>> calls = conform(pl.DataFrame({"run_id": ["r"] * 2, "model": ["m"] * 2,
+        ...     "task_id": ["t"] * 2, "epoch": [1] * 2, "call_number": [1, 2],
+        ...     "input_tokens": [100, 150]}), "llm_calls")
+        >>> tools = calls.select(*KEYS, exit_code=pl.Series([0, None]))
+        >>> tasks = pl.DataFrame({"run_id": ["r"], "model": ["m"], "task_id": ["t"], "epoch": [1]})
+        >>> with_call_figures(tasks, calls, tools).select(CALL_FIGURES).row(0)
+        (2, 1, 0, 2, 100, 50.0, 250, 0, 0)
+    """
+    tools = [c for c in TOOL_CALL_FIGURES if c in figures]
+    llm = [c for c in LLM_CALL_FIGURES if c in figures]
+    out = with_tool_call_figures(tasks, tool_calls, tools) if tools else tasks
+    return with_llm_call_figures(out, llm_calls, llm) if llm else out
+
+
+def with_tool_call_figures(
+    tasks: Frame, tool_calls: Frame, figures: list[str] = TOOL_CALL_FIGURES
+) -> Frame:
+    """Set the task rows' counts of their tool-call rows (spec 000), 0 without calls:
+    ``tool_call_count`` (the rows), ``tool_calls_ok`` (exit code 0) and
+    ``tool_calls_error`` (a non-zero exit code; a call whose exit code was not recorded
+    is neither).
+
+    Example:
+        >>> tools = pl.DataFrame({"run_id": ["r"] * 3, "model": ["m"] * 3,
+        ...     "task_id": ["t"] * 3, "epoch": [1] * 3, "exit_code": [0, 2, None]})
+        >>> tasks = pl.DataFrame({"run_id": ["r"], "model": ["m"], "task_id": ["t"], "epoch": [1]})
+        >>> with_tool_call_figures(tasks, tools).select(TOOL_CALL_FIGURES).row(0)
+        (3, 1, 1)
+    """
+    exit_code = pl.col("exit_code")
+    sums = tool_calls.group_by(KEYS).agg(
+        pl.len().cast(pl.Int64).alias("tool_call_count"),
+        (exit_code == 0).sum().cast(pl.Int64).alias("tool_calls_ok"),
+        (exit_code != 0).sum().cast(pl.Int64).alias("tool_calls_error"),
+    )
+    return _joined(tasks, sums, figures).with_columns(pl.col(figures).fill_null(0))
+
+
+def with_llm_call_figures(
+    tasks: Frame, llm_calls: Frame, figures: list[str] = LLM_CALL_FIGURES
+) -> Frame:
+    """Set the task rows' figures summed up from their LLM calls:
 
     - ``llm_call_count``: the attempt's LLM calls (0 without any).
     - ``base_context`` (spec 003): call 1's ``input_tokens`` (the whole prompt, cache
@@ -408,10 +461,8 @@ def with_call_figures(tasks: Frame, llm_calls: Frame) -> Frame:
     - ``cache_read_tokens``, ``cache_write_tokens``: summed over the calls (a missing
       count adds 0).
 
-    The three token figures are null when no call recorded its input tokens; all are
-    null for an attempt without calls, except the count. Stored with the tasks, they let
-    metrics at scale read one row per attempt instead of every call. Works on a
-    DataFrame or a LazyFrame.
+    The three token figures are null when no call recorded its input tokens; all but the
+    count are null for an attempt without calls.
 
     Example:
         >>> calls = pl.DataFrame({"run_id": ["r"] * 3, "model": ["m"] * 3,
@@ -419,12 +470,12 @@ def with_call_figures(tasks: Frame, llm_calls: Frame) -> Frame:
         ...     "input_tokens": [100, 150, 220], "cache_read_tokens": [0, 90, 140],
         ...     "cache_write_tokens": [90, 50, None]})
         >>> tasks = pl.DataFrame({"run_id": ["r"], "model": ["m"], "task_id": ["t"], "epoch": [1]})
-        >>> with_call_figures(tasks, calls).select(CALL_FIGURES).row(0)
+        >>> with_llm_call_figures(tasks, calls).select(LLM_CALL_FIGURES).row(0)
         (3, 100, 60.0, 470, 230, 140)
     """
     given = pl.col("input_tokens").sort_by("call_number").drop_nulls()
     known = pl.col("input_tokens").count()
-    figures = llm_calls.group_by(KEYS).agg(
+    sums = llm_calls.group_by(KEYS).agg(
         pl.len().cast(pl.Int64).alias("llm_call_count"),
         given.first().alias("base_context"),
         pl.when(known > 1)
@@ -436,8 +487,12 @@ def with_call_figures(tasks: Frame, llm_calls: Frame) -> Frame:
         pl.col("cache_read_tokens").sum(),
         pl.col("cache_write_tokens").sum(),
     )
-    return (
-        tasks.drop(CALL_FIGURES, strict=False)
-        .join(figures, on=KEYS, how="left", nulls_equal=True, maintain_order="left")
-        .with_columns(pl.col("llm_call_count").fill_null(0))
+    counts = [c for c in figures if c == "llm_call_count"]
+    return _joined(tasks, sums, figures).with_columns(pl.col(counts).fill_null(0))
+
+
+def _joined(tasks: Frame, sums: Frame, figures: list[str]) -> Frame:
+    """``tasks`` with its ``figures`` columns replaced by those of ``sums`` (per KEYS)."""
+    return tasks.drop(figures, strict=False).join(
+        sums.select(*KEYS, *figures), on=KEYS, how="left", nulls_equal=True, maintain_order="left"
     )

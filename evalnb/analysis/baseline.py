@@ -1,0 +1,59 @@
+"""The baseline: the runs the reports put side by side and compare in pairs.
+
+spec 000's "Current Baseline" table has one column per model. With several runs of a
+model, the reports (comparison.md's baseline and paired comparisons, report.html's paired
+comparisons) use one run per *baseline key*: the model family
+(:func:`evalnb.store.families.model_family`, so a dated snapshot joins its model), the
+guidance version and whether the run was simulated, i.e. one run per label a report
+prints ("claude-haiku-4-5 · v2 (simulated)"). Of a key's runs the latest is used:
+the last by ``started_at`` (a run with no start time counts as the oldest; on equal
+times, the one loaded last). The runs keep the order they were loaded in, and
+:func:`evalnb.analysis.metrics.compare_all` pairs them in that order, so both reports
+show the same pairs, each the same way round, with the same Holm-adjusted p-values.
+
+Example:
+    >>> import polars as pl
+    >>> table = pl.DataFrame({
+    ...     "run_id": ["old", "snap", "v2", "sim"],
+    ...     "model": ["haiku", "haiku-20251001", "haiku", "haiku"],
+    ...     "model_family": ["haiku", "haiku", "haiku", "haiku"],
+    ...     "guidance": [None, None, "v2", None],
+    ...     "simulated": [False, False, False, True],
+    ...     "started_at": ["2026-01-01", "2026-02-01", "2026-01-01", None]})
+    >>> baseline_runs(table)
+    ['snap', 'v2', 'sim']
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+BASELINE_KEY = ["model_family", "guidance", "simulated"]
+"""The columns that tell baseline runs apart (see the module docstring)."""
+
+
+def baseline_runs(table: pl.DataFrame) -> list[str]:
+    """The run_ids of the baseline (the latest run of each :data:`BASELINE_KEY`), in
+    ``table``'s order.
+
+    ``table`` is the runs table (``runs.runs``) or :func:`evalnb.analysis.metrics.summary`
+    of it: rows with ``run_id``, ``model``, ``started_at`` and the key columns (a null
+    ``model_family`` falls back to ``model``, a null ``simulated`` counts as not).
+
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> baseline_runs(Runs.empty().runs)
+        []
+    """
+    return (
+        table.with_columns(
+            pl.coalesce("model_family", "model").alias("model_family"),
+            pl.col("simulated").fill_null(False),
+        )
+        .with_row_index("_order")
+        .sort("started_at", nulls_last=False, maintain_order=True)
+        .unique(BASELINE_KEY, keep="last", maintain_order=True)
+        .sort("_order")
+        .get_column("run_id")
+        .to_list()
+    )
