@@ -103,39 +103,54 @@ def read_input(path: str | Path, display: str | Path | None = None) -> str:
         raise InputError(shown, None, None, f"not UTF-8 text: {exc}") from None
 
 
-class DuplicateKeyError(ValueError):
-    """A JSON object names the same key twice (raised by :func:`loads_json`)."""
-
+class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
         self.key = key
         super().__init__(f"duplicate key {key!r}")
 
 
-def loads_json(text: str) -> Any:
-    """Parse JSON input strictly: a duplicate key or nesting deeper than Python can follow
-    raises ValueError (:class:`DuplicateKeyError` for the first) instead of passing.
+def parse_json(text: str, file: str | Path, line: int | None = None) -> Any:
+    """Parse JSON input strictly; any problem raises InputError naming file and line.
+
+    ``text`` is the whole of ``file``, or its line ``line`` (one JSON Lines record).
+    Refused: text that is not JSON (the line and column where parsing failed), a key
+    named twice in one object (the key is the error's field) and nesting deeper than
+    Python can follow.
 
     Example:
-        >>> loads_json('{"id": "a", "id": "b"}')
+        >>> parse_json('{"id": "a"}', "tasks.jsonl", 3)
+        {'id': 'a'}
+        >>> parse_json('{"id": "a", "id": "b"}', "tasks.jsonl", 3)
         Traceback (most recent call last):
         ...
-        evalnb.errors.DuplicateKeyError: duplicate key 'id'
-        >>> loads_json("[" * 100_000 + "]" * 100_000)
+        evalnb.errors.InputError: tasks.jsonl:3: id: duplicate key in one object
+        >>> parse_json('{"results": [1,\\n', "r.json")
         Traceback (most recent call last):
         ...
-        ValueError: nested too deeply
+        evalnb.errors.InputError: r.json:2: invalid JSON: Expecting value (column 1)
+        >>> parse_json("[" * 100_000 + "]" * 100_000, "deep.json")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: deep.json: invalid JSON: nested too deeply
     """
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        at = exc.lineno if line is None else line + exc.lineno - 1
+        raise InputError(file, at, None, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except _DuplicateKey as exc:
+        raise InputError(file, line, exc.key, "duplicate key in one object") from None
+    except ValueError as exc:  # an integer too long to convert
+        raise InputError(file, line, None, f"invalid JSON: {exc}") from None
     except RecursionError:
-        raise ValueError("nested too deeply") from None
+        raise InputError(file, line, None, "invalid JSON: nested too deeply") from None
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise DuplicateKeyError(key)
+            raise _DuplicateKey(key)
         out[key] = value
     return out
 

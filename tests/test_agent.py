@@ -10,7 +10,8 @@ import yaml
 from evalnb.errors import ProviderError
 from evalnb.records import Task, ToolCallResult
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
-from evalnb.runtime.agent import run_agent, tool_result_text
+from evalnb.records.trace import tool_result_text
+from evalnb.runtime.agent import run_agent
 from evalnb.runtime.providers.offline import ScriptedProvider
 from evalnb.runtime.sandbox import BashkitSandbox
 
@@ -107,6 +108,8 @@ def test_tool_result_text_format():
         "o\nSTDERR: e\nExit code: 1"
     )
     assert tool_result_text(call(commands="x")) == "(no output)"
+    # an imported call whose exit code the source did not record shows none
+    assert tool_result_text(call(commands="x", stdout="o", exit_code=None)) == "o"
 
 
 class OddProvider:

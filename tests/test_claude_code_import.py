@@ -12,6 +12,7 @@ import pytest
 
 from evalnb.analysis.interaction import interaction, interaction_from_transcript
 from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb.cli import main
 from evalnb.errors import InputError
 from evalnb.formats.claude_code import (
     NO_RESULT,
@@ -294,6 +295,21 @@ def test_bad_lines_name_the_file_and_line(tmp_path, text, message):
     with pytest.raises(InputError) as exc:
         read_claude_code([path])
     assert str(exc.value).startswith(f"{tmp_path}/{message}")
+
+
+def test_a_line_naming_a_key_twice_is_bad_input_naming_the_file_line_and_key(tmp_path, capsys):
+    lines = [json.dumps(x) for x in session_lines()]
+    lines[1] = lines[1].replace('{"type": "assistant"', '{"type": "user", "type": "assistant"', 1)
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines))
+    out = tmp_path / "runs"
+    assert main(["import", "claude-code", str(path), "--out", str(out)]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"{path}:2: type: duplicate key in one object")
+    assert not out.exists()
+    array = tmp_path / "a.json"  # --output-format json: one array, so no line to name
+    array.write_text('[{"type": "system", "subtype": "init", "subtype": "x"}]')
+    with pytest.raises(InputError, match=f"^{array}: subtype: duplicate key in one object$"):
+        read_claude_code([array])
 
 
 # --- plain transcripts ----------------------------------------------------------------

@@ -81,6 +81,16 @@ def test_an_empty_result_file_is_an_error_not_a_zero_task_run(tmp_path):
         load(path)
 
 
+def test_a_file_with_fewer_results_than_its_summary_is_a_partial_run(scripting, tmp_path):
+    doc = json.loads(scripting.read_text())
+    assert doc["summary"]["total_tasks"] == len(doc["results"])
+    del doc["results"][0]
+    with pytest.warns(UserWarning, match="partial run: .* total_tasks="):
+        meta, records = read_scripting_eval(_write(tmp_path, doc))
+    assert (meta.status, meta.task_count, meta.missing_tasks) == ("partial", len(records), 1)
+    assert read_scripting_eval(scripting)[0].missing_tasks is None  # the whole file
+
+
 def test_a_bad_tool_call_names_its_line_and_field(scripting, tmp_path):
     doc = json.loads(scripting.read_text())
     del doc["results"][1]["trace"]["tool_calls"][0]["output"]

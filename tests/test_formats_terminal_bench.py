@@ -103,12 +103,14 @@ def test_unresolved_without_test_results_fails_and_missing_trials_mark_partial(t
         _trial("t", 2, True, {"a": "passed"}),
         _trial("u", 1, None, None, mode="test_timeout"),
     ]
-    runs = load(_run(tmp_path, trials, n_resolved=1, attempts=2))
+    with pytest.warns(UserWarning, match="partial run: 3 tasks present but run_metadata.json"):
+        runs = load(_run(tmp_path, trials, n_resolved=1, attempts=2))
     rows = runs.tasks.sort("task_id", "epoch").select("task_id", "epoch", "passed", "error").rows()
     assert rows == [("t", 1, False, None), ("t", 2, True, None), ("u", 1, False, "test_timeout")]
     assert runs.tasks.get_column("natural_stop").to_list() == [False, True, False]
     assert runs.tasks.get_column("duration_ms").to_list() == [2500.0] * 3
-    assert runs.runs.get_column("status").to_list() == ["partial"]  # 3 of 2 x 2 trials
+    # 3 of 2 tasks x 2 attempts
+    assert runs.runs.select("status", "missing_tasks").rows() == [("partial", 1)]
 
 
 def test_a_wrong_n_resolved_warns(tmp_path):

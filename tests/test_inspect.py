@@ -177,8 +177,11 @@ def test_tool_events_are_tool_calls_with_the_command_output_error_and_reported_e
     assert rows["sudo ls"] == (2, None, "sudo: permission denied")  # Inspect's ToolError
     long = runs.tool_calls.filter(pl.col("commands") == "seq 0 60")["stdout"]
     assert long.to_list() == ["".join(f"{n}\n" for n in range(61))] * 2  # kept whole
-    unknown = _by_sample(runs.tasks, "exit_codes_unknown")
-    assert unknown[("count", 1)] == (1,) and unknown[("greet", 1)] == (2,)
+    # null exit codes per sample, and in the run summary's tool_calls_unknown
+    unknown = runs.tool_calls.group_by("task_id", "epoch").agg(pl.col("exit_code").null_count())
+    by_sample = _by_sample(unknown, "exit_code")
+    assert by_sample[("count", 1)] == (1,) and by_sample[("greet", 1)] == (2,)
+    assert en.summary(runs)["tool_calls_unknown"].item() == unknown["exit_code"].sum()
     _, records = read_inspect_log(agentic)
     meta, _ = read_inspect_log(agentic)
     assert "exit_codes" in meta.settings.unavailable
@@ -280,6 +283,17 @@ def test_an_exported_run_is_a_valid_inspect_log_with_messages_events_and_scores(
     accuracy = {s.name: s.metrics["accuracy"].value for s in log.results.scores}
     exit_checks = runs.checks.filter(pl.col("check") == "exit_code:0")
     assert accuracy["exit_code:0"] == pytest.approx(exit_checks["passed"].mean())
+
+
+def test_an_exported_tool_event_holds_the_text_the_agent_sent_the_model(evalnb_run, tmp_path):
+    log = read_eval_log(str(write_inspect_log(evalnb_run, tmp_path / "logs")))
+    stderr_seen = False
+    for sample in log.samples:
+        sent = [m.text for m in sample.messages if m.role == "tool"]
+        results = [e.result for e in sample.events if e.event == "tool"]
+        assert results == sent and sent
+        stderr_seen |= any("STDERR: " in text for text in sent)
+    assert stderr_seen  # `ls /nope` fails: its stderr goes to the model marked as such
 
 
 def test_evalnb_to_inspect_to_evalnb_gives_the_same_tables_and_summary(evalnb_run, tmp_path):

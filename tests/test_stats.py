@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import polars as pl
 import pytest
 from scipy.stats import binom, binomtest, permutation_test
 from statsmodels.stats.multitest import multipletests
@@ -30,7 +29,6 @@ from evalnb.analysis.stats import (
     sign_flip_test,
     tasks_needed,
     wilson,
-    wilson_expr,
 )
 
 Z = 1.959964
@@ -71,15 +69,6 @@ def test_wilson_agrees_with_statsmodels(k, n):
 
 def test_wilson_of_nothing_is_null():
     assert wilson(0, 0) == (None, None)
-
-
-def test_wilson_expression_agrees_with_the_scalar_form_and_is_null_for_n_zero():
-    df = pl.DataFrame({"k": [0, 3, 19, 7, 0], "n": [10, 3, 25, 100, 0]})
-    lo, hi = wilson_expr("k", "n")
-    got = df.select(lo.alias("lo"), hi.alias("hi")).rows()
-    assert got[-1] == (None, None)
-    for (k, n), interval in zip(df.rows()[:-1], got[:-1], strict=True):
-        assert interval == pytest.approx(wilson(k, n))
 
 
 # --- clustered Wilson ---------------------------------------------------------------

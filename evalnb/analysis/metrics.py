@@ -135,12 +135,16 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         )
     )
     run_key = ["run_key"]
-    passes = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
-    per_task, pass_sums, score_sums, call_sums = pl.collect_all(
+    tasks = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
+    rates = {
+        "pass_rate": ("_pass", "_one"),
+        "overall_rate": ("score", "max_score"),
+        "tool_call_success_rate": ("tool_calls_ok", "_known"),
+    }
+    per_task, sums = pl.collect_all(
         [
             tasks.group_by("run_key").agg(
                 pl.len().alias("total_tasks"),
-                pl.col("task_id").n_unique().alias("distinct_tasks"),
                 PASSED.sum().alias("total_passed"),
                 pl.col("error").is_not_null().sum().alias("errored_tasks"),
                 pl.col("score").sum().alias("total_score"),
@@ -155,11 +159,12 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
                 pl.col("tool_calls_error").sum(),
                 (pl.col("tool_call_count") - pl.col("_known")).sum().alias("tool_calls_unknown"),
             ),
-            _cluster_sums(passes, run_key, "_pass", "_one"),
-            _cluster_sums(tasks, run_key, "score", "max_score"),
-            _cluster_sums(tasks, run_key, "tool_calls_ok", "_known"),
+            _cluster_sums(tasks, run_key, rates),
         ],
         engine=AGGREGATE,
+    )
+    per_task = per_task.join(
+        sums.select("run_key", pl.col("_tasks").alias("distinct_tasks")), on="run_key"
     )
     counts = [
         "total_tasks",
@@ -189,12 +194,10 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
             _ratio("total_tool_calls", "total_tasks").alias("avg_tool_calls_per_task"),
             _ratio("total_duration_ms", "total_tasks").alias("avg_duration_ms"),
         )
-        .join(_interval(pass_sums, run_key, "pass_rate", counts=True), on="run_key", how="left")
+        .join(_interval(sums, run_key, "pass_rate", counts=True), on="run_key", how="left")
+        .join(_interval(sums, run_key, "overall_rate", counts=False), on="run_key", how="left")
         .join(
-            _interval(score_sums, run_key, "overall_rate", counts=False), on="run_key", how="left"
-        )
-        .join(
-            _interval(call_sums, run_key, "tool_call_success_rate", counts=True),
+            _interval(sums, run_key, "tool_call_success_rate", counts=True),
             on="run_key",
             how="left",
         )
@@ -270,36 +273,45 @@ def clustered_interval(
         >>> [round(v, 3) for v in out.row(0)[1:]]  # two tasks, not four attempts
         [0.002, 0.998]
     """
-    return _interval(
-        _cluster_sums(rows, by, y, m).collect(engine=AGGREGATE), by, name, counts=counts
-    )
+    sums = _cluster_sums(rows, by, {name: (y, m)}).collect(engine=AGGREGATE)
+    return _interval(sums, by, name, counts=counts)
 
 
-def _cluster_sums(rows: pl.DataFrame | pl.LazyFrame, by: list[str], y: str, m: str) -> pl.LazyFrame:
-    """Per group of ``by``: clusters ``k`` and the sums ``sy``, ``sm``, ``syy``, ``sym``,
-    ``smm`` over the per-task cluster totals (see :func:`clustered_interval`)."""
-    yc, mc = pl.col("_y"), pl.col("_m")
-    return (
+def _cluster_sums(
+    rows: pl.DataFrame | pl.LazyFrame, by: list[str], rates: dict[str, tuple[str, str]]
+) -> pl.LazyFrame:
+    """Per group of ``by``, for each rate ``name: (y, m)``: its clusters ``name_k`` and the
+    sums ``name_sy``, ``name_sm``, ``name_syy``, ``name_sym``, ``name_smm`` over the
+    per-task cluster totals (see :func:`clustered_interval`); ``_tasks`` counts the
+    group's tasks. The rows are grouped by task once for all the rates."""
+    per_task = (
         rows.lazy()
         .group_by(*by, "task_id")
-        .agg(pl.col(y).fill_null(0).sum().alias("_y"), pl.col(m).fill_null(0).sum().alias("_m"))
-        .group_by(by)
         .agg(
-            (mc > 0).sum().alias("k"),
-            yc.sum().alias("sy"),
-            mc.sum().alias("sm"),
-            (yc * yc).sum().alias("syy"),
-            (yc * mc).sum().alias("sym"),
-            (mc * mc).sum().alias("smm"),
+            pl.col(c).fill_null(0).sum().alias(f"{name}_{part}")
+            for name, pair in rates.items()
+            for part, c in zip("ym", pair, strict=True)
         )
     )
+    sums = []
+    for name in rates:
+        yc, mc = pl.col(f"{name}_y"), pl.col(f"{name}_m")
+        sums += [
+            (mc > 0).sum().alias(f"{name}_k"),
+            yc.sum().alias(f"{name}_sy"),
+            mc.sum().alias(f"{name}_sm"),
+            (yc * yc).sum().alias(f"{name}_syy"),
+            (yc * mc).sum().alias(f"{name}_sym"),
+            (mc * mc).sum().alias(f"{name}_smm"),
+        ]
+    return per_task.group_by(by).agg(pl.len().alias("_tasks"), *sums)
 
 
 def _interval(sums: pl.DataFrame, by: list[str], name: str, *, counts: bool) -> pl.DataFrame:
-    """``name_lo``/``name_hi`` per group from :func:`_cluster_sums`."""
+    """``name_lo``/``name_hi`` per group from the sums of rate ``name`` (:func:`_cluster_sums`)."""
     lo, hi = clustered_wilson_sums(
         *(
-            sums.get_column(c).cast(pl.Float64).to_numpy()
+            sums.get_column(f"{name}_{c}").cast(pl.Float64).to_numpy()
             for c in ("k", "sy", "sm", "syy", "sym", "smm")
         ),
         counts=counts,
@@ -329,8 +341,8 @@ def by_category(runs: Runs) -> pl.DataFrame:
         .with_columns(RUN_KEY)
     )
     keys = ["run_key", "category"]
-    passes = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
-    counts, score_sums, pass_sums = pl.collect_all(
+    tasks = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
+    counts, sums = pl.collect_all(
         [
             tasks.group_by(keys).agg(
                 pl.len().cast(pl.Int64).alias("tasks"),
@@ -338,8 +350,9 @@ def by_category(runs: Runs) -> pl.DataFrame:
                 pl.col("score").sum(),
                 pl.col("max_score").sum(),
             ),
-            _cluster_sums(tasks, keys, "score", "max_score"),
-            _cluster_sums(passes, keys, "_pass", "_one"),
+            _cluster_sums(
+                tasks, keys, {"rate": ("score", "max_score"), "pass_rate": ("_pass", "_one")}
+            ),
         ],
         engine=AGGREGATE,
     )
@@ -350,14 +363,9 @@ def by_category(runs: Runs) -> pl.DataFrame:
             _ratio("score", "max_score").alias("rate"),
             _ratio("passed", "tasks").alias("pass_rate"),
         )
+        .join(_interval(sums, keys, "rate", counts=False), on=keys, how="left", nulls_equal=True)
         .join(
-            _interval(score_sums, keys, "rate", counts=False), on=keys, how="left", nulls_equal=True
-        )
-        .join(
-            _interval(pass_sums, keys, "pass_rate", counts=True),
-            on=keys,
-            how="left",
-            nulls_equal=True,
+            _interval(sums, keys, "pass_rate", counts=True), on=keys, how="left", nulls_equal=True
         )
         .drop("run_key")
         .sort("run_id", "category", nulls_last=True)

@@ -5,7 +5,7 @@ its checks, its tool calls) are not independent, so every interval is clustered 
 task and every paired test works on per-task figures. Plain numeric functions (numpy,
 scipy for binomial and t quantiles; both imported inside the functions):
 
-- :func:`wilson` / :func:`wilson_expr`: the Wilson score interval of a proportion.
+- :func:`wilson`: the Wilson score interval of a proportion.
 - :func:`clustered_wilson`: the Wilson interval of a ratio of per-task sums
   (``sum(y) / sum(m)``) on the effective sample size of the clustered data, with a
   small-sample cluster correction (:func:`clustered_wilson_sums` is the same from
@@ -32,8 +32,6 @@ import math
 from collections.abc import Sequence
 from statistics import NormalDist
 from typing import TYPE_CHECKING
-
-import polars as pl
 
 if TYPE_CHECKING:
     import numpy as np
@@ -74,29 +72,6 @@ def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / denom
     half = z / denom * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n))
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def wilson_expr(
-    successes: str | pl.Expr, n: str | pl.Expr, z: float = Z95
-) -> tuple[pl.Expr, pl.Expr]:
-    """:func:`wilson` as two polars expressions ``(lo, hi)``; null where ``n`` is 0.
-
-    Example:
-        >>> df = pl.DataFrame({"k": [19, 0], "n": [25, 0]})
-        >>> lo, hi = wilson_expr("k", "n")
-        >>> df.select(lo.round(3).alias("lo"), hi.round(3).alias("hi")).rows()
-        [(0.566, 0.885), (None, None)]
-    """
-    k = pl.col(successes) if isinstance(successes, str) else successes
-    total = pl.col(n) if isinstance(n, str) else n
-    p = k / total
-    denom = 1 + z * z / total
-    centre = (p + z * z / (2 * total)) / denom
-    half = z / denom * (p * (1 - p) / total + z * z / (4 * total * total)).sqrt()
-    valid = total > 0
-    lo = pl.when(valid).then(pl.max_horizontal(centre - half, pl.lit(0.0)))
-    hi = pl.when(valid).then(pl.min_horizontal(centre + half, pl.lit(1.0)))
-    return lo, hi
 
 
 def clustered_wilson_sums(

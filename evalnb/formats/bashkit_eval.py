@@ -49,17 +49,11 @@ import warnings
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evalnb.errors import (
-    DuplicateKeyError,
-    InputError,
-    from_validation_error,
-    loads_json,
-    read_input,
-)
+from evalnb.errors import InputError, from_validation_error, parse_json, read_input
 from evalnb.formats.detect import Format, Probe
 from evalnb.records import (
     AgentTrace,
@@ -174,21 +168,52 @@ def read_bashkit_eval(
     text, doc = read_json(path)
     parsed = validate(path, text, doc, ResultFile)
     records = records_from_results(path, text, parsed, rename_categories)
-    started, finished = run_times(path, text, parsed.timestamp, records)
-    meta = RunMeta(
+    return result_file_meta(path, text, parsed, records, SOURCE), records
+
+
+class ResultHeader(Protocol):
+    """The top level a bashkit-eval result file shares with its siblings (scripting-eval)."""
+
+    provider: str
+    model: str
+    timestamp: str
+    max_turns: int
+    summary: FileSummary
+
+
+def result_file_meta(
+    path: Path, text: str, header: ResultHeader, records: list[TaskRecord], source: str
+) -> RunMeta:
+    """The run of a result file: ``run_id`` = file name without ``.json``, times from
+    :func:`run_times`, partial (:func:`completeness`) when ``records`` are fewer than
+    ``summary.total_tasks``.
+
+    Example:
+        >>> header = ResultFile(provider="p", model="m", timestamp="2026-02-07T05:20:23Z",
+        ...     max_turns=10, results=[], summary=FileSummary(total_tasks=2))
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True):
+        ...     meta = result_file_meta(Path("eval-x.json"), "", header, [], SOURCE)
+        >>> meta.run_id, meta.status, meta.missing_tasks
+        ('eval-x', 'partial', 2)
+    """
+    started, finished = run_times(path, text, header.timestamp, records)
+    total = header.summary.total_tasks
+    counted = f"the file's summary says total_tasks={total}"
+    status, missing = completeness(path, len(records), total, counted)
+    return RunMeta(
         run_id=path.stem,
-        provider=parsed.provider,
-        model=parsed.model,
-        source=SOURCE,
-        max_turns=parsed.max_turns,
+        provider=header.provider,
+        model=header.model,
+        source=source,
+        max_turns=header.max_turns,
         started_at=started,
         finished_at=finished,
-        status=run_status(path, parsed, records),
+        status=status,
         task_count=len(records),
-        missing_tasks=missing_tasks(parsed, records),
+        missing_tasks=missing,
         settings=RunSettings(source_files=[path.name], unavailable=UNAVAILABLE),
     )
-    return meta, records
 
 
 def import_bashkit_eval(
@@ -223,17 +248,10 @@ def read_json(path: Path) -> tuple[str, Any]:
         >>> read_json(p)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        evalnb.errors.InputError: ...x.json:2: invalid JSON (truncated?): Expecting value
+        evalnb.errors.InputError: ...x.json:2: invalid JSON: Expecting value (column 1)
     """
     text = read_input(path)
-    try:
-        return text, loads_json(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, None, f"invalid JSON (truncated?): {exc.msg}") from None
-    except DuplicateKeyError as exc:
-        raise InputError(path, None, exc.key, "duplicate key in one object") from None
-    except ValueError as exc:
-        raise InputError(path, None, None, f"invalid JSON: {exc}") from None
+    return text, parse_json(text, path)
 
 
 def validate(path: Path, text: str, doc: Any, model: type[M]) -> M:
@@ -305,37 +323,25 @@ def run_times(path: Path, text: str, timestamp: str, records: list[TaskRecord]) 
     return start.strftime(fmt), end.strftime(fmt)
 
 
-def run_status(
-    path: Path, doc: ResultsDoc, records: list[TaskRecord]
-) -> Literal["partial", "complete"]:
-    """``"partial"`` (with a warning) when ``results`` hold fewer tasks than the summary says.
+def completeness(
+    path: Path, present: int, expected: int, counted: str
+) -> tuple[Literal["partial", "complete"], int | None]:
+    """``(status, missing_tasks)`` of a run whose file holds ``present`` of the ``expected``
+    tasks: ``("partial", expected - present)`` with a warning when fewer (``counted`` says
+    where ``expected`` comes from), else ``("complete", None)``.
 
     Example:
-        >>> doc = ResultsDoc(results=[], summary={"total_tasks": 0})
-        >>> run_status(Path("f.json"), doc, [])
-        'complete'
+        >>> completeness(Path("f.json"), 3, 3, "the file's summary says total_tasks=3")
+        ('complete', None)
     """
-    expected = doc.summary.total_tasks
-    if len(records) < expected:
-        warnings.warn(
-            f"{path}: partial run: {len(records)} tasks in results but the file's summary "
-            f"says total_tasks={expected}; every figure is computed from the "
-            f"{len(records)} tasks present",
-            stacklevel=3,
-        )
-        return "partial"
-    return "complete"
-
-
-def missing_tasks(doc: ResultsDoc, records: list[TaskRecord]) -> int | None:
-    """How many tasks the file's summary counts beyond its results (None when none).
-
-    Example:
-        >>> missing_tasks(ResultsDoc(results=[], summary={"total_tasks": 3}), [])
-        3
-    """
-    lacking = doc.summary.total_tasks - len(records)
-    return lacking if lacking > 0 else None
+    if present >= expected:
+        return "complete", None
+    warnings.warn(
+        f"{path}: partial run: {present} tasks present but {counted}; every figure is "
+        f"computed from the {present} tasks present",
+        stacklevel=3,
+    )
+    return "partial", expected - present
 
 
 def line_of(text: str, loc: tuple[Any, ...]) -> int | None:

@@ -82,14 +82,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import re
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evalnb.errors import InputError, read_input
+from evalnb.errors import InputError, parse_json, read_input
 from evalnb.records import (
     AgentTrace,
     ContentBlock,
@@ -189,19 +188,12 @@ def read_session(path: str | Path, pattern: str | None = None) -> tuple[str, Tas
 def _objects(path: Path, text: str) -> Iterator[tuple[int | None, str | None, Any]]:
     """``(line, field, object)`` for each message object: a JSON array's items or JSON lines."""
     if text.lstrip().startswith("["):
-        try:
-            items = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise InputError(path, None, None, f"invalid JSON: {exc}") from None
-        for index, item in enumerate(items):
+        for index, item in enumerate(parse_json(text, path)):
             yield None, f"[{index}]", item
         return
     for lineno, raw in enumerate(text.split("\n"), start=1):  # not U+2028
         if raw.strip():
-            try:
-                yield lineno, None, json.loads(raw)
-            except (ValueError, RecursionError) as exc:
-                raise InputError(path, lineno, None, f"invalid JSON: {exc}") from None
+            yield lineno, None, parse_json(raw, path, lineno)
 
 
 class _Session:
@@ -282,10 +274,9 @@ class _Session:
         call = self.calls[msg_id]
         usage = message.get("usage") or {}
         if "input_tokens" in usage:
-            read = usage.get("cache_read_input_tokens")
-            write = usage.get("cache_creation_input_tokens")
-            call.input_tokens = usage["input_tokens"] + (read or 0) + (write or 0)
-            call.cache_read_tokens, call.cache_write_tokens = read, write
+            call.input_tokens = _whole_input(usage)
+            call.cache_read_tokens = usage.get("cache_read_input_tokens")
+            call.cache_write_tokens = usage.get("cache_creation_input_tokens")
         call.output_tokens = usage.get("output_tokens", call.output_tokens)
         call.stop_reason = message.get("stop_reason") or call.stop_reason
         blocks = self.messages[-1].content
@@ -469,10 +460,15 @@ def _usage_totals(usage: Any) -> tuple[int, int] | None:
     """``(whole-prompt input, output)`` tokens of a ``result`` line's usage, if any."""
     if not isinstance(usage, dict) or "input_tokens" not in usage:
         return None
+    return _whole_input(usage), usage.get("output_tokens") or 0
+
+
+def _whole_input(usage: dict[str, Any]) -> int:
+    """The whole prompt of an API ``usage``: uncached input plus cache reads and writes."""
     cached = (usage.get("cache_read_input_tokens") or 0) + (
         usage.get("cache_creation_input_tokens") or 0
     )
-    return usage["input_tokens"] + cached, usage.get("output_tokens") or 0
+    return usage["input_tokens"] + cached
 
 
 def _text(content: Any) -> str:

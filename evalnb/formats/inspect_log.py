@@ -29,9 +29,9 @@ One log is one evalnb run: a log holds one task run by one evaluated model
   tool error's message, ``timed_out`` an error of type ``timeout``. ``exit_code``
   (:data:`EXIT_RULE`) is the event's ``metadata["exit_code"]`` (evalnb's own exports),
   else N from a last result line ``Exit code: N`` / ``exit status N`` / ``returncode:
-  N``, else **null**; the task column ``exit_codes_unknown`` counts the null ones, and
-  the run's ``settings.unavailable`` lists ``exit_codes`` when there are any. A null
-  exit code is not "ok" in ``tool_call_success_rate``.
+  N``, else **null**; the run's ``settings.unavailable`` lists ``exit_codes`` when
+  there are any. A null exit code is neither ok nor an error: it counts in
+  ``tool_calls_unknown``, outside ``tool_call_success_rate``.
 - **checks**: one per score (one per key of a dict value, per item of a list value):
   ``check`` = the scorer name (``name.key``), ``kind`` = the scorer name, ``detail`` =
   the value, answer and explanation. The value counts as a number like Inspect's
@@ -145,7 +145,7 @@ def log_to_run(log: Any, path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
     spec = log.eval
     ours = (spec.metadata or {}).get(EVALNB_KEY)
     records = [_record(sample, spec.model, spec.task) for sample in log.samples or []]
-    unknown = sum(r.extra.get("exit_codes_unknown", 0) for r in records)
+    unknown = any(c.exit_code is None for r in records for c in r.trace.tool_calls)
     settings = RunSettings(
         source_files=[str(path)],
         exit_codes=EXIT_RULE,
@@ -198,11 +198,10 @@ def _record(sample: Any, model: str, task_name: str) -> TaskRecord:
     trace.natural_stop = error is None and last == "stop"
     if isinstance(ours, dict):  # evalnb's own export: what Inspect has no field for
         trace = trace.model_copy(update=ours["trace"])
-    unknown = sum(1 for c in trace.tool_calls if c.exit_code is None)
-    extra: dict[str, Any] = {**numbers, "exit_codes_unknown": unknown}
+    extra: dict[str, Any] = numbers
     fields: dict[str, Any] = {}
     if isinstance(ours, dict):
-        extra = {**ours.get("extra", {}), **({"exit_codes_unknown": unknown} if unknown else {})}
+        extra = ours.get("extra", {})
         fields = {k: ours[k] for k in ("scenario", "replay") if ours.get(k) is not None}
     return TaskRecord(
         task=task,

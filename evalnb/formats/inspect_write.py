@@ -15,8 +15,8 @@ One run becomes one log; each task attempt one sample (``id`` = task id, ``epoch
   turn, its output the turn's assistant message, usage with cache tokens,
   ``working_time`` = latency; evalnb's stop reasons mapped onto Inspect's), then one
   tool event per tool call after the call that asked for it (``bash`` with argument
-  ``commands``; the result is the text the model saw: stdout, stderr and ``Exit code:
-  N`` when not 0; a timeout is a ``timeout`` tool error).
+  ``commands``; the result is the text evalnb's agent sends the model,
+  :func:`~evalnb.records.trace.tool_result_text`; a timeout is a ``timeout`` tool error).
 - ``scores``: one per check, keyed by the check string (``#2``, ``#3`` on repeats),
   value ``C`` when it passed else ``I``, the detail as explanation; ``results`` gets
   each check's accuracy over the samples that have it.
@@ -48,6 +48,7 @@ from evalnb.errors import InputError
 from evalnb.extras import require
 from evalnb.formats.inspect_log import EVALNB_KEY
 from evalnb.records import Message, RunMeta, TaskRecord, ToolCallResult
+from evalnb.records.trace import tool_result_text
 from evalnb.store import RunStore, is_run_folder
 
 TOOL_NAME = "bash"
@@ -289,21 +290,13 @@ def _tool_events(calls: list[ToolCallResult], tool_event: Any, tool_error: Any) 
             id=f"tool_{c.call_index}",
             function=TOOL_NAME,
             arguments={"commands": c.commands},
-            result=_result_text(c),
+            result=tool_result_text(c),
             error=tool_error(type="timeout", message=c.stderr) if c.timed_out else None,
             working_time=c.duration_ms / 1000 if c.duration_ms is not None else None,
             metadata={EVALNB_KEY: c.model_dump(mode="json")},
         )
         for c in calls
     ]
-
-
-def _result_text(call: ToolCallResult) -> str:
-    """What the model saw of a tool call: stdout, stderr, then ``Exit code: N`` unless 0."""
-    parts = [call.stdout.rstrip("\n"), call.stderr.rstrip("\n")]
-    if call.exit_code not in (0, None):
-        parts.append(f"Exit code: {call.exit_code}")
-    return "\n".join(p for p in parts if p)
 
 
 def _scores(rec: TaskRecord) -> dict[str, Any]:

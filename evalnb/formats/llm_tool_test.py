@@ -54,7 +54,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import re
 import warnings
 from collections import defaultdict
@@ -64,7 +63,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalnb.errors import InputError, from_validation_error, read_input
+from evalnb.errors import InputError, from_validation_error, parse_json, read_input
 from evalnb.formats.bashkit_eval import read_json, validate
 from evalnb.formats.detect import Format, Probe
 from evalnb.records import (
@@ -268,10 +267,7 @@ def read_results_db(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
     for lineno, line in enumerate(read_input(path).splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, lineno, None, f"invalid JSON: {exc.msg}") from None
+        doc = parse_json(line, path, lineno)
         try:
             rec = ResultRecord.model_validate(doc)
         except ValidationError as exc:
@@ -419,10 +415,7 @@ def _tool_output(path: Path) -> str | None:
         for lineno, line in enumerate(read_input(path / EVENTS).splitlines(), start=1):
             if not line.strip():
                 continue
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path / EVENTS, lineno, None, f"invalid JSON: {exc.msg}") from None
+            event = parse_json(line, path / EVENTS, lineno)
             if isinstance(event, dict) and event.get("type") == "execution":
                 output = event.get("output")
                 if not isinstance(output, str):

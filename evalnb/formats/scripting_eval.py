@@ -33,13 +33,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evalnb.errors import InputError
 from evalnb.formats.bashkit_eval import (
-    UNAVAILABLE,
     FileCheck,
     FileSummary,
     line_of,
     read_json,
-    run_status,
-    run_times,
+    result_file_meta,
     validate,
 )
 from evalnb.formats.detect import Format, Probe
@@ -48,7 +46,6 @@ from evalnb.records import (
     LLMCall,
     Message,
     RunMeta,
-    RunSettings,
     ScoreResult,
     Task,
     TaskRecord,
@@ -160,20 +157,7 @@ def read_scripting_eval(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
     records = []
     for i, result in enumerate(parsed.results):
         records.append(_record(path, text, ("results", i), result))
-    started, finished = run_times(path, text, parsed.timestamp, records)
-    meta = RunMeta(
-        run_id=path.stem,
-        provider=parsed.provider,
-        model=parsed.model,
-        source=SOURCE,
-        max_turns=parsed.max_turns,
-        started_at=started,
-        finished_at=finished,
-        status=run_status(path, parsed, records),  # type: ignore[arg-type]
-        task_count=len(records),
-        settings=RunSettings(source_files=[path.name], unavailable=UNAVAILABLE),
-    )
-    return meta, records
+    return result_file_meta(path, text, parsed, records, SOURCE), records
 
 
 def _record(path: Path, text: str, where: tuple[Any, ...], result: ScriptingResult) -> TaskRecord:

@@ -21,18 +21,11 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from evalnb.errors import (
-    DuplicateKeyError,
-    InputError,
-    from_validation_error,
-    loads_json,
-    read_input,
-)
+from evalnb.errors import InputError, from_validation_error, parse_json, read_input
 from evalnb.records import Task
 
 
@@ -83,15 +76,7 @@ def _load_jsonl(path: Path, text: str) -> list[Task]:
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "//")):
             continue
-        try:
-            raw = loads_json(stripped)
-        except json.JSONDecodeError as exc:
-            msg = f"invalid JSON: {exc.msg} (column {exc.colno})"
-            raise InputError(path, lineno, None, msg) from None
-        except DuplicateKeyError as exc:
-            raise InputError(path, lineno, exc.key, "duplicate key in one object") from None
-        except ValueError as exc:
-            raise InputError(path, lineno, None, f"invalid JSON: {exc}") from None
+        raw = parse_json(stripped, path, lineno)
         if not isinstance(raw, dict):
             raise InputError(path, lineno, None, "a task must be a JSON object")
         task = _task(path, lineno, raw)
@@ -107,14 +92,7 @@ def _load_jsonl(path: Path, text: str) -> list[Task]:
 
 
 def _load_result_json(path: Path, text: str) -> list[Task]:
-    try:
-        doc = loads_json(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, None, f"invalid JSON: {exc.msg}") from None
-    except DuplicateKeyError as exc:
-        raise InputError(path, None, exc.key, "duplicate key in one object") from None
-    except ValueError as exc:
-        raise InputError(path, None, None, f"invalid JSON: {exc}") from None
+    doc = parse_json(text, path)
     results = doc.get("results") if isinstance(doc, dict) else None
     if not isinstance(results, list):
         raise InputError(path, 1, "results", "expected a bashkit-eval result file with a list")

@@ -46,8 +46,8 @@ and, in later versions, ``trial_started_at`` ... ``test_ended_at``), ``n_resolve
   listed as unavailable when no trial has one).
 - Not in the format: per-call tokens and latency, messages, the asciinema recordings
   and pane snapshots (``sessions/*.cast``, ``panes/*.txt``) and agent logs (not
-  read). ``status`` is ``partial`` when fewer trials than ``n_attempts`` x the task ids
-  are present.
+  read). When fewer trials than ``n_attempts`` x the task ids are present, a warning
+  names both counts, ``status`` is ``partial`` and ``missing_tasks`` the missing trials.
 - ``n_resolved`` in ``results.json`` is compared with the recount (a warning if not).
 
 Example:
@@ -69,7 +69,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalnb.errors import InputError, read_input
-from evalnb.formats.bashkit_eval import read_json, validate
+from evalnb.formats.bashkit_eval import completeness, read_json, validate
 from evalnb.formats.detect import Format, Probe
 from evalnb.records import (
     AgentTrace,
@@ -170,8 +170,12 @@ def read_terminal_bench(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
             f"{results_path}: n_resolved={parsed.n_resolved} but {resolved} trials are resolved",
             stacklevel=2,
         )
-    expected = len(info.task_ids) * info.n_attempts if info and info.n_attempts else 0
-    status: Literal["partial", "complete"] = "partial" if len(records) < expected else "complete"
+    status: Literal["partial", "complete"] = "complete"
+    missing = None
+    if info and info.n_attempts:
+        expected = len(info.task_ids) * info.n_attempts
+        counted = f"{METADATA} lists {len(info.task_ids)} tasks x {info.n_attempts} attempts"
+        status, missing = completeness(results_path, len(records), expected, counted)
     unavailable = ["per_call_tokens", "per_call_latency", "messages", "exit_codes", "tool_output"]
     if not any(r.extra["keystrokes_recorded"] for r in records):
         unavailable.append("tool_calls")
@@ -191,6 +195,7 @@ def read_terminal_bench(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
         finished_at=info.end_time if info else None,
         status=status,
         task_count=len(records),
+        missing_tasks=missing,
         settings=RunSettings(
             source_files=[RESULTS] + ([METADATA] if info else []), unavailable=unavailable
         ),

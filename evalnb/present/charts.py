@@ -362,8 +362,9 @@ def tool_success(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     Calls whose exit code is unknown (null) are left out of both counts, as in
     :func:`evalnb.analysis.metrics.summary`.
 
-    Counted from the ``tool_calls`` table (aggregated per task attempt before the
-    category join, so a million calls cost a group-by), with 95% intervals clustered by
+    Counted from the tasks' ``tool_calls_ok`` and ``tool_calls_error`` (one row per
+    attempt, summed from its tool calls: :func:`evalnb.store.tables.with_call_figures`,
+    so a million calls cost nothing more here), with 95% intervals clustered by
     task (:func:`evalnb.analysis.metrics.clustered_interval`) in the tooltip. Cells below
     spec 000's healthy 80% are framed. The "all categories"
     row equals :func:`evalnb.analysis.metrics.summary`'s ``tool_call_success_rate``
@@ -376,14 +377,14 @@ def tool_success(runs: Runs) -> alt.LayerChart | alt.FacetChart:
         3
     """
     runs = groups.pooled(runs)
-    per_task = (
-        runs.tool_calls.filter(pl.col("exit_code").is_not_null())  # unknown: neither ok nor not
-        .group_by(KEYS)
-        .agg(pl.len().alias("calls"), (pl.col("exit_code") == 0).sum().alias("ok"))
+    ok = pl.col("tool_calls_ok").fill_null(0)
+    with_cat = (
+        runs.tasks.select(
+            *KEYS, "category", ok=ok, calls=ok + pl.col("tool_calls_error").fill_null(0)
+        )
+        .filter(pl.col("calls") > 0)  # attempts with a known exit code
+        .with_columns(pl.col("calls", "ok").cast(pl.Float64))
     )
-    with_cat = per_task.join(
-        runs.tasks.select(*KEYS, "category"), on=KEYS, how="left", nulls_equal=True
-    ).with_columns(pl.col("calls", "ok").cast(pl.Float64))
     per_cat = with_cat.group_by("run_id", "category").agg(pl.col("calls", "ok").sum())
     overall = with_cat.group_by("run_id").agg(
         pl.lit(ALL_CATEGORIES).alias("category"), pl.col("calls", "ok").sum()

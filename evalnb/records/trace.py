@@ -61,6 +61,27 @@ class ToolCallResult(Record):
     invocations: list[ToolInvocation] | None = None
 
 
+def tool_result_text(result: ToolCallResult) -> str:
+    """The text sent back to the model for one tool call (bashkit-eval's format).
+
+    stdout, then ``STDERR: <stderr>`` when stderr is non-empty, then
+    ``Exit code: N`` when N is known and not 0, each on a new line when something
+    precedes it; ``(no output)`` when all are empty.
+
+    Example:
+        >>> tool_result_text(ToolCallResult(commands="x", stdout="a\\n", stderr="bad", exit_code=2))
+        'a\\n\\nSTDERR: bad\\nExit code: 2'
+        >>> tool_result_text(ToolCallResult(commands="true"))
+        '(no output)'
+    """
+    text = result.stdout
+    if result.stderr:
+        text += ("\n" if text else "") + f"STDERR: {result.stderr}"
+    if result.exit_code not in (0, None):
+        text += ("\n" if text else "") + f"Exit code: {result.exit_code}"
+    return text or "(no output)"
+
+
 class LLMCall(Record):
     """One ``provider.chat()`` call (spec 003 ``LLMCallMetrics`` plus cache counts and stop reason).
 

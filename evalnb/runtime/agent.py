@@ -39,6 +39,7 @@ import bashkit
 from evalnb.errors import ProviderError
 from evalnb.records import AgentTrace, ContentBlock, LLMCall, Message, Task, ToolCallResult
 from evalnb.records.interfaces import ChatRequest, Provider, Sandbox, ToolSpec, ToolUse
+from evalnb.records.trace import tool_result_text
 from evalnb.runtime.sandbox.bashkit import HOSTNAME, USERNAME
 
 DEFAULT_MAX_TURNS = 10
@@ -69,27 +70,6 @@ def default_system_prompt() -> str:
         True
     """
     return bashkit.BashTool(username=USERNAME, hostname=HOSTNAME).system_prompt()
-
-
-def tool_result_text(result: ToolCallResult) -> str:
-    """The text sent back to the model for one tool call (bashkit-eval's format).
-
-    stdout, then ``STDERR: <stderr>`` when stderr is non-empty, then
-    ``Exit code: N`` when non-zero, each on a new line when something precedes it;
-    ``(no output)`` when all are empty.
-
-    Example:
-        >>> tool_result_text(ToolCallResult(commands="x", stdout="a\\n", stderr="bad", exit_code=2))
-        'a\\n\\nSTDERR: bad\\nExit code: 2'
-        >>> tool_result_text(ToolCallResult(commands="true"))
-        '(no output)'
-    """
-    text = result.stdout
-    if result.stderr:
-        text += ("\n" if text else "") + f"STDERR: {result.stderr}"
-    if result.exit_code != 0:
-        text += ("\n" if text else "") + f"Exit code: {result.exit_code}"
-    return text or "(no output)"
 
 
 UNREACHABLE = "provider unreachable"

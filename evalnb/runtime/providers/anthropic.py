@@ -109,17 +109,6 @@ class AnthropicProvider(SDKProvider[anthropic.AsyncAnthropic]):
             cache_write_tokens=write,
         )
 
-    def settings(self) -> dict[str, Any]:
-        """Model, endpoint and limits; never the key.
-
-        Example:
-            >>> AnthropicProvider("claude-haiku-4-5", api_key="k", max_retries=1).settings()
-            ... # doctest: +NORMALIZE_WHITESPACE
-            {'model': 'claude-haiku-4-5', 'base_url': 'https://api.anthropic.com',
-             'max_tokens': 4096, 'max_retries': 1, 'timeout_s': 60.0}
-        """
-        return super().settings()
-
 
 def to_anthropic_message(message: Message) -> dict[str, Any]:
     """One neutral message as a Messages API message (tool results go as ``user``).

@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, cast
 
@@ -93,10 +94,7 @@ class OpenAIProvider(SDKProvider[openai.AsyncOpenAI]):
         Raises :class:`ProviderError` once the SDK's retries are used up, or when
         the server answers with no choice at all.
         """
-        compatible = not is_default(self.base_url, DEFAULT_URL)
-        limit: dict[str, Any] = {
-            "max_tokens" if compatible else "max_completion_tokens": self.max_tokens
-        }
+        limit: dict[str, Any] = {self._limit_name: self.max_tokens}
         completion = await self.send(
             lambda client: client.chat.completions.create(
                 model=self.model,
@@ -128,16 +126,10 @@ class OpenAIProvider(SDKProvider[openai.AsyncOpenAI]):
             cache_write_tokens=0 if usage else None,
         )
 
-    def settings(self) -> dict[str, Any]:
-        """Model, endpoint and limits; never the key.
-
-        Example:
-            >>> OpenAIProvider("gpt-4.1-mini", api_key="k").settings()
-            ... # doctest: +NORMALIZE_WHITESPACE
-            {'model': 'gpt-4.1-mini', 'base_url': 'https://api.openai.com/v1',
-             'max_tokens': 4096, 'max_retries': 2, 'timeout_s': 60.0}
-        """
-        return super().settings()
+    @functools.cached_property
+    def _limit_name(self) -> str:
+        """The output limit's parameter: ``max_completion_tokens`` for OpenAI itself."""
+        return "max_completion_tokens" if is_default(self.base_url, DEFAULT_URL) else "max_tokens"
 
 
 def parse_arguments(raw: str) -> dict[str, Any]:

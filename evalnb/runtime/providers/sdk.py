@@ -129,7 +129,15 @@ class SDKProvider(Generic[Client]):
         return "status" if isinstance(exc, self.STATUS_ERROR) else "connection"
 
     def settings(self) -> dict[str, Any]:
-        """Model, endpoint and limits; never the key."""
+        """Model, endpoint and limits; never the key.
+
+        Example:
+            >>> from evalnb.runtime.providers.anthropic import AnthropicProvider
+            >>> AnthropicProvider("claude-haiku-4-5", api_key="k", max_retries=1).settings()
+            ... # doctest: +NORMALIZE_WHITESPACE
+            {'model': 'claude-haiku-4-5', 'base_url': 'https://api.anthropic.com',
+             'max_tokens': 4096, 'max_retries': 1, 'timeout_s': 60.0}
+        """
         return {
             "model": self.model,
             "base_url": redact_url(self._url),
