@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import zipfile
 from pathlib import Path
 
 import polars as pl
@@ -17,6 +18,7 @@ from inspect_ai.analysis import events_df, samples_df
 from inspect_ai.log import read_eval_log
 
 import evalnb as en
+from evalnb.analysis.runs import TABLES, runs_from_records
 from evalnb.cli import main
 from evalnb.errors import InputError, SetupError
 from evalnb.formats.inspect_log import log_to_run, read_inspect_log
@@ -218,6 +220,57 @@ def test_a_folder_stands_for_the_eval_and_json_logs_inside_it(agentic):
     assert en.load(agentic.parent).runs.height == 1
 
 
+def _tables_both_ways(path: Path) -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame]]:
+    """The tables of a log through evalnb's sample reader, and through Inspect's full reader."""
+    fast = runs_from_records(*read_inspect_log(path))
+    full = runs_from_records(*log_to_run(read_eval_log(str(path)), path))
+    return (
+        {name: getattr(fast, name) for name in TABLES},
+        {name: getattr(full, name) for name in TABLES},
+    )
+
+
+def test_the_sample_reader_gives_the_tables_inspect_s_own_reader_gives(
+    real_logs, agentic, evalnb_run, tmp_path
+):
+    exported = write_inspect_log(evalnb_run, tmp_path / "logs")  # evalnb's own fields
+    json_log = Path(agentic_log(tmp_path / "j", epochs=1, fmt="json").location)
+    for path in [*real_logs, agentic, json_log, exported]:
+        fast, full = _tables_both_ways(path)
+        assert fast["tasks"].height > 0
+        for name in TABLES:
+            assert fast[name].equals(full[name]), f"{path.name}: {name}"
+
+
+def test_older_log_shapes_read_as_inspect_migrates_them(agentic, tmp_path):
+    """transcript (before events), score (before scores), tool_error, stop reason 'length'."""
+    log = agentic_log(tmp_path / "j", epochs=1, fmt="json")
+    doc = json.loads(Path(log.location).read_text())
+    for sample in doc["samples"]:
+        sample["transcript"] = {
+            "events": sample.pop("events"),
+            "content": sample.pop("attachments", {}),
+        }
+        scores = sample.pop("scores", None) or {}
+        if scores:
+            sample["score"] = scores["includes"]
+        for message in sample["messages"]:
+            if message["role"] == "tool" and message.get("error"):
+                message["tool_error"] = message.pop("error")["message"]
+        for event in sample["transcript"]["events"]:
+            for choice in (event.get("output") or {}).get("choices", []):
+                if choice.get("stop_reason") == "stop":
+                    choice["stop_reason"] = "length"
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(doc))
+    fast, full = _tables_both_ways(old)
+    assert "max_tokens" in fast["llm_calls"]["stop_reason"].to_list()
+    assert fast["messages"]["is_error"].any()
+    assert fast["checks"]["check"].unique().to_list() == ["includes"]  # the first scorer
+    for name in TABLES:
+        assert fast[name].equals(full[name]), name
+
+
 # --- bad input --------------------------------------------------------------------------
 
 
@@ -237,6 +290,26 @@ def test_a_json_log_with_a_wrong_field_type_is_bad_input(tmp_path, real_logs):
     bad.write_text(json.dumps(doc))
     with pytest.raises(InputError, match="not a readable Inspect log"):
         en.load(bad)
+
+
+def test_a_sample_with_a_wrong_field_type_is_bad_input_naming_sample_and_field(agentic, tmp_path):
+    bad = tmp_path / "bad.eval"
+    with zipfile.ZipFile(agentic) as source, zipfile.ZipFile(bad, "w") as target:
+        for name in dict.fromkeys(source.namelist()):
+            data = source.read(name)
+            if name == "samples/count_epoch_1.json":
+                sample = json.loads(data)
+                model = next(e for e in sample["events"] if e["event"] == "model")
+                model["output"]["usage"]["input_tokens"] = "many"
+                data = json.dumps(sample).encode()
+            target.writestr(name, data, zipfile.ZIP_DEFLATED)
+    message = (
+        r"bad\.eval: samples/count_epoch_1\.json: events\[\d+\]\.output\.usage\.input_tokens: "
+        r"not a readable Inspect log: Input should be a valid integer.*\(got \"many\"\)"
+    )
+    with pytest.raises(InputError, match=message):
+        en.load(bad)
+    assert main(["summary", str(bad)]) == 2
 
 
 def test_without_the_inspect_extra_reading_and_writing_say_how_to_install_it(
