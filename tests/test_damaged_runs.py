@@ -104,7 +104,7 @@ def test_a_finished_event_without_its_keys_is_named(run):
         pytest.param(lambda f: f.unlink(), id="missing"),
         pytest.param(lambda f: f.write_bytes(b"not parquet"), id="garbage"),
         pytest.param(
-            lambda f: pl.read_parquet(f).drop("passed").write_parquet(f), id="no-passed-column"
+            lambda f: pl.read_parquet(f).drop("epoch").write_parquet(f), id="no-epoch-column"
         ),
     ],
 )

@@ -143,6 +143,95 @@ def test_a_legacy_report_json_is_read_with_whole_prompt_input(tmp_path: Path):
     assert runs.tasks.select("total_input_tokens", "base_context").row(0) == (140_508, 70_003)
 
 
+def _as_legacy_event(record: TaskRecord, task_id: str = "t") -> dict:
+    """``record``'s ``task_finished`` event as evalnb wrote it before cache writes had their
+    name: ``cache_creation_tokens``, and an Anthropic ``input_tokens`` without the cache."""
+    doc = record.model_dump(mode="json")
+    doc["task"]["id"] = doc["score"]["task_id"] = task_id
+    cumulative = cached_total = 0
+    for call in doc["trace"]["llm_calls"]:
+        cached = call["cache_read_tokens"] + call["cache_write_tokens"]
+        call["input_tokens"] -= cached
+        call["cache_creation_tokens"] = call.pop("cache_write_tokens")
+        cumulative += call["input_tokens"]
+        call["cumulative_input"] = cumulative
+        cached_total += cached
+    doc["trace"]["total_input_tokens"] -= cached_total
+    return {"event": "task_finished", "task_id": task_id, "epoch": 1, "record": doc}
+
+
+def _as_event(record: TaskRecord, task_id: str) -> dict:
+    """``record``'s ``task_finished`` event as today's evalnb writes it."""
+    doc = record.model_dump(mode="json")
+    doc["task"]["id"] = doc["score"]["task_id"] = task_id
+    return {"event": "task_finished", "task_id": task_id, "epoch": 1, "record": doc}
+
+
+def _legacy_store(root: Path, run_id: str = "old", **settings: str) -> RunStore:
+    meta = RunMeta(run_id=run_id, provider="anthropic", model="m")
+    meta.settings = meta.settings.model_copy(update=settings)
+    return RunStore.create(root, meta)
+
+
+def _todays_counts(calls: pl.DataFrame) -> None:
+    """WHOLE's calls, in today's meaning (never the legacy values, never counted twice)."""
+    calls = calls.sort("call_number")
+    assert calls.get_column("input_tokens").to_list() == [70_003, 70_505]
+    assert calls.get_column("cache_write_tokens").to_list() == [70_000, 500]
+    assert calls.get_column("cumulative_input").to_list() == [70_003, 140_508]
+    assert "cache_creation_tokens" not in calls.columns
+
+
+def test_a_legacy_event_record_is_read_in_todays_meaning(tmp_path: Path):
+    store = _legacy_store(tmp_path)
+    store.append(_as_legacy_event(_record(WHOLE)))
+    [record] = store.records()
+    assert [c.input_tokens for c in record.trace.llm_calls] == [70_003, 70_505]
+    assert [c.cumulative_input for c in record.trace.llm_calls] == [70_003, 140_508]
+    assert record.trace.total_input_tokens == 140_508
+
+
+def test_a_resumed_legacy_run_reads_old_and_new_lines_each_in_its_own_meaning(tmp_path: Path):
+    store = _legacy_store(tmp_path)
+    store.append(_as_legacy_event(_record(WHOLE), "old-line"))  # before the upgrade
+    store.append(_as_event(_record(WHOLE), "new-line"))  # resumed by today's evalnb
+    totals = {r.task.id: r.trace.total_input_tokens for r in store.records()}
+    assert totals == {"old-line": 140_508, "new-line": 140_508}
+
+    runs = read_run_folder(store.path)
+    for task_id in ("old-line", "new-line"):
+        _todays_counts(runs.llm_calls.filter(pl.col("task_id") == task_id))
+    assert runs.tasks.get_column("base_context").to_list() == [70_003, 70_003]
+
+
+def test_finalizing_a_legacy_run_writes_todays_counts(tmp_path: Path):
+    store = _legacy_store(tmp_path)
+    store.append(_as_legacy_event(_record(WHOLE)))
+    store.finalize()
+    _todays_counts(pl.read_parquet(store.path / "llm_calls.parquet"))
+    tasks = pl.read_parquet(store.path / "tasks.parquet")
+    assert tasks.select("total_input_tokens", "base_context").row(0) == (140_508, 70_003)
+
+
+def test_merging_legacy_shards_writes_todays_counts(tmp_path: Path):
+    from evalnb.store.merge import merge_shards
+
+    shards = []
+    for i in (1, 2):
+        store = _legacy_store(tmp_path / "shards", f"s{i}", shard=f"{i}/2")
+        store.append(_as_legacy_event(_record(WHOLE), f"t{i}"))
+        store.finalize()
+        shards.append(store.path)
+    merged = merge_shards(shards, tmp_path / "merged")
+
+    assert "cache_creation_tokens" not in (merged / "events.jsonl").read_text()
+    calls = pl.read_parquet(merged / "llm_calls.parquet")
+    for task_id in ("t1", "t2"):
+        _todays_counts(calls.filter(pl.col("task_id") == task_id))
+    again = RunStore.open(merged).records()  # the merged events read back the same
+    assert [r.trace.total_input_tokens for r in again] == [140_508, 140_508]
+
+
 def test_a_legacy_run_in_progress_is_upgraded_from_one_read_of_its_events(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):

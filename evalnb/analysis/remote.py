@@ -9,10 +9,12 @@ merged parquet of a sharded run (``evalnb merge``) copied to a bucket. The URL n
 - a glob of either (``s3://bucket/runs/*``).
 
 Only complete runs are read from a URL: their tables are the parquet files (a run in
-progress has only ``events.jsonl``; load it from its folder). Each table's file is
-fetched whole when the run is loaded and decoded lazily, column by column, as with a
-local folder. fsspec is the ``remote`` extra (``pip install 'evalnb[remote]'``); a
-scheme's own package (``s3fs``, ``gcsfs``, ``adlfs``) is named when it is missing.
+progress has only ``events.jsonl``; load it from its folder), also as an older evalnb
+wrote them (see :func:`evalnb.analysis.runs.runs_from_scans`); a table lacking a key
+column is an error. Each table's file is fetched whole when the run is loaded and
+decoded lazily, column by column, as with a local folder. fsspec is the ``remote``
+extra (``pip install 'evalnb[remote]'``); a scheme's own package (``s3fs``, ``gcsfs``,
+``adlfs``) is named when it is missing.
 
 Example:
     >>> is_url("s3://bucket/runs"), is_url("runs/r1"), is_url("C:/runs")
@@ -28,7 +30,7 @@ from typing import Any
 import polars as pl
 from pydantic import ValidationError
 
-from evalnb.analysis.runs import Runs, runs_from_scans
+from evalnb.analysis.runs import Runs, lacking_keys, runs_from_scans
 from evalnb.errors import InputError, SetupError, from_validation_error
 from evalnb.extras import require
 from evalnb.records import RunMeta
@@ -125,8 +127,9 @@ def read_run_url(url: str) -> Runs:
             columns = scan.collect_schema()
         except pl.exceptions.PolarsError as exc:
             raise InputError(fs.unstrip_protocol(path), None, None, f"unreadable: {exc}") from None
-        lacking = [c for c in SCHEMAS[name] if c not in columns]
+        lacking = lacking_keys(columns)
         if lacking:
-            raise InputError(fs.unstrip_protocol(path), None, None, f"lacks columns {lacking}")
+            msg = f"lacks key columns {lacking}"
+            raise InputError(fs.unstrip_protocol(path), None, None, msg)
         scans[name] = scan
     return runs_from_scans(meta, scans)

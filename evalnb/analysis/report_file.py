@@ -50,7 +50,7 @@ def runs_from_report(path: str | Path, doc: dict[str, Any]) -> Runs:
             raise InputError(path, None, f"tables.{name}", "missing or not a list of objects")
         frames[name] = _frame(path, name, rows)
     if is_legacy(frames["llm_calls"]):
-        frames = upgrade_token_counts(frames)
+        frames = {n: t.lazy().collect() for n, t in upgrade_token_counts(frames).items()}
     return Runs.concat([Runs(*(frames[name] for name in TABLES))])
 
 

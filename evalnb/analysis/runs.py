@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, NamedTuple, overload
@@ -26,7 +27,7 @@ import polars as pl
 from evalnb.extras import require
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.store.folder import RunStore
-from evalnb.store.legacy import LEGACY_COLUMN, upgrade_token_counts
+from evalnb.store.legacy import is_legacy, upgrade_token_counts
 from evalnb.store.tables import (
     CALL_FIGURES,
     KEYS,
@@ -334,13 +335,13 @@ def read_run_folder(path: str | Path) -> Runs:
     """One evalnb run folder: parquet scans when complete, else built from its events.
 
     A complete folder is not read here: its tables are scanned lazily (see the module
-    docstring). A run in progress is built from ``events.jsonl`` in memory.
-
-    A folder written before ``cache_write_tokens`` existed is read with today's token
-    meaning (:mod:`evalnb.store.legacy`).
+    docstring), also when an older evalnb wrote them (see :func:`runs_from_scans`). A
+    run in progress is built from ``events.jsonl`` in memory, each record in today's
+    token meaning (:meth:`~evalnb.store.RunStore.records`).
 
     The events are the source of truth: a complete run whose parquet tables are
-    missing, unreadable or lack a standard column is rebuilt from them (with a warning).
+    missing, unreadable or lack a key column (``run_id``, ``model``, ``task_id``,
+    ``epoch``) is rebuilt from them (with a warning).
 
     Example:
         >>> import tempfile
@@ -355,18 +356,22 @@ def read_run_folder(path: str | Path) -> Runs:
     scans = _parquet_scans(parquet) if store.meta.status == "complete" else None
     if scans is not None:
         return runs_from_scans(store.meta, scans)
-    records, legacy = store.records_mentioning(f'"{LEGACY_COLUMN}"')
-    built = tables_from_records(store.meta, records)
-    if legacy:
-        built = upgrade_token_counts(built)
-    return _finish(store.meta, dict(built))
+    return _finish(store.meta, dict(tables_from_records(store.meta, store.records())))
 
 
 def runs_from_scans(meta: RunMeta, scans: dict[str, pl.LazyFrame]) -> Runs:
     """A complete run from lazy scans of its parquet tables (every table but ``runs``).
 
-    Attempt keys are added to tables written before they existed, and legacy token
-    columns are upgraded (:mod:`evalnb.store.legacy`; that reads the tables).
+    The scans stay lazy. Tables an older evalnb wrote are read as they are, plus:
+
+    - ``attempt_key``, when a table lacks it, numbers the tasks rows in stored order
+      (as evalnb numbers them) and is matched to the other tables' rows on
+      ``task_id`` and ``epoch`` (:func:`_with_stored_keys`);
+    - the legacy ``cache_creation_tokens`` column is upgraded to today's token
+      meaning (:mod:`evalnb.store.legacy`);
+    - the tasks' figures summed from the LLM calls are summed up (see :class:`Runs`);
+    - any other standard column a table lacks is a typed null column ("not
+      recorded"; the metrics treat a null stored figure as unknown).
 
     Example:
         >>> scans = {n: pl.LazyFrame(schema=SCHEMAS[n]) for n in TABLES[1:]}
@@ -376,9 +381,8 @@ def runs_from_scans(meta: RunMeta, scans: dict[str, pl.LazyFrame]) -> Runs:
     scans = _with_stored_keys(scans)
     task_count = scans["tasks"].select(pl.len()).collect().item()
     tables: dict[str, Table] = {**scans, "runs": run_frame(meta, task_count)}
-    if LEGACY_COLUMN in scans["llm_calls"].collect_schema().names():
-        eager = {n: t.lazy().collect() for n, t in tables.items()}
-        tables = dict(upgrade_token_counts(eager))
+    if is_legacy(scans["llm_calls"]):
+        tables = upgrade_token_counts(tables)
     return _finish(meta, tables)
 
 
@@ -426,24 +430,46 @@ def _finish(meta: RunMeta, tables: dict[str, Table]) -> Runs:
 
 
 def _with_stored_keys(scans: dict[str, pl.LazyFrame]) -> dict[str, pl.LazyFrame]:
-    """Add ``attempt_key`` to the scans of a folder written before it existed."""
-    if "attempt_key" in scans["tasks"].collect_schema():
-        return scans
-    keys = scans["tasks"].select("task_id", "epoch").with_row_index("attempt_key")
-    keys = keys.with_columns(pl.col("attempt_key").cast(pl.Int64))
-    out = {"tasks": scans["tasks"].with_row_index("attempt_key")}
-    out["tasks"] = out["tasks"].with_columns(pl.col("attempt_key").cast(pl.Int64))
-    for name in TABLES[2:]:
-        out[name] = scans[name].join(
-            keys, on=["task_id", "epoch"], how="left", nulls_equal=True, maintain_order="left"
+    """Add ``attempt_key`` to the scans of tables written before it existed.
+
+    A tasks table without it is numbered in stored order (``tables_from_records``
+    numbers attempts the same way); any other table without it takes its attempt's
+    key from the tasks table, matched on ``task_id`` and ``epoch`` (one run).
+    """
+    tasks = scans["tasks"]
+    if "attempt_key" not in tasks.collect_schema():
+        tasks = tasks.with_row_index("attempt_key").with_columns(
+            pl.col("attempt_key").cast(pl.Int64)
         )
+    keys = tasks.select("task_id", "epoch", "attempt_key")
+    out = {"tasks": tasks}
+    for name in TABLES[2:]:
+        scan = scans[name]
+        if "attempt_key" not in scan.collect_schema():
+            scan = scan.join(
+                keys, on=["task_id", "epoch"], how="left", nulls_equal=True, maintain_order="left"
+            )
+        out[name] = scan
     return out
+
+
+def lacking_keys(columns: Collection[str]) -> list[str]:
+    """The key columns (:data:`~evalnb.store.tables.KEYS`) a stored table lacks.
+
+    A stored table lacking one cannot be read (its rows belong to no attempt); one
+    lacking any other standard column was written before that column existed.
+
+    Example:
+        >>> lacking_keys(["run_id", "model", "task_id", "passed"])
+        ['epoch']
+    """
+    return [c for c in KEYS if c not in columns]
 
 
 def _parquet_scans(files: dict[str, Path]) -> dict[str, pl.LazyFrame] | None:
     """Lazy scans of the run's parquet tables, or None (with a warning) when one is
-    missing, unreadable or lacks a standard column: the caller then rebuilds the tables
-    from the events. Only each file's schema is read here.
+    missing, unreadable or lacks a key column (:func:`lacking_keys`): the caller then
+    rebuilds the tables from the events. Only each file's schema is read here.
 
     A folder written before the ``tool_invocations`` table had no invocations to record:
     that table may be missing.
@@ -458,11 +484,11 @@ def _parquet_scans(files: dict[str, Path]) -> dict[str, pl.LazyFrame] | None:
         except (OSError, pl.exceptions.PolarsError) as exc:
             problem = "missing" if not file.exists() else f"unreadable ({exc})"
         else:
-            lacking = [c for c in SCHEMAS[name] if c not in columns]
+            lacking = lacking_keys(columns)
             if not lacking:
                 scans[name] = pl.scan_parquet(file)
                 continue
-            problem = f"lacks {lacking}"
+            problem = f"lacks key columns {lacking}"
         warnings.warn(f"{file}: {problem}; tables rebuilt from events.jsonl", stacklevel=3)
         return None
     return scans

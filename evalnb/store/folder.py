@@ -31,7 +31,6 @@ import json
 import os
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -164,13 +163,11 @@ class RunStore:
         for _, event in self._numbered_events():
             yield event
 
-    def _numbered_events(self, watch: _Watch | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    def _numbered_events(self) -> Iterator[tuple[int, dict[str, Any]]]:
         if not self._events.exists():
             return
         with self._events.open(encoding="utf-8", newline="\n") as fh:
             for lineno, line in enumerate(fh, start=1):
-                if watch is not None and not watch.seen:
-                    watch.seen = watch.text in line
                 if not line.endswith("\n"):
                     warnings.warn(
                         f"{self._events}:{lineno}: torn last line discarded", stacklevel=3
@@ -184,9 +181,9 @@ class RunStore:
                     raise InputError(self._events, lineno, None, "an event must be a JSON object")
                 yield lineno, event
 
-    def _finished(self, watch: _Watch | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    def _finished(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """The ``task_finished`` events with their line numbers, their keys checked."""
-        for lineno, event in self._numbered_events(watch):
+        for lineno, event in self._numbered_events():
             if event.get("event") != "task_finished":
                 continue
             if not isinstance(event.get("task_id"), str):
@@ -201,32 +198,23 @@ class RunStore:
         """The finished task records, one per (task_id, epoch): the last one written wins.
 
         Every line is checked (see :meth:`_finished`); a record that does not validate
-        raises :class:`~evalnb.errors.InputError` naming the file, line and field.
+        raises :class:`~evalnb.errors.InputError` naming the file, line and field. A
+        record written before ``cache_write_tokens`` existed is brought to today's token
+        meaning as it is read (:func:`evalnb.store.legacy.upgrade_record`, with this run's
+        provider), so every reader (analysis, finalize, merge, replay) sees today's.
         """
-        return self.records_mentioning("")[0]
+        from evalnb.store.legacy import upgrade_record
 
-    def records_mentioning(self, text: str) -> tuple[list[TaskRecord], bool]:
-        """:meth:`records`, and whether some line of ``events.jsonl`` contains ``text``,
-        from one read of the file.
-
-        Example:
-            >>> import tempfile
-            >>> from evalnb.records import RunMeta
-            >>> meta = RunMeta(run_id="r", provider="p", model="m")
-            >>> s = RunStore.create(tempfile.mkdtemp(), meta)
-            >>> s.append({"event": "task_started", "task_id": "t", "epoch": 1, "note": "x"})
-            >>> s.records_mentioning('"note"'), s.records_mentioning('"other"')
-            (([], True), ([], False))
-        """
-        watch = _Watch(text)
         latest: dict[tuple[str, int], TaskRecord] = {}
-        for lineno, event in self._finished(watch):
+        for lineno, event in self._finished():
             try:
-                record = TaskRecord.model_validate(event["record"])
+                record = TaskRecord.model_validate(
+                    upgrade_record(event["record"], self.meta.provider)
+                )
             except ValidationError as exc:
                 raise from_validation_error(self._events, lineno, exc, "record") from None
             latest[(record.task.id, record.epoch)] = record
-        return list(latest.values()), watch.seen
+        return list(latest.values())
 
     def finished_keys(self) -> set[tuple[str, int]]:
         """The (task_id, epoch) pairs that have a ``task_finished`` event."""
@@ -377,11 +365,3 @@ def is_run_folder(path: str | Path) -> bool:
         False
     """
     return (Path(path) / META).is_file()
-
-
-@dataclass
-class _Watch:
-    """A text looked for in every line read, and whether a line held it yet."""
-
-    text: str
-    seen: bool = False

@@ -13,8 +13,11 @@ whole prompt (see :class:`~evalnb.records.LLMCall`), so on reading such a folder
 - other providers' counts already were the whole prompt (OpenAI's ``prompt_tokens``)
   or had no cache counts, and are kept.
 
-Folders that never recorded cache counts load with nulls in both cache columns. The
-same applies to the tables of an older ``report.json``.
+Two readers apply this: :func:`upgrade_record` to each ``task_finished`` record of
+``events.jsonl`` as it is read (a resumed run may mix old and new lines; an LLM call
+is old when it names ``cache_creation_tokens``), and :func:`upgrade_token_counts` to
+the parquet tables of an old complete run or an older ``report.json``. Folders that
+never recorded cache counts load with nulls in both cache columns.
 
 Example:
     >>> import polars as pl
@@ -25,13 +28,16 @@ Example:
     ...     "total_input_tokens": [3]})
     >>> runs = pl.DataFrame({"run_id": ["r"], "provider": ["anthropic"]})
     >>> new = upgrade_token_counts({"runs": runs, "llm_calls": calls, "tasks": tasks})
-    >>> new["llm_calls"].select("input_tokens", "cache_write_tokens").row(0)
+    >>> new["llm_calls"].select("input_tokens", "cache_write_tokens").collect().row(0)
     (70403, 400)
-    >>> new["tasks"].select("total_input_tokens", "base_context").row(0)
+    >>> new["tasks"].select("total_input_tokens", "base_context").collect().row(0)
     (70403, 70403)
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import polars as pl
 
@@ -44,27 +50,31 @@ UNCACHED_INPUT_PROVIDERS = ("anthropic",)
 """Providers whose legacy ``input_tokens`` left the cached part out."""
 
 
-def is_legacy(llm_calls: pl.DataFrame) -> bool:
-    """True when the LLM-call table still has the legacy cache column.
+def is_legacy(llm_calls: pl.DataFrame | pl.LazyFrame) -> bool:
+    """True when the LLM-call table (or its scan) still has the legacy cache column.
 
     Example:
         >>> is_legacy(pl.DataFrame({"cache_write_tokens": [1]}))
         False
     """
-    return LEGACY_COLUMN in llm_calls.columns
+    return LEGACY_COLUMN in llm_calls.collect_schema().names()
 
 
-def upgrade_token_counts(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+def upgrade_token_counts(
+    tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
+) -> dict[str, pl.DataFrame | pl.LazyFrame]:
     """The tables with legacy token columns brought to today's meaning (see the module).
 
-    The provider of each run comes from the ``runs`` table.
+    The provider of each run comes from the ``runs`` table. ``llm_calls`` and ``tasks``
+    come back as LazyFrames (a scan stays a scan); the other tables as they were given.
     """
-    calls = tables["llm_calls"]
-    if LEGACY_COLUMN in calls.columns:
-        calls = calls.drop([c for c in ("cache_write_tokens",) if c in calls.columns])
+    calls = tables["llm_calls"].lazy()
+    if LEGACY_COLUMN in calls.collect_schema().names():
+        calls = calls.drop("cache_write_tokens", strict=False)
         calls = calls.rename({LEGACY_COLUMN: "cache_write_tokens"})
-    runs = tables["runs"]
-    uncached = runs.filter(pl.col("provider").is_in(UNCACHED_INPUT_PROVIDERS))
+    uncached = (
+        tables["runs"].lazy().filter(pl.col("provider").is_in(UNCACHED_INPUT_PROVIDERS)).collect()
+    )
     if uncached.height == 0:
         return {**tables, "llm_calls": calls}
     ids = uncached.get_column("run_id").implode()
@@ -80,13 +90,59 @@ def upgrade_token_counts(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFr
     per_task = calls.group_by(KEYS).agg(pl.col("_cached").sum())
     tasks = (
         tables["tasks"]
-        .join(per_task, on=KEYS, how="left", nulls_equal=True)
+        .lazy()
+        .join(per_task, on=KEYS, how="left", nulls_equal=True, maintain_order="left")
         .with_columns(pl.col("total_input_tokens") + pl.col("_cached").fill_null(0))
         .drop("_cached")
     )
     calls = calls.drop("_cached")
-    return {
-        **tables,
-        "llm_calls": calls,
-        "tasks": with_llm_call_figures(tasks, calls),
-    }
+    return {**tables, "llm_calls": calls, "tasks": with_llm_call_figures(tasks, calls)}
+
+
+def upgrade_record(record: Any, provider: str) -> Any:
+    """A ``task_finished`` record (parsed JSON) with its legacy LLM calls in today's meaning.
+
+    For provider ``anthropic``, each call that names ``cache_creation_tokens`` gets its
+    cache reads and writes added to ``input_tokens``, the running sum of those additions
+    added to ``cumulative_input``, and their total added to the trace's
+    ``total_input_tokens``. The name itself is read as ``cache_write_tokens`` when the
+    record is validated. Anything else, wrong types included, is returned as it was
+    (validation then names what is wrong).
+
+    Example:
+        >>> old = {"trace": {"total_input_tokens": 3, "llm_calls": [{"input_tokens": 3,
+        ...     "cache_read_tokens": 70, "cache_creation_tokens": 400, "cumulative_input": 3}]}}
+        >>> new = upgrade_record(old, "anthropic")["trace"]
+        >>> new["total_input_tokens"], new["llm_calls"][0]["input_tokens"]
+        (473, 473)
+        >>> upgrade_record(old, "openai") is old
+        True
+    """
+    if provider not in UNCACHED_INPUT_PROVIDERS or not isinstance(record, dict):
+        return record
+    trace = record.get("trace")
+    calls = trace.get("llm_calls") if isinstance(trace, dict) else None
+    if not isinstance(trace, dict) or not isinstance(calls, list):
+        return record
+    if not any(isinstance(c, dict) and LEGACY_COLUMN in c for c in calls):
+        return record
+    added = 0
+    new_calls = []
+    for call in calls:
+        if isinstance(call, dict) and LEGACY_COLUMN in call:
+            parts = (call.get("cache_read_tokens"), call.get(LEGACY_COLUMN))
+            cached = sum(p for p in parts if isinstance(p, int))
+            added += cached
+            call = {**call, **_plus(call, "input_tokens", cached)}
+            call.update(_plus(call, "cumulative_input", added))
+        new_calls.append(call)
+    total = _plus(trace, "total_input_tokens", added)
+    return {**record, "trace": {**trace, **total, "llm_calls": new_calls}}
+
+
+def _plus(row: dict[str, Any], name: str, amount: int) -> dict[str, Any]:
+    """``{name: row[name] + amount}`` when ``row[name]`` is an integer, else nothing."""
+    value = row.get(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return {name: value + amount}
+    return {}
