@@ -12,10 +12,10 @@ folder, then, each in a fresh process (so peak RSS is that of the analysis alone
   context growth and the per-run sums of the stored command counts. The ratio is
   evalnb's whole time (load included) over DuckDB's.
 
-Both read what a run folder stores: the tool-call rows for exit codes, and one tasks row
-per attempt with the figures summed from its LLM calls and its command counts, written
-once when the run ends (see bench/scale_data.py and
-:func:`evalnb.store.command_counts.with_command_counts`).
+Both read only what a run folder stores in its tasks table: one row per attempt with the
+figures summed from its tool and LLM calls and its command counts, written once when the
+run ends (see bench/scale_data.py, :func:`evalnb.store.tables.with_call_figures` and
+:func:`evalnb.store.command_counts.with_command_counts`); neither reads the call rows.
 
 The data is deleted after each size, unless ``BENCH_SCALE_DATA`` names a folder to keep
 it in (``rows-N`` inside, reused by later runs: 100M rows take minutes to write and
@@ -83,26 +83,20 @@ con.execute("SET enable_progress_bar = false")
 con.execute(f'''create view t as select *, (coalesce(passed, false) and error is null)::int
     as pass, coalesce(cache_read_tokens, 0) as cr, coalesce(cache_write_tokens, 0) as cw
     from read_parquet('{root}/*/tasks.parquet')''')
-con.execute(f'''create view c as select run_id, attempt_key, count(*) as calls,
-    sum((exit_code = 0)::int) as ok, count(exit_code) as known
-    from read_parquet('{root}/*/tool_calls.parquet') group by all''')
 q = lambda s: con.execute(s).fetchall()
-# summary: per-run totals, cost (one price row per model) and the task-clustered sums
-# behind its three intervals
+# summary: per-run totals (tool calls from the stored counts), cost (one price row per
+# model) and the task-clustered sums behind its three intervals, grouped by task once
 q('''select run_id, count(*), count(distinct task_id), sum(pass), count(error), sum(score),
      sum(max_score), sum(turns), sum(total_input_tokens), sum(total_output_tokens),
      sum(duration_ms), avg(natural_stop::int),
      sum(((total_input_tokens - cr - cw) * 3 + cr * 0.3 + cw * 3.75
           + total_output_tokens * 15) / 1e6) from t group by run_id''')
 q('''with k as (select run_id, task_id, sum(pass) as y, count(*) as m, sum(score) as s,
-       sum(max_score) as x from t group by all)
+       sum(max_score) as x, sum(tool_calls_ok) as o,
+       sum(tool_calls_ok + tool_calls_error) as n from t group by all)
      select run_id, count(*), sum(y), sum(y * y), sum(y * m), sum(m * m), sum(s), sum(x),
-       sum(s * s), sum(s * x), sum(x * x) from k group by run_id''')
-q('''with k as (select t.run_id, t.task_id, sum(c.ok) as y, sum(c.known) as m,
-       sum(c.calls) as n from c join t on c.run_id = t.run_id and c.attempt_key = t.attempt_key
-       group by all)
-     select run_id, sum(n), count(*), sum(y), sum(m), sum(y * y), sum(y * m), sum(m * m)
-     from k group by run_id''')
+       sum(s * s), sum(s * x), sum(x * x), sum(o), sum(n), sum(o * o), sum(o * n),
+       sum(n * n) from k group by run_id''')
 # by_category: counts and both clustered sums
 q('''with k as (select run_id, category, task_id, sum(pass) as y, count(*) as m,
        sum(score) as s, sum(max_score) as x from t group by all)
@@ -149,7 +143,10 @@ def measure(rows: int, root: Path, *, keep: bool = False) -> dict[str, object]:
     done = root / f"rows-{rows}.json"  # the data is complete (outside: load reads *.json)
     started = time.perf_counter()
     if keep and done.exists():
-        written, counting = json.loads(done.read_text())["rows"]
+        kept = json.loads(done.read_text())["rows"]
+        if not isinstance(kept, list):  # written before the tasks stored their counts
+            raise SystemExit(f"{folder}: kept data predates stored counts; delete it and rerun")
+        written, counting = kept
     else:
         shutil.rmtree(folder, ignore_errors=True)
         written, counting = scale_data.write_store(rows, folder)

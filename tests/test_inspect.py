@@ -312,6 +312,33 @@ def test_a_sample_with_a_wrong_field_type_is_bad_input_naming_sample_and_field(a
     assert main(["summary", str(bad)]) == 2
 
 
+def _with_sample(agentic: Path, out: Path, edit) -> Path:
+    """A copy of the agentic log whose first epoch's ``count`` sample is ``edit(bytes)``."""
+    with zipfile.ZipFile(agentic) as source, zipfile.ZipFile(out, "w") as target:
+        for name in dict.fromkeys(source.namelist()):
+            data = source.read(name)
+            target.writestr(name, edit(data) if name == "samples/count_epoch_1.json" else data)
+    return out
+
+
+def test_a_bad_sample_names_the_field_not_the_union_member_nor_its_text(agentic, tmp_path):
+    def content_number(data: bytes) -> bytes:
+        sample = json.loads(data)
+        sample["messages"][0]["content"] = 7
+        return json.dumps(sample).encode()
+
+    bad = _with_sample(agentic, tmp_path / "content.eval", content_number)
+    with pytest.raises(InputError) as caught:
+        en.load(bad)
+    assert "samples/count_epoch_1.json: messages[0].content: " in str(caught.value)
+    truncated = _with_sample(agentic, tmp_path / "cut.eval", lambda data: data[: len(data) // 2])
+    with pytest.raises(InputError) as caught:
+        en.load(truncated)
+    text = str(caught.value)
+    assert "samples/count_epoch_1.json: not a readable Inspect log: Invalid JSON" in text
+    assert ": :" not in text and "got" not in text
+
+
 def test_without_the_inspect_extra_reading_and_writing_say_how_to_install_it(
     agentic, evalnb_run, tmp_path, monkeypatch
 ):

@@ -6,10 +6,12 @@ comparisons) use one run per *baseline key*: the model family
 (:func:`evalnb.store.families.model_family`, so a dated snapshot joins its model), the
 guidance version and whether the run was simulated, i.e. one run per label a report
 prints ("claude-haiku-4-5 · v2 (simulated)"). Of a key's runs the latest is used:
-the last by ``started_at`` (a run with no start time counts as the oldest; on equal
-times, the one loaded last). The runs keep the order they were loaded in, and
-:func:`evalnb.analysis.metrics.compare_all` pairs them in that order, so both reports
-show the same pairs, each the same way round, with the same Holm-adjusted p-values.
+the last by ``started_at`` as an instant (offsets such as Inspect's ``-04:00`` are
+honoured; a time without an offset is UTC; a run with no or an unreadable start time
+counts as the oldest; on equal times, the one loaded last wins). The runs keep the
+order they were loaded in, and :func:`evalnb.analysis.metrics.compare_all` pairs them in
+that order, so both reports show the same pairs, each the same way round, with the same
+Holm-adjusted p-values (report.html lists the first ten).
 
 Example:
     >>> import polars as pl
@@ -25,6 +27,8 @@ Example:
 """
 
 from __future__ import annotations
+
+import datetime as dt
 
 import polars as pl
 
@@ -51,9 +55,28 @@ def baseline_runs(table: pl.DataFrame) -> list[str]:
             pl.col("simulated").fill_null(False),
         )
         .with_row_index("_order")
-        .sort("started_at", nulls_last=False, maintain_order=True)
+        .with_columns(
+            pl.Series("_at", [_instant(t) for t in table.get_column("started_at")], pl.Float64)
+        )
+        .sort("_at", maintain_order=True)
         .unique(BASELINE_KEY, keep="last", maintain_order=True)
         .sort("_order")
         .get_column("run_id")
         .to_list()
     )
+
+
+def _instant(text: str | None) -> float:
+    """``text`` (ISO 8601) as seconds since the epoch; unknown is the oldest possible.
+
+    Example:
+        >>> _instant("2025-05-12T20:28:13-04:00") > _instant("2025-05-13T00:00:00Z")
+        True
+    """
+    try:
+        moment = dt.datetime.fromisoformat(text or "")
+    except ValueError:
+        return float("-inf")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.timestamp()

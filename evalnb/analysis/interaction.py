@@ -45,6 +45,9 @@ Definitions (per task attempt; commands ordered by call, then position in the ca
 - ``total_commands``: target commands executed (spec 002 "Command count").
 - ``unique_commands``: distinct command texts.
 - ``error_count``: commands whose exit code is not 0; ``error_rate`` = error_count / total.
+  A command read from text whose call has no exit code (some imports) counts as not
+  failed, so also as a first-try success when first; a recorded invocation without one
+  was killed and counts as failed.
 - ``retry_count``: *retries*, executions of a command text that already ran earlier in
   the attempt and failed at its previous execution. A command repeated after it
   succeeded is not a retry.

@@ -86,8 +86,8 @@ class Runs:
     assigned (runs in row order; attempts matched to the tasks table on the four keys).
     A tasks table without some of the figures summed from its calls
     (:data:`~evalnb.store.tables.CALL_FIGURES`: an older run folder, a table built by
-    hand) gets them from the ``llm_calls`` and ``tool_calls`` tables given with it.
-    Replacing a table later (:meth:`set_table`) does not recompute the tasks' figures.
+    hand) gets them from the ``llm_calls`` and ``tool_calls`` tables given with it, also
+    when set later; replacing a call table later does not recompute the tasks' figures.
 
     Example:
         >>> Runs.empty().tasks.columns[:4]
@@ -123,13 +123,7 @@ class Runs:
         given = (runs, tasks, llm_calls, tool_calls, checks, messages, tool_invocations)
         for name, table in zip(TABLES, given, strict=True):
             self.set_table(name, table)
-        absent = [c for c in CALL_FIGURES if c not in tasks.collect_schema().names()]
-        if absent:  # not stored (an older folder, a table built by hand): summed up here
-            scan = self.scan
-            figures = with_call_figures(
-                scan("tasks"), scan("llm_calls"), scan("tool_calls"), absent
-            )
-            self.set_table("tasks", figures)
+        self._sum_up(tasks)
 
     def __repr__(self) -> str:
         loaded = ", ".join(self._frames) or "none"
@@ -166,6 +160,7 @@ class Runs:
         """
         if name not in TABLES:
             raise ValueError(f"no table {name!r}; tables: {', '.join(TABLES)}")
+        given = table
         # one call per type: conform's type variable takes a DataFrame or a LazyFrame
         table = conform(table, name) if isinstance(table, pl.DataFrame) else conform(table, name)  # noqa: RUF034
         self._pieces = []
@@ -182,6 +177,18 @@ class Runs:
         else:
             self._frames.pop(name, None)
             self._scans[name] = table
+        if name == "tasks" and "tool_calls" in self._scans:  # replaced after construction
+            self._sum_up(given)
+
+    def _sum_up(self, given: Table) -> None:
+        """Sum up the :data:`~evalnb.store.tables.CALL_FIGURES` the given tasks table
+        lacks (an older folder, a table built by hand) from the call tables."""
+        absent = [c for c in CALL_FIGURES if c not in given.collect_schema().names()]
+        if absent:
+            scan = self.scan
+            tasks = with_call_figures(scan("tasks"), scan("llm_calls"), scan("tool_calls"), absent)
+            self._frames.pop("tasks", None)
+            self._scans["tasks"] = conform(tasks, "tasks")
 
     def _assign_attempt_keys(self, name: str, table: pl.DataFrame) -> pl.DataFrame:
         """Keys for a hand-built table: tasks numbered per run; other rows matched on KEYS.
@@ -369,7 +376,8 @@ def runs_from_scans(meta: RunMeta, scans: dict[str, pl.LazyFrame]) -> Runs:
       ``task_id`` and ``epoch`` (:func:`_with_stored_keys`);
     - the legacy ``cache_creation_tokens`` column is upgraded to today's token
       meaning (:mod:`evalnb.store.legacy`);
-    - the tasks' figures summed from the LLM calls are summed up (see :class:`Runs`);
+    - the tasks' figures summed from their LLM and tool calls are summed up (see
+      :class:`Runs`);
     - any other standard column a table lacks is a typed null column ("not
       recorded"; the metrics treat a null stored figure as unknown).
 

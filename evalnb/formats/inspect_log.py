@@ -116,7 +116,7 @@ def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
 
     The header (task, model, status, ...) is read by ``inspect_ai``; the samples by
     :func:`~evalnb.formats.inspect_sample.read_samples`, which validates only the fields
-    this mapping reads, several times faster than ``read_eval_log``.
+    this mapping reads, and so builds much less than ``read_eval_log``.
 
     Example:
         >>> read_inspect_log("/")

@@ -1,8 +1,8 @@
 """The parts of an Inspect AI sample that evalnb reads, validated straight from the log's JSON.
 
 ``inspect_ai``'s ``read_eval_log`` parses every sample into Python objects and validates
-all of it (each model event's full input, the store, the timelines): about 2.5 ms a
-sample, most of a load's time. :func:`read_samples` validates each sample's JSON with
+all of it (each model event's full input, the store, the timelines), most of a load's
+time. :func:`read_samples` validates each sample's JSON with
 the models below instead, which name only the fields the mapping in
 :mod:`evalnb.formats.inspect_log` reads (with Inspect's types), so pydantic skips the rest
 of the document without building it. Their attribute names are Inspect's, so that
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -291,9 +292,9 @@ def paused_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while many acyclic objects are built.
 
     Reading a log builds hundreds of thousands of small objects that all stay alive;
-    each automatic collection walks all of them again, which took more than half of a
-    read's time. Reference counting still frees everything as usual; collection resumes
-    (if it was on) when the block ends, also on an error.
+    each automatic collection walks all of them again (in a profile of the bench's logs,
+    the larger part of a read's time). Reference counting still frees everything as
+    usual; collection resumes (if it was on) when the block ends, also on an error.
 
     Example:
         >>> import gc
@@ -322,8 +323,22 @@ def _sample(path: Path, name: str, raw: bytes) -> Sample:
 def _invalid(path: Path, exc: ValidationError, where: str) -> InputError:
     """The first error of ``exc`` as bad input naming the field (and ``where``: the sample)."""
     error = exc.errors(include_url=False)[0]
-    loc = [part for part in error["loc"] if part not in _TAGS]
+    loc = [part for part in error["loc"] if not _member_label(part)]
     field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    place = f"{where}{field}" if field else where.removesuffix(": ")
+    if error["type"] == "json_invalid":  # the document itself: its line, not its text
+        line = re.search(r"at line (\d+)", error["msg"])
+        return InputError(
+            path, int(line[1]) if line else None, place, f"{UNREADABLE}: {error['msg']}"
+        )
     got = json.dumps(error["input"], default=str)[:60] if error["type"] != "missing" else ""
     said = f" (got {got})" if got else ""
-    return InputError(path, None, f"{where}{field}" or None, f"{UNREADABLE}: {error['msg']}{said}")
+    return InputError(path, None, place or None, f"{UNREADABLE}: {error['msg']}{said}")
+
+
+def _member_label(part: str | int) -> bool:
+    """True for the parts of a pydantic error location that name a union member (an event
+    kind, or a type such as ``str`` or ``list[ContentText]``), not a field."""
+    return isinstance(part, str) and (
+        part in _TAGS or part in {"str", "int", "float", "bool", "none"} or "[" in part
+    )

@@ -11,7 +11,8 @@ What this reader makes of it:
   ``turns`` = ``llm_calls``, tokens, ``duration_ms`` = ``duration_s`` x 1000, the
   recorded ``cost_usd``, ``base_context`` and ``context_growth_avg`` exactly as the
   harness computed them (spec 003), ``tool_call_count`` = ``tool_calls``
-  (``tool_calls_ok`` null: per-call exit codes are not in the file), ``server``.
+  (``tool_calls_ok`` and ``tool_calls_error`` null: per-call exit codes are not in the
+  file), ``server``.
 - ``result``: ``PASS``/``FAIL`` is one check ``result``; ``ERROR`` is an errored task;
   a number (a scored evaluation) goes to ``eval_score`` and ``-`` (not evaluated)
   leaves ``passed`` null: no pass/fail verdict was recorded.
@@ -134,6 +135,7 @@ def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
     recorded: dict[str, Any] = {
         "tool_call_count": _number(path, line, row, "tool_calls", int),
         "tool_calls_ok": None,
+        "tool_calls_error": None,
         "base_context": _number(path, line, row, "base_context", int),
         "context_growth_avg": _number(path, line, row, "context_growth_avg", float),
     }

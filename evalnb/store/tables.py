@@ -438,12 +438,13 @@ def with_tool_call_figures(
         (3, 1, 1)
     """
     exit_code = pl.col("exit_code")
-    sums = tool_calls.group_by(KEYS).agg(
+    key = _attempt(tasks, tool_calls)
+    sums = tool_calls.group_by(key).agg(
         pl.len().cast(pl.Int64).alias("tool_call_count"),
         (exit_code == 0).sum().cast(pl.Int64).alias("tool_calls_ok"),
         (exit_code != 0).sum().cast(pl.Int64).alias("tool_calls_error"),
     )
-    return _joined(tasks, sums, figures).with_columns(pl.col(figures).fill_null(0))
+    return _joined(tasks, sums, key, figures).with_columns(pl.col(figures).fill_null(0))
 
 
 def with_llm_call_figures(
@@ -475,7 +476,8 @@ def with_llm_call_figures(
     """
     given = pl.col("input_tokens").sort_by("call_number").drop_nulls()
     known = pl.col("input_tokens").count()
-    sums = llm_calls.group_by(KEYS).agg(
+    key = _attempt(tasks, llm_calls)
+    sums = llm_calls.group_by(key).agg(
         pl.len().cast(pl.Int64).alias("llm_call_count"),
         given.first().alias("base_context"),
         pl.when(known > 1)
@@ -488,11 +490,18 @@ def with_llm_call_figures(
         pl.col("cache_write_tokens").sum(),
     )
     counts = [c for c in figures if c == "llm_call_count"]
-    return _joined(tasks, sums, figures).with_columns(pl.col(counts).fill_null(0))
+    return _joined(tasks, sums, key, figures).with_columns(pl.col(counts).fill_null(0))
 
 
-def _joined(tasks: Frame, sums: Frame, figures: list[str]) -> Frame:
-    """``tasks`` with its ``figures`` columns replaced by those of ``sums`` (per KEYS)."""
+def _attempt(tasks: Frame, calls: Frame) -> list[str]:
+    """The columns that name an attempt in both tables: ``attempt_key`` when both have it
+    (two attempts may share a task and epoch), else the four key strings."""
+    both = set(tasks.collect_schema().names()) & set(calls.collect_schema().names())
+    return ["attempt_key"] if "attempt_key" in both else KEYS
+
+
+def _joined(tasks: Frame, sums: Frame, key: list[str], figures: list[str]) -> Frame:
+    """``tasks`` with its ``figures`` columns replaced by those of ``sums`` (per ``key``)."""
     return tasks.drop(figures, strict=False).join(
-        sums.select(*KEYS, *figures), on=KEYS, how="left", nulls_equal=True, maintain_order="left"
+        sums.select(*key, *figures), on=key, how="left", nulls_equal=True, maintain_order="left"
     )
