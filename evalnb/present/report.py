@@ -262,7 +262,7 @@ def comparison_markdown(
     ]
     parts += [*_table(["Category", *labels], cat_rows), ""]
     if runs is not None:
-        parts += _paired_section(compare_all(runs, baseline_runs(runs.runs)))
+        parts += _paired_section(compare_all(runs, latest.get_column("run_id").to_list()))
     parts += _trend(by_time)
     return "\n".join(parts)
 

@@ -296,6 +296,8 @@ def _failed() -> pl.Expr:
 
 
 def count_exprs() -> list[pl.Expr]:
+    """The :data:`COUNTS` as aggregations over command rows flagged by :func:`with_flags`
+    (``failed``, ``is_first``, ``is_retry``, ``is_help``)."""
     return [
         pl.len().cast(pl.Int64).alias("total_commands"),
         pl.col("is_first").sum().cast(pl.Int64).alias("unique_commands"),

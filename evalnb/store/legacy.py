@@ -65,8 +65,9 @@ def upgrade_token_counts(
 ) -> dict[str, pl.DataFrame | pl.LazyFrame]:
     """The tables with legacy token columns brought to today's meaning (see the module).
 
-    The provider of each run comes from the ``runs`` table. ``llm_calls`` and ``tasks``
-    come back as LazyFrames (a scan stays a scan); the other tables as they were given.
+    The provider of each run comes from the ``runs`` table. ``llm_calls`` comes back as
+    a LazyFrame (a scan stays a scan), in its rows' order, and so does ``tasks`` when a
+    run's tokens change; the other tables as they were given.
     """
     calls = tables["llm_calls"].lazy()
     if LEGACY_COLUMN in calls.collect_schema().names():
@@ -84,8 +85,12 @@ def upgrade_token_counts(
             pl.when(pl.col("run_id").is_in(ids)).then(cached).otherwise(0).alias("_cached")
         )
         .with_columns(pl.col("input_tokens") + pl.col("_cached"))
-        .sort([*KEYS, "call_number"])
-        .with_columns(pl.col("input_tokens").cum_sum().over(KEYS).alias("cumulative_input"))
+        .with_columns(
+            pl.col("input_tokens")
+            .cum_sum()
+            .over(KEYS, order_by="call_number")
+            .alias("cumulative_input")
+        )
     )
     per_task = calls.group_by(KEYS).agg(pl.col("_cached").sum())
     tasks = (
