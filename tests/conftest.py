@@ -1,10 +1,14 @@
-"""Shared test helpers: paths to the project's data and to the shared real fixtures."""
+"""Shared test helpers: paths to the project's data and to the shared real fixtures, and
+the local sandbox's confinement modes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+
+from evalnb.runtime.sandbox import local
+from tests.confinement import CONFINED
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "bashkit-eval"
@@ -17,3 +21,13 @@ def bashkit_eval_files() -> list[Path]:
     if not files:
         pytest.skip("../shared/fixtures/bashkit-eval is absent")
     return files
+
+
+@pytest.fixture(params=CONFINED or [None])
+def confined(request, monkeypatch):
+    """Each confinement mode that works here in turn (every local sandbox made in the test
+    uses it); fails where none works, since the local sandbox could not be confined."""
+    if request.param is None:
+        pytest.fail("no confinement mode works here: the local sandbox cannot be confined")
+    monkeypatch.setattr(local, "confinement", lambda: request.param)
+    return request.param

@@ -23,6 +23,7 @@ from evalnb.runtime.runner import run_cases
 from evalnb.runtime.sandbox import local
 from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS
 from evalnb.runtime.sandbox.local import LocalSandbox, confinement
+from tests.confinement import CONFINED
 from tests.hostile import ESCAPE_PROBES, HOSTILE_COMMANDS
 
 TIMEOUT_S = 1.0
@@ -129,18 +130,6 @@ def test_every_hostile_command_is_bounded_recorded_and_contained(tmp_path, monke
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
     assert grown_mb < 1024, f"peak RSS grew by {grown_mb:.0f} MB"
     assert os.environ["ANTHROPIC_API_KEY"] == FAKE_KEY
-
-
-CONFINED = [mode for mode in local.MODES[:-1] if local.works(mode)]
-
-
-@pytest.fixture(params=CONFINED or [None])
-def confined(request, monkeypatch):
-    """Each confinement mode that works here (bubblewrap and the namespace fallback)."""
-    if request.param is None:
-        pytest.fail("no confinement mode works here: the local sandbox cannot be confined")
-    monkeypatch.setattr(local, "confinement", lambda: request.param)
-    return request.param
 
 
 def probe(box: LocalSandbox, name: str):

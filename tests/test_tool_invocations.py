@@ -31,6 +31,7 @@ from evalnb.runtime.scenario_case import load_scenario_cases
 from evalnb.scoring.commands import target_commands
 from evalnb.store.command_counts import COUNTS
 from evalnb.store.tables import TABLES
+from tests.confinement import CONFINED
 
 NOTES = data_path("tools", "notes")
 PATTERN = re.compile(default_command_pattern("notes"))
@@ -50,17 +51,6 @@ run: {{max_turns: 3, timeout: 20}}
 BUILTIN = f"builtin: {NOTES / 'notes.py'}:bashkit_builtin"
 LOCAL = f"mode: local\n  path: {NOTES / 'bin'}"
 EXE = NOTES / "bin" / "notes"
-CONFINED = [mode for mode in local.MODES[:-1] if local.works(mode)]
-"""The confinement modes that work here (bubblewrap, namespaces made with unshare)."""
-
-
-@pytest.fixture(params=CONFINED or [None])
-def confined(request, monkeypatch):
-    """Each working confinement mode in turn (every local sandbox made in the test uses it)."""
-    if request.param is None:
-        pytest.fail("no confinement mode works here: the local sandbox cannot be confined")
-    monkeypatch.setattr(local, "confinement", lambda: request.param)
-    return request.param
 
 
 def runs_of(box: LocalSandbox, commands: str):
