@@ -118,7 +118,7 @@ def read_run_url(url: str) -> Runs:
     for name in TABLES[1:]:
         path = f"{root}/{name}.parquet"
         if name == "tool_invocations" and not fs.exists(path):
-            scans[name] = pl.LazyFrame(schema={**SCHEMAS[name], "attempt_key": pl.Int64})
+            scans[name] = pl.LazyFrame(schema=SCHEMAS[name])
             continue
         if not fs.exists(path):
             raise InputError(fs.unstrip_protocol(path), None, None, "missing")

@@ -485,7 +485,7 @@ def _parquet_scans(files: dict[str, Path]) -> dict[str, pl.LazyFrame] | None:
     scans = {}
     for name, file in files.items():
         if name == "tool_invocations" and not file.exists():
-            scans[name] = pl.LazyFrame(schema={**SCHEMAS[name], "attempt_key": pl.Int64})
+            scans[name] = pl.LazyFrame(schema=SCHEMAS[name])
             continue
         try:
             columns = pl.read_parquet_schema(file)
