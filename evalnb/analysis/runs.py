@@ -197,7 +197,8 @@ class Runs:
     def _sum_up(self, given: Table) -> None:
         """Sum up the :data:`~evalnb.store.tables.CALL_FIGURES` the given tasks table
         lacks (an older folder, a table built by hand) from the call tables."""
-        absent = [c for c in CALL_FIGURES if c not in given.collect_schema().names()]
+        have = given.collect_schema()
+        absent = [c for c in CALL_FIGURES if c not in have]
         if absent:
             scan = self.scan
             tasks = with_call_figures(scan("tasks"), scan("llm_calls"), scan("tool_calls"), absent)
