@@ -511,13 +511,14 @@ def _parquet_scans(files: dict[str, Path]) -> dict[str, pl.LazyFrame] | None:
             scans[name] = pl.LazyFrame(schema=SCHEMAS[name])
             continue
         try:
-            columns = pl.read_parquet_schema(file)
+            scan = pl.scan_parquet(file)
+            columns = scan.collect_schema()  # read once: the scan keeps it
         except (OSError, pl.exceptions.PolarsError) as exc:
             problem = "missing" if not file.exists() else f"unreadable ({exc})"
         else:
             lacking = lacking_keys(columns)
-            if not lacking:  # the schema given: the scan does not read it again
-                scans[name] = pl.scan_parquet(file, schema=columns)
+            if not lacking:
+                scans[name] = scan
                 continue
             problem = f"lacks key columns {lacking}"
         warnings.warn(f"{file}: {problem}; tables rebuilt from events.jsonl", stacklevel=4)
