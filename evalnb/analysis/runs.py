@@ -261,7 +261,8 @@ class Runs:
             old = piece.runs.get_column("run_key").to_list()
             new = list(range(offset, offset + len(old)))
             offset += len(old)
-            tables = {"runs": piece.runs.with_columns(pl.Series("run_key", new, dtype=pl.Int64))}
+            run_key = pl.Series("run_key", new, dtype=pl.Int64)
+            tables: dict[str, Table] = {"runs": piece.runs.with_columns(run_key)}
             for name in TABLES[1:]:
                 tables[name] = piece.source(name).with_columns(_rekey(old, new))
             pieces.append(cls._holding(tables, []))

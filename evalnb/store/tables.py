@@ -241,8 +241,8 @@ def conform(frame: Frame, name: str) -> Frame:
         (2, None)
     """
     schema: dict[str, Any] = SCHEMAS[name]
-    have = frame.collect_schema()
-    if name == "runs" and "model" in have:
+    have: pl.Schema = frame.collect_schema()
+    if name == "runs" and "model" in have and not _has_family(frame):
         family = model_family(pl.col("model"))
         if "model_family" in have:
             family = pl.coalesce(pl.col("model_family"), family).alias("model_family")
@@ -254,6 +254,14 @@ def conform(frame: Frame, name: str) -> Frame:
     frame = frame.cast(casts) if casts else frame  # type: ignore[arg-type]
     order = [*schema, *(c for c in have if c not in schema)]
     return frame if not missing and list(have) == order else frame.select(order)
+
+
+def _has_family(runs: pl.DataFrame | pl.LazyFrame) -> bool:
+    """Whether a ``runs`` table (a DataFrame) has every run's ``model_family`` already."""
+    if not isinstance(runs, pl.DataFrame) or "model_family" not in runs.columns:
+        return False
+    family = runs.get_column("model_family")
+    return family.dtype == pl.Utf8 and not family.null_count()
 
 
 def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, pl.DataFrame]:
