@@ -63,8 +63,8 @@ from evalnb.analysis.runs import (
     runs_from_store,
 )
 from evalnb.errors import EvalnbError, InputError
-from evalnb.formats.bashkit_eval import read_json
 from evalnb.formats.detect import recognise
+from evalnb.formats.json_file import read_json
 from evalnb.store import RunStore, is_run_folder
 
 
