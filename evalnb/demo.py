@@ -178,43 +178,49 @@ def run_demo(
     if notebooks and not execute:
         skipped.append("notebooks (pip install 'evalnb[notebooks]')")
     charts = importlib.util.find_spec("vl_convert") is not None
-    with ThreadPoolExecutor(max_workers=1) as background:
-        # the notebook kernels start while the runs are made, and run the notebooks while
-        # this process writes the reports
+    if not charts:
+        skipped.append("charts (pip install 'evalnb[export]')")
+    with ThreadPoolExecutor(max_workers=2) as background:
+        # while the runs are made, the notebook kernels start and this process imports
+        # the chart modules in a thread (making the runs mostly waits for commands)
         made: Future[None] = Future()
         executed = (
-            background.submit(execute_notebooks, runs_dir, reports_dir / "notebooks", start=made)
+            background.submit(
+                execute_notebooks,
+                runs_dir,
+                reports_dir / "notebooks",
+                kernels=max(1, (os.cpu_count() or 2) - 1),  # this process draws the charts
+                start=made,
+            )
             if execute
             else None
         )
+        drawing = background.submit(_prepare_charts) if charts else None
         try:
             paths = make_demo_runs(runs_dir)
             runs = load(*paths)
             if reports_dir.exists():
                 shutil.rmtree(reports_dir)
-            if charts:  # built once here, before the notebook kernels all need it
-                from evalnb.present.offline import prepare_bundle
-
-                prepare_bundle()
+            if drawing is not None:  # the vega bundle is ready before the kernels need it
+                drawing.result()
         except BaseException:
             made.cancel()  # the kernels run nothing and shut down
             raise
         made.set_result(None)
+        # the charts are drawn (vl-convert, off the GIL) while the reports are written
+        if charts:
+            from evalnb.present.charts import save_all
+
+            specs = _chart_specs(runs)
+            saved = background.submit(save_all, specs, reports_dir / "charts")
         written = write_report(runs, reports_dir)
         print(written["comparison.md"].read_text(encoding="utf-8"))
         if charts:
-            import altair as alt
-
-            from evalnb.present.charts import THEME, all_charts, save_all
             from evalnb.present.report_html import write_report_html
 
-            with alt.theme.enable(THEME):  # each chart's spec built (and validated) once
-                specs = {name: chart.to_dict() for name, chart in all_charts(runs).items()}
+            saved.result()
             written["charts"] = reports_dir / "charts"
-            save_all(specs, written["charts"])
             written["report.html"] = write_report_html(runs, reports_dir, specs)
-        else:
-            skipped.append("charts (pip install 'evalnb[export]')")
         if executed is not None:
             written["notebooks"] = executed.result()
     elapsed = time.perf_counter() - started
@@ -226,24 +232,44 @@ def run_demo(
     return written
 
 
+def _prepare_charts() -> None:
+    """Import the chart modules and build (or read) the vega bundle the kernels need."""
+    from evalnb.present import charts, report_html  # noqa: F401
+    from evalnb.present.offline import prepare_bundle
+
+    prepare_bundle()
+
+
+def _chart_specs(runs: Any) -> dict[str, dict[str, Any]]:
+    """Every chart's spec, built (and validated) once under the evalnb theme."""
+    import altair as alt
+
+    from evalnb.present.charts import THEME, all_charts
+
+    with alt.theme.enable(THEME):
+        return {name: chart.to_dict() for name, chart in all_charts(runs).items()}
+
+
 def execute_notebooks(
     runs_dir: Path,
     out: Path,
     notebooks: list[Path] | None = None,
     *,
+    kernels: int | None = None,
     start: Future[None] | None = None,
 ) -> Path:
     """Execute the notebooks (default: the packaged ones) on ``runs_dir``; save HTML.
 
-    The notebooks run in parallel on as many Python kernels as there are cores (at most
-    one per notebook). A kernel runs one notebook after another, its namespace reset
-    before each (IPython's ``reset(new_session=True)``: no variable or output of the last
-    notebook is left, execution counts start at 1 again, and the working directory is the
-    notebook's folder), so the imports (evalnb, polars, altair) are made once per kernel,
-    not once per notebook. ``start``, when given, is waited for after the kernels have
-    started and imported :data:`KERNEL_WARM_UP`, before the first cell runs (``evalnb
-    demo`` starts them while it makes the runs); when it fails, nothing runs. A kernel is
-    stopped once its last notebook is saved (killed: it has nothing left to save).
+    The notebooks run in parallel on ``kernels`` Python kernels (default: as many as there
+    are cores; at most one per notebook). A kernel runs one notebook after another, its
+    namespace reset before each (IPython's ``reset(new_session=True)``: no variable or
+    output of the last notebook is left, execution counts start at 1 again, and the
+    working directory is the notebook's folder), so the imports (evalnb, polars, altair)
+    are made once per kernel, not once per notebook. ``start``, when given, is waited for
+    after the kernels have started and imported :data:`KERNEL_WARM_UP`, before the first
+    cell runs (``evalnb demo`` starts them while it makes the runs); when it fails,
+    nothing runs. A kernel is stopped once its last notebook is saved (killed: it has
+    nothing left to save).
 
     The HTML goes through :func:`evalnb.redact.redact`, so a key a cell printed
     is not written out. It loads nothing from the network: nbconvert's lab template
@@ -253,8 +279,8 @@ def execute_notebooks(
     paths = notebooks or sorted(notebooks_path().glob("*.ipynb"))
     env = {**os.environ, "EVALNB_RUNS": str(runs_dir.resolve() / "*")}  # read by the notebooks
     todo = list(paths)
-    kernels = min(os.cpu_count() or 2, len(todo))
-    _run_sync(_all_done(*(_kernel(todo, out, env, start) for _ in range(kernels))))
+    count = min(kernels or os.cpu_count() or 2, len(todo))
+    _run_sync(_all_done(*(_kernel(todo, out, env, start) for _ in range(count))))
     return out
 
 
