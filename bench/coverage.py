@@ -55,7 +55,8 @@ def _uncorrected(y: np.ndarray, m: np.ndarray, counts: bool) -> tuple[np.ndarray
 
 def _clustered(y: np.ndarray, m: np.ndarray, counts: bool) -> tuple[np.ndarray, np.ndarray]:
     k = np.full(y.shape[0], y.shape[1])
-    return clustered_wilson_sums(k, *_sums(y, m), counts=counts)
+    limits = clustered_wilson_sums(k, *_sums(y, m), counts=counts)
+    return limits["lo"].to_numpy(), limits["hi"].to_numpy()
 
 
 def _covers(interval: tuple[np.ndarray, np.ndarray], truth: float) -> float:

@@ -159,7 +159,13 @@ SCRIPTS = [
         '{"turns": [{"text": "hi"}], "turns": []}',
         (1, "turns", "duplicate key"),
     ),
-    ("script_deep_nesting", "s.yaml", "[" * 200_000 + "]" * 200_000, (None, None, "too deeply")),
+    ("script_deep_nesting", "s.yaml", "[" * 200_000 + "]" * 200_000, (1, None, "too deeply")),
+    (
+        "script_deep_block_nesting",  # the first mapping below 200 levels, on line 201
+        "s.yaml",
+        "".join(f"{'  ' * i}k{i}:\n" for i in range(250)) + "  " * 250 + "x\n",
+        (201, None, "too deeply"),
+    ),
     (
         "script_unknown_task",
         "s.yaml",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import warnings
 
+import polars as pl
 import pytest
 
-from evalnb.analysis.cost import Price, Prices, load_prices, price_for, task_cost
+from evalnb.analysis.cost import Price, Prices, load_prices, price_for, run_costs, task_cost
 from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
@@ -138,6 +139,77 @@ def test_free_models_cost_zero_without_warning():
         warnings.simplefilter("error")
         assert cost_of(one_task_run("offline", input_tokens=10**6)) == 0.0
         assert cost_of(one_task_run("my_agent", provider="scripted")) == 0.0
+
+
+def mixed_run(model: str) -> Runs:
+    """Five tasks: four priced from their tokens (with and without cache), one recorded."""
+    records = []
+    for i, (input_tokens, output_tokens, cache_read, recorded) in enumerate(
+        [
+            (1_234_567, 89_101, None, None),
+            (64_000, 2_000, 50_000, None),
+            (3, 1, 1, None),
+            (10**6, 0, None, 0.4242),
+            (777_777, 33_333, 700_000, None),
+        ]
+    ):
+        call = LLMCall(call_number=1, input_tokens=input_tokens, cache_read_tokens=cache_read)
+        trace = AgentTrace(
+            llm_calls=[call], total_input_tokens=input_tokens, total_output_tokens=output_tokens
+        )
+        records.append(
+            TaskRecord(
+                task=Task(id=f"t{i}", category="c", prompt="p"),
+                trace=trace,
+                score=TaskScore(task_id=f"t{i}"),
+                extra={} if recorded is None else {"recorded_cost_usd": recorded},
+            )
+        )
+    return Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model=model), records))
+
+
+def run_cost(runs: Runs) -> float | None:
+    return run_costs(runs, PRICES).collect().get_column("cost_usd").item()
+
+
+def test_a_runs_cost_is_its_tasks_costs_summed_the_same_in_any_row_order():
+    runs = mixed_run("anthro-model")
+    assert run_cost(runs) == pytest.approx(task_cost(runs, PRICES)["cost_usd"].sum(), rel=1e-12)
+    for seed in range(5):
+        runs.tasks = runs.tasks.sample(fraction=1.0, shuffle=True, seed=seed)
+        assert run_cost(runs) == run_cost(mixed_run("anthro-model"))
+
+
+def test_a_run_with_one_task_of_unknown_cost_has_an_unknown_cost():
+    runs = mixed_run("anthro-model")
+    runs.tasks = runs.tasks.with_columns(
+        pl.when(pl.col("task_id") == "t1")
+        .then(None)
+        .otherwise("total_input_tokens")
+        .alias("total_input_tokens")
+    )
+    assert task_cost(runs, PRICES)["cost_usd"].null_count() == 1
+    assert run_cost(runs) is None
+
+
+def test_a_recorded_task_without_token_counts_still_has_its_cost():
+    runs = mixed_run("anthro-model")
+    runs.tasks = runs.tasks.with_columns(
+        pl.when(pl.col("task_id") == "t3")
+        .then(None)
+        .otherwise("total_output_tokens")
+        .alias("total_output_tokens")
+    )
+    assert run_cost(runs) == pytest.approx(task_cost(runs, PRICES)["cost_usd"].sum(), rel=1e-12)
+
+
+def test_an_unpriced_model_costs_its_recorded_tasks_only_when_all_recorded():
+    with pytest.warns(UserWarning, match="mystery-9"):
+        assert run_cost(mixed_run("mystery-9")) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert run_cost(one_task_run("mystery-9", recorded_cost=1.5)) == 1.5
+        assert run_cost(one_task_run("offline", input_tokens=10**6)) == 0.0
 
 
 def test_lookup_by_name_alias_provider_prefix_and_pattern():

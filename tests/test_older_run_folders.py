@@ -199,7 +199,7 @@ def _figures(runs: Runs) -> dict[str, pl.DataFrame]:
         "interaction": en.interaction(runs).sort("task_id", "epoch"),
         "context_growth": en.context_growth(runs).sort("task_id", "epoch"),
         "task_cost": task_cost(runs).sort("task_id", "epoch"),
-        "run_costs": run_costs(runs),
+        "run_costs": run_costs(runs).collect(),
     }
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 import polars as pl
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from evalnb.analysis.runs import AGGREGATE, Runs
+from evalnb.analysis.runs import Runs
 from evalnb.records.base import Record
 from evalnb.resources import data_path
 from evalnb.store.tables import KEYS, RUN_KEY
@@ -186,25 +186,68 @@ def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.Laz
 
     Reads only the token columns of the tasks scan (one row per attempt).
     """
+    table, recorded = _run_prices(runs, prices)
+    tokens = (
+        runs.scan("tasks")
+        .select(*keys, "attempt_key", *_TOKENS, recorded.alias("_rec"))
+        .with_columns(RUN_KEY, *(pl.col(c).fill_null(0) for c in _CACHE))
+        .join(table, on="run_key", how="left", maintain_order="left")
+    )
+    return tokens.with_columns(
+        pl.coalesce("_rec", _PRICED).alias("cost_usd"),
+        pl.when(pl.col("_rec").is_not_null())
+        .then(pl.lit("recorded"))
+        .when(_PRICED.is_not_null())
+        .then(pl.lit("prices"))
+        .alias("cost_source"),
+    )
+
+
+_CACHE = ("cache_read_tokens", "cache_write_tokens")
+_TOKENS = ("total_input_tokens", "total_output_tokens", *_CACHE)
+_PRICED = (
+    pl.when(pl.col("_free"))
+    .then(pl.lit(0.0))
+    .otherwise(
+        (
+            (
+                pl.col("total_input_tokens")
+                - pl.col("cache_read_tokens")
+                - pl.col("cache_write_tokens")
+            )
+            * pl.col("_input")
+            + pl.col("cache_read_tokens") * pl.col("_cached_input")
+            + pl.col("cache_write_tokens") * pl.coalesce("_cache_write", "_input")
+            + pl.col("total_output_tokens") * pl.col("_output")
+        )
+        / 1e6
+    )
+)
+"""The cost of token counts (one attempt's, or a run's sums) at the joined price columns."""
+
+
+def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Expr]:
+    """Each run's price (``run_key`` and the ``_``-prefixed price columns), and the
+    expression of an attempt's recorded cost (null where there is none). Warns once
+    about models without a price among runs with an attempt that needs one."""
     prices = load_prices() if prices is None else prices
     found = [
         (run_key, model, price_for(model, provider, prices))
         for run_key, model, provider in runs.runs.select("run_key", "model", "provider").iter_rows()
     ]
     has_recorded = "recorded_cost_usd" in runs.scan("tasks").collect_schema().names()
-    if has_recorded:
+    unknown_runs = {run_key for run_key, _, p in found if p is None}
+    if unknown_runs and has_recorded:  # a recorded cost needs no price
         unpriced = pl.col("recorded_cost_usd").is_null()
-        priced_runs = set(
+        unknown_runs &= set(
             runs.scan("tasks").filter(unpriced).select(RUN_KEY.unique()).collect().to_series()
         )
-    else:
-        priced_runs = set(runs.runs.get_column("run_key"))
-    unknown = sorted({m for run_key, m, p in found if p is None and run_key in priced_runs})
+    unknown = sorted({m for run_key, m, p in found if run_key in unknown_runs})
     if unknown:
         warnings.warn(
             f"no price for model(s) {', '.join(unknown)}: cost_usd is null "
             f"(add them to {DEFAULT_PRICES.name})",
-            stacklevel=3,
+            stacklevel=4,
         )
     fields = ("free", *_RATES, "cache_write")
     table = pl.LazyFrame(
@@ -223,40 +266,17 @@ def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.Laz
         if has_recorded
         else pl.lit(None, dtype=pl.Float64)
     )
-    tokens = (
-        runs.scan("tasks")
-        .select(
-            *keys,
-            "attempt_key",
-            "total_input_tokens",
-            "total_output_tokens",
-            recorded.alias("_rec"),
-            *(pl.col(c).fill_null(0) for c in ("cache_read_tokens", "cache_write_tokens")),
-        )
-        .with_columns(RUN_KEY)
-        .join(table, on="run_key", how="left", maintain_order="left")
-    )
-    read, write = pl.col("cache_read_tokens"), pl.col("cache_write_tokens")
-    uncached = pl.col("total_input_tokens") - read - write
-    paid = (
-        uncached * pl.col("_input")
-        + read * pl.col("_cached_input")
-        + write * pl.coalesce("_cache_write", "_input")
-        + pl.col("total_output_tokens") * pl.col("_output")
-    ) / 1e6
-    priced = pl.when(pl.col("_free")).then(pl.lit(0.0)).otherwise(paid)
-    return tokens.with_columns(
-        pl.coalesce("_rec", priced).alias("cost_usd"),
-        pl.when(pl.col("_rec").is_not_null())
-        .then(pl.lit("recorded"))
-        .when(priced.is_not_null())
-        .then(pl.lit("prices"))
-        .alias("cost_source"),
-    )
+    return table, recorded
 
 
-def run_costs(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
+def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     """Per run (``run_key``): total cost in USD, null when any task's cost is unknown.
+
+    The total is each task's :func:`task_cost` summed, in a way that does not depend on
+    row order: the recorded costs are summed in sorted order, and the other tasks'
+    token counts are summed first (integers, exact) and priced once, at the run's
+    price. Lazy, so that :func:`evalnb.analysis.metrics.summary` collects it with its
+    other per-run figures in one pass.
 
     Example:
         >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
@@ -266,14 +286,24 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
         ...     score=TaskScore(task_id="t"))
         >>> runs = Runs(**tables_from_records(
         ...     RunMeta(run_id="r", provider="anthropic", model="claude-haiku-4-5"), [rec, rec]))
-        >>> run_costs(runs).get_column("cost_usd").to_list()
+        >>> run_costs(runs).collect().get_column("cost_usd").to_list()
         [5.0]
     """
-    known = pl.col("cost_usd").null_count() == 0
-    return (
-        _attempt_costs(runs, prices, [])
+    table, recorded = _run_prices(runs, prices)
+    priced = pl.col("_rec").is_null()
+    token_sums = (
+        runs.scan("tasks")
+        .select(RUN_KEY, *_TOKENS, recorded.alias("_rec"))
         .group_by("run_key")
-        # summed in sorted order (a cumulative sum keeps the sort): the same total in any row order
-        .agg(pl.when(known).then(pl.col("cost_usd").sort().cum_sum().last()).alias("cost_usd"))
-        .collect(engine=AGGREGATE)
+        .agg(
+            # a task to price without its token counts has an unknown cost
+            (priced & pl.any_horizontal(pl.col(_TOKENS[:2]).is_null())).any().alias("_unknown"),
+            priced.any().alias("_any_priced"),
+            pl.col("_rec").drop_nulls().sort().cum_sum().last().fill_null(0.0).alias("_rec"),
+            *(pl.col(c).filter(priced).fill_null(0).sum() for c in _TOKENS),
+        )
+    )
+    total = pl.col("_rec") + pl.when(pl.col("_any_priced")).then(_PRICED).otherwise(0.0)
+    return token_sums.join(table, on="run_key", how="left").select(
+        "run_key", pl.when(~pl.col("_unknown")).then(total).alias("cost_usd")
     )

@@ -228,8 +228,7 @@ def interaction(
             .select("run_id", "model", "subcommand", "tasks", *METRICS)
             .sort("run_id", "subcommand", nulls_last=True)
         )
-    parser = Parser(regex)
-    counts = pl.concat([_piece_counts(piece, parser) for piece in runs.pieces()], how="vertical")
+    counts = _attempt_counts(runs, Parser(regex))
     # null when the source does not say how the attempt ended (a transcript)
     completed = (
         pl.when(pl.col("natural_stop").is_not_null())
@@ -242,20 +241,20 @@ def interaction(
         joined = joined.with_columns(pl.col(COUNTS).fill_null(0))
         return _with_rates(joined).select(*KEYS, *METRICS, "completed")
     run_key = (pl.col("_attempt") // RUN_STRIDE).alias("run_key")
-    per_run_tasks = (
-        runs.scan("tasks")
-        .select(ATTEMPT, completed)
-        .group_by(run_key)
-        .agg(
-            pl.len().cast(pl.Int64).alias("tasks"),
-            pl.col("completed").sum().cast(pl.Int64).alias("completed_tasks"),
-            pl.col("completed").count().cast(pl.Int64).alias("known_completion"),
-            pl.col("completed").mean().alias("completion_rate"),
-        )
-        .collect()
-    )
-    per_run_counts = (
-        counts.group_by(run_key).agg(pl.col(COUNTS).sum().cast(pl.Int64)).collect(engine=AGGREGATE)
+    per_run_tasks, per_run_counts = pl.collect_all(
+        [
+            runs.scan("tasks")
+            .select(ATTEMPT, completed)
+            .group_by(run_key)
+            .agg(
+                pl.len().cast(pl.Int64).alias("tasks"),
+                pl.col("completed").sum().cast(pl.Int64).alias("completed_tasks"),
+                pl.col("completed").count().cast(pl.Int64).alias("known_completion"),
+                pl.col("completed").mean().alias("completion_rate"),
+            ),
+            counts.group_by(run_key).agg(pl.col(COUNTS).sum().cast(pl.Int64)),
+        ],
+        engine=AGGREGATE,
     )
     per_run = (
         runs.runs.select("run_id", "model", "run_key")
@@ -274,17 +273,26 @@ def interaction(
     )
 
 
-def _piece_counts(piece: Runs, parser: Parser) -> pl.LazyFrame:
-    """The :data:`COUNTS` per attempt (``_attempt``) of one input: the tasks table's own
-    when it stores them for this rule (every command, see
+def _attempt_counts(runs: Runs, parser: Parser) -> pl.LazyFrame:
+    """The :data:`COUNTS` per attempt (``_attempt``), input by input: an input's tasks
+    table's own where it stores them for this rule (every command, see
     :func:`evalnb.store.command_counts.with_command_counts`), else counted from its
     tool calls."""
-    tasks = piece.scan("tasks")
-    if parser.regex is None:
-        stored = tasks.select(pl.col("total_commands").null_count() == 0).collect().item()
-        if stored:
-            return tasks.select(ATTEMPT, *COUNTS)
-    return attempt_counts(_piece_rows(piece, parser)).lazy()
+    pieces = runs.pieces()
+    stored = [False] * len(pieces)
+    if parser.regex is None:  # one query for all inputs: does each store every count?
+        complete = pl.col("total_commands").null_count() == 0
+        found = pl.collect_all([piece.scan("tasks").select(complete) for piece in pieces])
+        stored = [frame.item() for frame in found]
+    return pl.concat(
+        [
+            piece.scan("tasks").select(ATTEMPT, *COUNTS)
+            if has_counts
+            else attempt_counts(_piece_rows(piece, parser)).lazy()
+            for piece, has_counts in zip(pieces, stored, strict=True)
+        ],
+        how="vertical",
+    )
 
 
 def interaction_from_transcript(text: str, pattern: str | re.Pattern[str]) -> pl.DataFrame:

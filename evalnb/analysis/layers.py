@@ -26,7 +26,7 @@ Example:
     ...                                 gates_total=total, judge_score=judge))
     >>> recs = [rec(1, "pass", 2, 2, 0.9), rec(2, "fail", 2, 2, 0.4), rec(3, "fail", 1, 2, 0.8)]
     >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), recs))
-    >>> row = scenario_layers(runs).row(0, named=True)
+    >>> row = scenario_layers(runs).collect().row(0, named=True)
     >>> row["outcome_pass_rate"], row["gate_pass_rate"], row["gates_passed"], row["gates_total"]
     (0.3333333333333333, 0.6666666666666666, 5, 6)
     >>> round(row["judge_score_mean"], 3), row["judge_scored"], row["composite_score_mean"]
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from evalnb.analysis.runs import AGGREGATE, Runs
+from evalnb.analysis.runs import Runs
 from evalnb.store.tables import RUN_KEY
 
 LAYER_COLUMNS = [
@@ -52,13 +52,14 @@ LAYER_COLUMNS = [
 """The columns :func:`scenario_layers` adds to a run's summary."""
 
 
-def scenario_layers(runs: Runs) -> pl.DataFrame:
+def scenario_layers(runs: Runs) -> pl.LazyFrame:
     """Per run: outcome pass rate, gate pass rate, gate counts, mean judge score, composite.
 
-    See the module docstring for every definition.
+    See the module docstring for every definition. Lazy, so that
+    :func:`evalnb.analysis.metrics.summary` collects it with its other per-run figures.
 
     Example:
-        >>> scenario_layers(Runs.empty()).columns == ["run_id", *LAYER_COLUMNS]
+        >>> scenario_layers(Runs.empty()).collect().columns == ["run_id", *LAYER_COLUMNS]
         True
     """
     ok = pl.col("error").is_null()
@@ -81,10 +82,10 @@ def scenario_layers(runs: Runs) -> pl.DataFrame:
             pl.col("gates_passed", "gates_total", "judge_scored").cast(pl.Int64),
             pl.col("outcome_pass_rate", "gate_pass_rate").cast(pl.Float64),
         )
-        .collect(engine=AGGREGATE)
     )
     return (
-        runs.runs.select("run_id", "run_key")
+        runs.runs.lazy()
+        .select("run_id", "run_key")
         .join(layers, on="run_key", how="inner", maintain_order="left")
         .select("run_id", *LAYER_COLUMNS)
     )

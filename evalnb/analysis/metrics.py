@@ -141,7 +141,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "overall_rate": ("score", "max_score"),
         "tool_call_success_rate": ("tool_calls_ok", "_known"),
     }
-    per_task, sums = pl.collect_all(
+    run_totals, sums, costs, layers = pl.collect_all(
         [
             tasks.group_by("run_key").agg(
                 pl.len().alias("total_tasks"),
@@ -160,11 +160,13 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
                 (pl.col("tool_call_count") - pl.col("_known")).sum().alias("tool_calls_unknown"),
             ),
             _cluster_sums(tasks, run_key, rates),
+            run_costs(runs, prices),
+            scenario_layers(runs),
         ],
         engine=AGGREGATE,
     )
-    per_task = per_task.join(
-        sums.select("run_key", pl.col("_tasks").alias("distinct_tasks")), on="run_key"
+    per_run = run_totals.lazy().join(
+        sums.lazy().select("run_key", pl.col("_tasks").alias("distinct_tasks")), on="run_key"
     )
     counts = [
         "total_tasks",
@@ -181,8 +183,9 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
     ]
     totals = ["total_score", "total_max_score", "total_duration_ms"]
     out = (
-        runs.runs.select(*RUN_INFO, "run_key")
-        .join(per_task, on="run_key", how="left")
+        runs.runs.lazy()
+        .select(*RUN_INFO, "run_key")
+        .join(per_run, on="run_key", how="left")
         .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64), pl.col(totals).fill_null(0.0))
         .with_columns(
             _ratio("total_passed", "total_tasks").alias("pass_rate"),
@@ -201,8 +204,8 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
             on="run_key",
             how="left",
         )
-        .join(run_costs(runs, prices), on="run_key", how="left")
-        .join(scenario_layers(runs), on="run_id", how="left")
+        .join(costs.lazy(), on="run_key", how="left")
+        .join(layers.lazy(), on="run_id", how="left")
     )
     return out.select(
         *RUN_INFO,
@@ -235,7 +238,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "avg_duration_ms",
         "cost_usd",
         *LAYER_COLUMNS,
-    )
+    ).collect()
 
 
 def _known_scores(tasks: Frame) -> Frame:
@@ -274,7 +277,7 @@ def clustered_interval(
         [0.002, 0.998]
     """
     sums = _cluster_sums(rows, by, {name: (y, m)}).collect(engine=AGGREGATE)
-    return _interval(sums, by, name, counts=counts)
+    return _interval(sums, by, name, counts=counts).collect()
 
 
 def _cluster_sums(
@@ -307,19 +310,13 @@ def _cluster_sums(
     return per_task.group_by(by).agg(pl.len().alias("_tasks"), *sums)
 
 
-def _interval(sums: pl.DataFrame, by: list[str], name: str, *, counts: bool) -> pl.DataFrame:
+def _interval(sums: pl.DataFrame, by: list[str], name: str, *, counts: bool) -> pl.LazyFrame:
     """``name_lo``/``name_hi`` per group from the sums of rate ``name`` (:func:`_cluster_sums`)."""
-    lo, hi = clustered_wilson_sums(
-        *(
-            sums.get_column(f"{name}_{c}").cast(pl.Float64).to_numpy()
-            for c in ("k", "sy", "sm", "syy", "sym", "smm")
-        ),
-        counts=counts,
-    )
-    return sums.select(by).with_columns(
-        pl.Series(f"{name}_lo", lo, dtype=pl.Float64).fill_nan(None),
-        pl.Series(f"{name}_hi", hi, dtype=pl.Float64).fill_nan(None),
-    )
+    parts = (sums.get_column(f"{name}_{c}") for c in ("k", "sy", "sm", "syy", "sym", "smm"))
+    limits = clustered_wilson_sums(*parts, counts=counts)
+    return pl.concat(
+        [sums.select(by), limits.select(pl.all().name.prefix(f"{name}_"))], how="horizontal"
+    ).lazy()
 
 
 def by_category(runs: Runs) -> pl.DataFrame:
@@ -357,8 +354,9 @@ def by_category(runs: Runs) -> pl.DataFrame:
         engine=AGGREGATE,
     )
     return (
-        runs.runs.select("run_id", "model", "run_key")
-        .join(counts, on="run_key", how="inner")
+        runs.runs.lazy()
+        .select("run_id", "model", "run_key")
+        .join(counts.lazy(), on="run_key", how="inner")
         .with_columns(
             _ratio("score", "max_score").alias("rate"),
             _ratio("passed", "tasks").alias("pass_rate"),
@@ -369,6 +367,7 @@ def by_category(runs: Runs) -> pl.DataFrame:
         )
         .drop("run_key")
         .sort("run_id", "category", nulls_last=True)
+        .collect()
     )
 
 
@@ -428,20 +427,19 @@ def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> 
         return per_task.select(*KEYS, "calls", "has_call_tokens", *figures).collect().sort(KEYS)
     group = {"run": ["run_id", "model"], "model": ["model"]}[by]
     names = runs.runs.select("run_key", *group).lazy()
-    return (
-        per_task.with_columns(RUN_KEY)
-        .join(names, on="run_key", how="left")
-        .group_by(group)
-        .agg(
-            pl.len().cast(pl.Int64).alias("tasks"),
-            pl.col("has_call_tokens").mean().alias("share_with_call_tokens"),
-            pl.col("calls").mean().alias("calls_mean"),
-            *[pl.col(f).mean().alias(f"{f}_mean") for f in figures],
-            *[pl.col(f).median().alias(f"{f}_median") for f in figures],
-        )
-        .collect(engine=AGGREGATE)
-        .sort(group)
+    per_task = per_task.with_columns(RUN_KEY)
+    if by == "model":  # runs of one model pool their tasks (medians do not combine)
+        per_task = per_task.join(names, on="run_key", how="left")
+    stats = per_task.group_by("model" if by == "model" else "run_key").agg(
+        pl.len().cast(pl.Int64).alias("tasks"),
+        pl.col("has_call_tokens").mean().alias("share_with_call_tokens"),
+        pl.col("calls").mean().alias("calls_mean"),
+        *[pl.col(f).mean().alias(f"{f}_mean") for f in figures],
+        *[pl.col(f).median().alias(f"{f}_median") for f in figures],
     )
+    if by == "run":
+        stats = stats.join(names, on="run_key").select(*group, pl.exclude("run_key", *group))
+    return stats.collect(engine=AGGREGATE).sort(group)
 
 
 @dataclass

@@ -27,6 +27,12 @@ from evalnb.errors import InputError, read_input
 
 M = TypeVar("M")
 
+MAX_DEPTH = 200
+"""The deepest nesting of mappings and sequences a YAML or JSON input may have."""
+
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader where PyYAML was built with it (parsing in C), else PyYAML's own."""
+
 
 @overload
 def load_model(
@@ -61,17 +67,19 @@ def load_model(
     text = read_input(path, shown)
     if not text.strip():
         raise InputError(shown, None, None, "empty file")
+    loader = LOADER(text)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        _refuse_deep_nesting(shown, text)
+        node = loader.get_single_node()
         _refuse_duplicate_keys(shown, node)
-        data = yaml.safe_load(text)
+        data = None if node is None else loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(shown, line, None, f"invalid YAML: {problem}") from None
-    except RecursionError:
-        raise InputError(shown, None, None, "invalid YAML: nested too deeply") from None
+    finally:
+        loader.dispose()
     adapter = model if isinstance(model, TypeAdapter) else None
     try:
         if adapter is not None:
@@ -85,6 +93,23 @@ def load_model(
         line = _line_of(node, loc)
         field = ".".join(str(p) for p in loc) or "(document)"
         raise InputError(shown, line, field, err["msg"].removeprefix("Value error, ")) from None
+
+
+def _refuse_deep_nesting(shown: str, text: str) -> None:
+    """Raise InputError where collections nest deeper than :data:`MAX_DEPTH`. Building the
+    node tree recurses once per level (libyaml's composer would overflow the C stack), so
+    the depth is checked first on the flat stream of parse events."""
+    depth = 0
+    for event in yaml.parse(text, Loader=LOADER):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = event.start_mark.line + 1 if event.start_mark else None
+                raise InputError(
+                    shown, line, None, f"invalid YAML: nested too deeply (over {MAX_DEPTH} levels)"
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def _refuse_duplicate_keys(shown: str, root: yaml.Node | None) -> None:

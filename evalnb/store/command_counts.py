@@ -77,7 +77,16 @@ class Parser:
 
     def add(self, calls: pl.DataFrame, argvs: pl.Series) -> None:
         """Parse the scripts (``calls``: ``commands`` and its hash ``_src``) and the argvs
-        not parsed before, and add them to ``table``."""
+        not parsed before, and add them to ``table``.
+
+        Example:
+            >>> parser = Parser(None)
+            >>> calls = pl.DataFrame({"commands": ["ls && ls -l"]}).with_columns(
+            ...     _src=pl.col("commands").hash())
+            >>> parser.add(calls, pl.Series([["git", "status"]]))
+            >>> parser.table.select("command_index", "_n", "command", "_command").rows()
+            [(0, 2, 'ls', 0), (1, 2, 'ls -l', 1), (0, 1, 'git status', 2)]
+        """
         known = pl.col("_src").is_in(self.table.get_column("_src").implode())
         new = calls.filter(~known & pl.col("commands").is_not_null()).unique("_src")
         argvs = argvs.drop_nulls().unique()
@@ -130,6 +139,20 @@ def ordered_rows(
     Calls whose invocations were recorded take their rows from ``tool_invocations``
     (exact exit codes); the others are parsed from their text (each distinct script
     once, by ``parser``, which then holds their texts). ``tasks`` gives ``short_help_tool``.
+
+    Example:
+        >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+        >>> from evalnb.records import ToolCallResult as Call
+        >>> from evalnb.store.tables import tables_from_records
+        >>> calls = [Call(commands="jq . a.json", exit_code=5, call_index=0),
+        ...          Call(commands="jq . a.json && ls", exit_code=0, call_index=1)]
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...                  trace=AgentTrace(tool_calls=calls), score=TaskScore(task_id="t"))
+        >>> t = tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec])
+        >>> rows = ordered_rows(t["tool_calls"].lazy(), t["tool_invocations"].lazy(),
+        ...                     t["tasks"].lazy(), Parser(None))
+        >>> rows.select("call_index", "command_index", "exit_code", "_command").rows()
+        [(0, 0, 5, 0), (1, 0, 0, 0), (1, 1, 0, 1)]
     """
     recorded = pl.col("invocations_recorded").fill_null(False)
     calls = tool_calls.select(
@@ -279,14 +302,44 @@ def _in_command_order(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def with_flags(rows: pl.DataFrame) -> pl.DataFrame:
-    """``rows`` (see :func:`_in_command_order`) with ``failed``, ``is_first`` and ``is_retry``."""
+    """``rows`` (see :func:`_in_command_order`) with ``failed``, ``is_first`` and ``is_retry``.
+
+    Example:
+        >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+        >>> from evalnb.records import ToolCallResult as Call
+        >>> from evalnb.store.tables import tables_from_records
+        >>> calls = [Call(commands="jq . a.json", exit_code=5, call_index=0),
+        ...          Call(commands="jq . a.json && ls", exit_code=0, call_index=1)]
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...                  trace=AgentTrace(tool_calls=calls), score=TaskScore(task_id="t"))
+        >>> t = tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec])
+        >>> rows = ordered_rows(t["tool_calls"].lazy(), t["tool_invocations"].lazy(),
+        ...                     t["tasks"].lazy(), Parser(None))
+        >>> with_flags(rows).select("failed", "is_first", "is_retry").rows()
+        [(True, True, False), (False, False, True), (False, True, False)]
+    """
     flags = _in_command_order(rows).sort("_row").select("failed", "is_first", "is_retry")
     return rows.with_columns(flags)
 
 
 def attempt_counts(rows: pl.DataFrame) -> pl.DataFrame:
     """The counts of :data:`COUNTS` per attempt (``_attempt``) of ``rows`` (see
-    :func:`_in_command_order`), summed from the flags without restoring the row order."""
+    :func:`_in_command_order`), summed from the flags without restoring the row order.
+
+    Example:
+        >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+        >>> from evalnb.records import ToolCallResult as Call
+        >>> from evalnb.store.tables import tables_from_records
+        >>> calls = [Call(commands="jq . a.json", exit_code=5, call_index=0),
+        ...          Call(commands="jq . a.json && ls", exit_code=0, call_index=1)]
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...                  trace=AgentTrace(tool_calls=calls), score=TaskScore(task_id="t"))
+        >>> t = tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec])
+        >>> rows = ordered_rows(t["tool_calls"].lazy(), t["tool_invocations"].lazy(),
+        ...                     t["tasks"].lazy(), Parser(None))
+        >>> attempt_counts(rows).drop("_attempt").row(0)
+        (3, 2, 1, 1, 0, 1)
+    """
     return _in_command_order(rows).group_by("_attempt").agg(count_exprs())
 
 
@@ -297,7 +350,14 @@ def _failed() -> pl.Expr:
 
 def count_exprs() -> list[pl.Expr]:
     """The :data:`COUNTS` as aggregations over command rows flagged by :func:`with_flags`
-    (``failed``, ``is_first``, ``is_retry``, ``is_help``)."""
+    (``failed``, ``is_first``, ``is_retry``, ``is_help``).
+
+    Example:
+        >>> rows = pl.DataFrame({"failed": [True, False], "is_first": [True, False],
+        ...                      "is_retry": [False, True], "is_help": [False, False]})
+        >>> rows.select(count_exprs()).row(0)
+        (2, 1, 1, 1, 0, 0)
+    """
     return [
         pl.len().cast(pl.Int64).alias("total_commands"),
         pl.col("is_first").sum().cast(pl.Int64).alias("unique_commands"),
