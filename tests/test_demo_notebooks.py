@@ -33,9 +33,7 @@ def notebook(path: Path, name: str) -> Path:
     return path / f"{name}.ipynb"
 
 
-def test_notebooks_sharing_one_kernel_each_start_empty_in_their_own_folder(
-    tmp_path, monkeypatch
-):
+def test_notebooks_sharing_one_kernel_each_start_empty_in_their_own_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 1)  # one kernel runs all three, in turn
     paths = [
         notebook(tmp_path / "a", "first"),
