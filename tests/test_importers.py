@@ -12,7 +12,8 @@ from evalnb.analysis.interaction import interaction
 from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs, read_run_folder
 from evalnb.errors import InputError
-from evalnb.formats.bashkit_eval import import_bashkit_eval, line_of, read_bashkit_eval
+from evalnb.formats.bashkit_eval import import_bashkit_eval, read_bashkit_eval
+from evalnb.formats.json_file import line_of
 from evalnb.store import RunStore
 from evalnb.store.command_counts import COUNTS
 from evalnb.store.tables import tables_from_records

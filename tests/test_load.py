@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +15,7 @@ from evalnb.analysis.load import load
 from evalnb.analysis.runs import PandasRuns, Runs
 from evalnb.errors import InputError
 from evalnb.formats.bashkit_eval import import_bashkit_eval
+from evalnb.formats.detect import READERS
 from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
 from evalnb.store import RunStore
 
@@ -53,6 +56,23 @@ def test_result_files_and_run_folders_load_together(bashkit_eval_files, tmp_path
     assert runs.tasks.filter(pl.col("run_id") == "native").height == 1
     # columns only one format has (source_category) are null for the other
     assert runs.tasks.filter(pl.col("run_id") == "native").get_column("source_category")[0] is None
+
+
+def test_a_folder_of_run_folders_is_read_without_the_foreign_format_readers(tmp_path):
+    """A folder holding only folders is no foreign format, and a folder whose run.json is
+    evalnb's is a run folder: loading them imports none of the other readers (in a fresh
+    process, importing them was most of the time a load of a few run folders took)."""
+    for run_id in ("a", "b"):
+        _native_run(tmp_path, run_id)
+    code = (
+        "import sys, evalnb; runs = evalnb.load(sys.argv[1]); "
+        "print(runs.runs.height); print(*sorted(sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[0] == "2"
+    assert not set(out[1].split()) & set(READERS)
 
 
 def test_the_pandas_backend_gives_pandas_frames(tmp_path):

@@ -68,20 +68,24 @@ SUMMED_SINCE += ["cache_write_tokens", "tool_calls_error"]
 """Task columns an older evalnb did not write, summed from the call rows on loading."""
 
 
-def _attempt(task_id: str, epoch: int, prompt_tokens: list[int]) -> TaskRecord:
-    """An Anthropic attempt: call 1 writes its prompt to the cache, later calls read it."""
+def _attempt(
+    task_id: str, epoch: int, prompt_tokens: list[int], unknown_input: int | None = None
+) -> TaskRecord:
+    """An Anthropic attempt: call 1 writes its prompt to the cache, later calls read it.
+    Call ``unknown_input`` has no input count (its cache counts are known)."""
     calls, cumulative = [], 0
     for n, whole in enumerate(prompt_tokens, start=1):
-        cumulative += whole
+        known = n != unknown_input
+        cumulative += whole if known else 0
         read = prompt_tokens[n - 2] if n > 1 else 0
         calls.append(
             LLMCall(
                 call_number=n,
-                input_tokens=whole,
+                input_tokens=whole if known else None,
                 output_tokens=40 + n,
                 cache_read_tokens=read,
                 cache_write_tokens=whole - read - 3,
-                cumulative_input=cumulative,
+                cumulative_input=cumulative if known else None,
                 latency_ms=800.0 + n,
                 tool_calls_made=1,
                 stop_reason="tool_use",
@@ -103,7 +107,7 @@ def _attempt(task_id: str, epoch: int, prompt_tokens: list[int]) -> TaskRecord:
         llm_calls=calls,
         turns=len(calls),
         natural_stop=True,
-        total_input_tokens=sum(prompt_tokens),
+        total_input_tokens=sum(c.input_tokens or 0 for c in calls),
         total_output_tokens=sum(c.output_tokens or 0 for c in calls),
     )
     check = ScoreResult(check="stdout_contains", passed=passed, weight=1.0)
@@ -116,12 +120,18 @@ def _attempt(task_id: str, epoch: int, prompt_tokens: list[int]) -> TaskRecord:
     )
 
 
-def _hand_built_run(root: Path) -> Path:
-    """A complete Anthropic run of three tasks, two epochs each, that cached its prompts."""
+def _hand_built_run(root: Path, unknown_input: int | None = None) -> Path:
+    """A complete Anthropic run of three tasks, two epochs each, that cached its prompts
+    (task t1's call ``unknown_input`` without an input count)."""
     meta = RunMeta(run_id="r-cached", provider="anthropic", model="claude-haiku-4-5")
     meta.status = "complete"
     records = [
-        _attempt(f"t{i}", epoch, [12_000 + 100 * i, 12_900 + 100 * i, 14_100 + 50 * epoch])
+        _attempt(
+            f"t{i}",
+            epoch,
+            [12_000 + 100 * i, 12_900 + 100 * i, 14_100 + 50 * epoch],
+            unknown_input if i == 1 else None,
+        )
         for i in range(3)
         for epoch in (1, 2)
     ]
@@ -156,6 +166,8 @@ def _as_an_older_evalnb_wrote(folder: Path, to: Path) -> Path:
             cumulative = cached_total = 0
             for call in trace["llm_calls"]:
                 call["cache_creation_tokens"] = call.pop("cache_write_tokens")
+                if call["input_tokens"] is None:  # unknown: no cumulative input either
+                    continue
                 cached = (call["cache_read_tokens"] or 0) + (call["cache_creation_tokens"] or 0)
                 cached_total += cached
                 call["input_tokens"] -= cached
@@ -166,6 +178,7 @@ def _as_an_older_evalnb_wrote(folder: Path, to: Path) -> Path:
     (old / "events.jsonl").write_text("\n".join(lines) + "\n")
 
     cached = pl.col("cache_read_tokens").fill_null(0) + pl.col("cache_write_tokens").fill_null(0)
+    cached = pl.when(pl.col("input_tokens").is_not_null()).then(cached).otherwise(0)
     calls = (
         pl.read_parquet(old / "llm_calls.parquet")
         .sort([*KEYS, "call_number"])
@@ -262,6 +275,30 @@ def test_an_older_folder_gets_todays_tokens_per_call_and_task(today: Path, tmp_p
         runs.tasks.select(task_columns).sort("task_id", "epoch"),
         intact.tasks.select(task_columns).sort("task_id", "epoch"),
     )
+
+
+def test_a_call_without_an_input_count_reads_the_same_from_parquet_and_events(tmp_path: Path):
+    # its cache counts are known, but with no prompt count nothing is added for it
+    today = _hand_built_run(tmp_path / "today", unknown_input=2)
+    old = _as_an_older_evalnb_wrote(today, tmp_path)
+    events_only = shutil.copytree(old, tmp_path / "events-only" / old.name)
+    for name in TABLES[1:]:
+        (events_only / f"{name}.parquet").unlink(missing_ok=True)
+    with pytest.warns(UserWarning, match="rebuilt"):
+        rebuilt = en.load(events_only)
+    columns = {
+        "llm_calls": [*KEYS, "call_number", "input_tokens", "cumulative_input"],
+        "tasks": [*KEYS, "total_input_tokens", "final_cumulative_input"],
+    }
+    order = ["task_id", "epoch", "call_number"]
+    for runs in (en.load(old), rebuilt):
+        for name, wanted in columns.items():
+            by = [c for c in order if c in wanted]
+            assert_frame_equal(
+                runs.frame(name).select(wanted).sort(by),
+                en.load(today).frame(name).select(wanted).sort(by),
+            )
+    assert rebuilt.llm_calls.get_column("input_tokens").null_count() == 2
 
 
 def test_attempt_keys_of_an_older_folder_number_its_attempts_as_today(today: Path, tmp_path: Path):

@@ -54,11 +54,18 @@ from typing import Literal, overload
 from evalnb.analysis.completeness import mark_missing_from_dataset, mark_partial
 from evalnb.analysis.remote import expand_url, is_url, read_run_url
 from evalnb.analysis.report_file import REPORT_FORMAT, runs_from_report
-from evalnb.analysis.runs import LoadError, PandasRuns, Runs, read_run_folder, runs_from_records
+from evalnb.analysis.runs import (
+    LoadError,
+    PandasRuns,
+    Runs,
+    read_run_folder,
+    runs_from_records,
+    runs_from_store,
+)
 from evalnb.errors import EvalnbError, InputError
-from evalnb.formats.bashkit_eval import read_json
 from evalnb.formats.detect import recognise
-from evalnb.store import is_run_folder
+from evalnb.formats.json_file import read_json
+from evalnb.store import RunStore, is_run_folder
 
 
 @overload
@@ -182,6 +189,9 @@ def read_input(path: str | Path) -> Runs:
     if is_url(path):
         return read_run_url(str(path))
     path = Path(path)
+    store = _evalnb_run(path)
+    if store is not None:
+        return runs_from_store(store)
     fmt = recognise(path)
     if fmt is not None:
         if fmt.read is None:
@@ -202,6 +212,21 @@ def read_input(path: str | Path) -> Runs:
         f"unknown format (JSON with {keys}): expected an evalnb report.json or a format "
         "evalnb reads (see the README's formats table)",
     )
+
+
+def _evalnb_run(path: Path) -> RunStore | None:
+    """The run folder at ``path`` when its ``run.json`` is evalnb's, else None.
+
+    Such a folder is no foreign format (``RunMeta`` allows no other keys, so an
+    llm-tool-test ``run.json`` is not one), so the formats need not be tried; a damaged
+    ``run.json`` is left for :func:`read_input`'s other routes to name.
+    """
+    if not is_run_folder(path):
+        return None
+    try:
+        return RunStore.open(path)
+    except EvalnbError:
+        return None
 
 
 def _is_run(path: Path) -> bool:

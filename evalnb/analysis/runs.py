@@ -165,25 +165,40 @@ class Runs:
         table = conform(table, name) if isinstance(table, pl.DataFrame) else conform(table, name)  # noqa: RUF034
         self._pieces = []
         if name == "runs":
-            runs = table.lazy().collect()
+            runs = table if isinstance(table, pl.DataFrame) else table.collect()
             if runs.get_column("run_key").null_count():
                 runs = runs.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("run_key"))
-            self._frames["runs"], self._scans["runs"] = runs, runs.lazy()
+            self._hold("runs", runs)
             return
+        if isinstance(table, pl.DataFrame) and table.get_column("attempt_key").null_count():
+            table = self._assign_attempt_keys(name, table)
+        self._hold(name, table)
+        if name == "tasks" and "tool_calls" in self._scans:  # replaced after construction
+            self._sum_up(given)
+
+    def _hold(self, name: str, table: Table) -> None:
+        """Keep ``table`` as table ``name``, as it is (conformed and keyed)."""
         if isinstance(table, pl.DataFrame):
-            if table.get_column("attempt_key").null_count():
-                table = self._assign_attempt_keys(name, table)
             self._frames[name], self._scans[name] = table, table.lazy()
         else:
             self._frames.pop(name, None)
             self._scans[name] = table
-        if name == "tasks" and "tool_calls" in self._scans:  # replaced after construction
-            self._sum_up(given)
+
+    @classmethod
+    def _holding(cls, tables: dict[str, Table], errors: list[LoadError]) -> Runs:
+        """Runs holding ``tables`` as they are: each one conformed and keyed already (the
+        tables of other Runs, stacked or with their keys renumbered), so not conformed again."""
+        runs = cls.__new__(cls)
+        runs.errors, runs._frames, runs._scans, runs._pieces = errors, {}, {}, []
+        for name, table in tables.items():
+            runs._hold(name, table)
+        return runs
 
     def _sum_up(self, given: Table) -> None:
         """Sum up the :data:`~evalnb.store.tables.CALL_FIGURES` the given tasks table
         lacks (an older folder, a table built by hand) from the call tables."""
-        absent = [c for c in CALL_FIGURES if c not in given.collect_schema().names()]
+        have = given.collect_schema()
+        absent = [c for c in CALL_FIGURES if c not in have]
         if absent:
             scan = self.scan
             tasks = with_call_figures(scan("tasks"), scan("llm_calls"), scan("tool_calls"), absent)
@@ -246,16 +261,13 @@ class Runs:
             old = piece.runs.get_column("run_key").to_list()
             new = list(range(offset, offset + len(old)))
             offset += len(old)
-            pieces.append(
-                cls(
-                    piece.runs.with_columns(pl.Series("run_key", new, dtype=pl.Int64)),
-                    *(piece.source(name).with_columns(_rekey(old, new)) for name in TABLES[1:]),
-                )
-            )
-        out = cls(
-            *(_stack([p.source(name) for p in pieces]) for name in TABLES),
-            errors=[e for p in parts for e in p.errors],
-        )
+            run_key = pl.Series("run_key", new, dtype=pl.Int64)
+            tables: dict[str, Table] = {"runs": piece.runs.with_columns(run_key)}
+            for name in TABLES[1:]:
+                tables[name] = piece.source(name).with_columns(_rekey(old, new))
+            pieces.append(cls._holding(tables, []))
+        stacked = {name: _stack([p.source(name) for p in pieces]) for name in TABLES}
+        out = cls._holding(stacked, [e for p in parts for e in p.errors])
         out._pieces = pieces
         return out
 
@@ -358,8 +370,20 @@ def read_run_folder(path: str | Path) -> Runs:
         >>> read_run_folder(s.path).runs.get_column("status").to_list()
         ['running']
     """
-    store = RunStore.open(path)
-    parquet = {name: Path(path) / f"{name}.parquet" for name in TABLES if name != "runs"}
+    return runs_from_store(RunStore.open(path))
+
+
+def runs_from_store(store: RunStore) -> Runs:
+    """The run folder of an opened ``store``: see :func:`read_run_folder`.
+
+    Example:
+        >>> import tempfile
+        >>> from evalnb.records import RunMeta
+        >>> s = RunStore.create(tempfile.mkdtemp(), RunMeta(run_id="r", provider="p", model="m"))
+        >>> runs_from_store(s).runs.get_column("run_id").to_list()
+        ['r']
+    """
+    parquet = {name: store.path / f"{name}.parquet" for name in TABLES if name != "runs"}
     scans = _parquet_scans(parquet) if store.meta.status == "complete" else None
     if scans is not None:
         return runs_from_scans(store.meta, scans)
@@ -488,15 +512,16 @@ def _parquet_scans(files: dict[str, Path]) -> dict[str, pl.LazyFrame] | None:
             scans[name] = pl.LazyFrame(schema=SCHEMAS[name])
             continue
         try:
-            columns = pl.read_parquet_schema(file)
+            scan = pl.scan_parquet(file)
+            columns = scan.collect_schema()  # read once: the scan keeps it
         except (OSError, pl.exceptions.PolarsError) as exc:
             problem = "missing" if not file.exists() else f"unreadable ({exc})"
         else:
             lacking = lacking_keys(columns)
             if not lacking:
-                scans[name] = pl.scan_parquet(file)
+                scans[name] = scan
                 continue
             problem = f"lacks key columns {lacking}"
-        warnings.warn(f"{file}: {problem}; tables rebuilt from events.jsonl", stacklevel=3)
+        warnings.warn(f"{file}: {problem}; tables rebuilt from events.jsonl", stacklevel=4)
         return None
     return scans

@@ -44,17 +44,15 @@ Example:
 
 from __future__ import annotations
 
-import json
-import warnings
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from evalnb.errors import InputError, from_validation_error, parse_json, read_input
 from evalnb.formats.detect import Format, Probe
+from evalnb.formats.json_file import completeness, error_at, read_json, validate
 from evalnb.records import (
     AgentTrace,
     LLMCall,
@@ -238,38 +236,6 @@ def import_bashkit_eval(
     ]
 
 
-def read_json(path: Path) -> tuple[str, Any]:
-    """The text and parsed JSON of ``path``; InputError (with the line) if unreadable.
-
-    Example:
-        >>> import tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
-        >>> _ = p.write_text('{"a": [1,\\n')
-        >>> read_json(p)  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        evalnb.errors.InputError: ...x.json:2: invalid JSON: Expecting value (column 1)
-    """
-    text = read_input(path)
-    return text, parse_json(text, path)
-
-
-def validate(path: Path, text: str, doc: Any, model: type[M]) -> M:
-    """Validate parsed JSON against ``model``; the InputError names the field and its line.
-
-    Example:
-        >>> validate(Path("f.json"), '{"summary": {}}', {"summary": {}}, ResultsDoc)
-        Traceback (most recent call last):
-        ...
-        evalnb.errors.InputError: f.json:1: results: Field required
-    """
-    try:
-        return model.model_validate(doc)
-    except ValidationError as exc:
-        loc = tuple(exc.errors()[0]["loc"])
-        raise from_validation_error(path, line_of(text, loc), exc) from None
-
-
 def records_from_results(
     path: Path,
     text: str,
@@ -283,11 +249,11 @@ def records_from_results(
         where = ("results", i)
         task = result.task
         if task.id in seen:
-            raise _error(path, text, (*where, "task", "id"), f"duplicate task id {task.id!r}")
+            raise error_at(path, text, (*where, "task", "id"), f"duplicate task id {task.id!r}")
         seen.add(task.id)
         if result.score.task_id != task.id:
             msg = f"{result.score.task_id!r} differs from task id {task.id!r}"
-            raise _error(path, text, (*where, "score", "task_id"), msg)
+            raise error_at(path, text, (*where, "score", "task_id"), msg)
         trace = _trace(path, text, where, result.trace)
         original = task.category
         task = task.model_copy(update={"category": rename_categories.get(original, original)})
@@ -316,97 +282,18 @@ def run_times(path: Path, text: str, timestamp: str, records: list[TaskRecord]) 
     try:
         end = datetime.fromisoformat(timestamp)
     except ValueError:
-        raise _error(path, text, ("timestamp",), f"not an ISO 8601 time: {timestamp!r}") from None
+        raise error_at(path, text, ("timestamp",), f"not an ISO 8601 time: {timestamp!r}") from None
     end = end.astimezone(UTC) if end.tzinfo else end.replace(tzinfo=UTC)  # the format is UTC
     start = end - timedelta(milliseconds=sum(r.trace.duration_ms for r in records))
     fmt = "%Y-%m-%dT%H:%M:%SZ"
     return start.strftime(fmt), end.strftime(fmt)
 
 
-def completeness(
-    path: Path, present: int, expected: int, counted: str
-) -> tuple[Literal["partial", "complete"], int | None]:
-    """``(status, missing_tasks)`` of a run whose file holds ``present`` of the ``expected``
-    tasks: ``("partial", expected - present)`` with a warning when fewer (``counted`` says
-    where ``expected`` comes from), else ``("complete", None)``.
-
-    Example:
-        >>> completeness(Path("f.json"), 3, 3, "the file's summary says total_tasks=3")
-        ('complete', None)
-    """
-    if present >= expected:
-        return "complete", None
-    warnings.warn(
-        f"{path}: partial run: {present} tasks present but {counted}; every figure is "
-        f"computed from the {present} tasks present",
-        stacklevel=3,
-    )
-    return "partial", expected - present
-
-
-def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
-    """The line of the JSON value at ``loc`` (or of its nearest existing parent).
-
-    Example:
-        >>> line_of('{"a": [\\n 1,\\n {"b": 2}]}', ("a", 1, "b"))
-        3
-        >>> line_of('{"a": 1}', ("missing",))
-        1
-    """
-    decoder = json.JSONDecoder()
-    try:
-        pos = _skip_blank(text, 0)
-        for key in loc:
-            inner = _skip_blank(text, pos + 1)
-            if text[pos] == "{" and isinstance(key, str):
-                found = _find_key(decoder, text, inner, key)
-            elif text[pos] == "[" and isinstance(key, int):
-                found = _find_index(decoder, text, inner, key)
-            else:
-                break
-            if found is None:
-                break
-            pos = found
-    except (ValueError, IndexError):
-        return None
-    return text.count("\n", 0, pos) + 1
-
-
-def _find_key(decoder: json.JSONDecoder, text: str, pos: int, key: str) -> int | None:
-    while text[pos] != "}":
-        name, pos = decoder.raw_decode(text, pos)
-        pos = _skip_blank(text, _skip_blank(text, pos) + 1)
-        if name == key:
-            return pos
-        pos = _skip_value(decoder, text, pos)
-    return None
-
-
-def _find_index(decoder: json.JSONDecoder, text: str, pos: int, index: int) -> int | None:
-    for _ in range(index):
-        if text[pos] == "]":
-            return None
-        pos = _skip_value(decoder, text, pos)
-    return None if text[pos] == "]" else pos
-
-
-def _skip_value(decoder: json.JSONDecoder, text: str, pos: int) -> int:
-    _, pos = decoder.raw_decode(text, pos)
-    pos = _skip_blank(text, pos)
-    if text[pos] == ",":
-        pos = _skip_blank(text, pos + 1)
-    return pos
-
-
-def _error(path: Path, text: str, loc: tuple[Any, ...], message: str) -> InputError:
-    return InputError(path, line_of(text, loc), ".".join(map(str, loc)), message)
-
-
 def _trace(path: Path, text: str, where: tuple[Any, ...], trace: FileTrace) -> AgentTrace:
     """Build the AgentTrace, matching each tool call to the tool_use block that asked for it."""
     if trace.tool_call_count != len(trace.tool_calls):
         msg = f"{trace.tool_call_count} but tool_calls has {len(trace.tool_calls)} entries"
-        raise _error(path, text, (*where, "trace", "tool_call_count"), msg)
+        raise error_at(path, text, (*where, "trace", "tool_call_count"), msg)
     llm_calls: list[LLMCall] = []
     asked: list[tuple[int, Any]] = []  # (call_number, commands) per tool_use block, in order
     for message in trace.messages:
@@ -417,10 +304,10 @@ def _trace(path: Path, text: str, where: tuple[Any, ...], trace: FileTrace) -> A
         asked += [(len(llm_calls), (b.input or {}).get("commands")) for b in uses]
     if trace.turns != len(llm_calls):
         msg = f"{trace.turns} but messages hold {len(llm_calls)} assistant messages"
-        raise _error(path, text, (*where, "trace", "turns"), msg)
+        raise error_at(path, text, (*where, "trace", "turns"), msg)
     if [cmd for _, cmd in asked] != [c.commands for c in trace.tool_calls]:
         msg = f"{len(asked)} tool_use blocks in messages do not match the {len(trace.tool_calls)}"
-        raise _error(path, text, (*where, "trace", "tool_calls"), f"{msg} tool calls")
+        raise error_at(path, text, (*where, "trace", "tool_calls"), f"{msg} tool calls")
     tool_calls = [
         ToolCallResult(**call.model_dump(), call_index=i, call_number=number)
         for i, (call, (number, _)) in enumerate(zip(trace.tool_calls, asked, strict=True))
@@ -446,10 +333,3 @@ def _read(path: Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
 
 
 FORMAT = Format("a bashkit-eval result file", _recognises, read=_read, key="bashkit-eval")
-
-
-def _skip_blank(text: str, pos: int) -> int:
-    """The position of the first non-whitespace character (JSON's four) from ``pos``."""
-    while pos < len(text) and text[pos] in " \t\r\n":
-        pos += 1
-    return pos

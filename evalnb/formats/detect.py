@@ -2,7 +2,7 @@
 
 Every reader module under :mod:`evalnb.formats` that reads runs defines ``FORMAT``, a
 :class:`Format` naming what it recognises (a cheap look at the file's first bytes,
-its JSON keys or a folder's file names) and how to read it; a module that also names
+its JSON keys or a file directly inside a folder) and how to read it; a module that also names
 inputs it will not read (a lone trial file, say) lists them all in ``FORMATS``.
 :data:`READERS` lists those modules, in the order they are tried; the formats evalnb
 recognises but cannot read (any CSV or zip file, binary data, ...) follow them in
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -159,12 +160,27 @@ def formats() -> list[Format]:
 def recognise(path: str | Path) -> Format | None:
     """The first format that recognises ``path``, or None.
 
+    A folder format is recognised by a file directly inside the folder (``probe.child``),
+    so a folder that holds no file (say one of run folders) is no format, and the
+    readers are not imported to look at it.
+
     Example:
         >>> recognise("/") is None
         True
     """
     probe = Probe(path)
+    if probe.is_dir and _holds_no_file(probe.path):
+        return None
     return next((f for f in formats() if f.recognises(probe)), None)
+
+
+def _holds_no_file(folder: Path) -> bool:
+    """True when ``folder`` lists and holds no file (only folders, or nothing)."""
+    try:
+        with os.scandir(folder) as entries:
+            return not any(entry.is_file() for entry in entries)
+    except OSError:
+        return False
 
 
 def importable() -> dict[str, Format]:

@@ -64,8 +64,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evalnb.errors import InputError, from_validation_error, parse_json, read_input
-from evalnb.formats.bashkit_eval import read_json, validate
 from evalnb.formats.detect import Format, Probe
+from evalnb.formats.json_file import read_json, validate
 from evalnb.records import (
     AgentTrace,
     RunMeta,

@@ -61,8 +61,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalnb.errors import InputError
-from evalnb.formats.bashkit_eval import read_json, validate
 from evalnb.formats.detect import Format, Probe
+from evalnb.formats.json_file import read_json, validate
 from evalnb.records import (
     AgentTrace,
     RunMeta,

@@ -32,15 +32,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalnb.errors import InputError
-from evalnb.formats.bashkit_eval import (
-    FileCheck,
-    FileSummary,
-    line_of,
-    read_json,
-    result_file_meta,
-    validate,
-)
+from evalnb.formats.bashkit_eval import FileCheck, FileSummary, result_file_meta
 from evalnb.formats.detect import Format, Probe
+from evalnb.formats.json_file import error_at, line_of, read_json, validate
 from evalnb.records import (
     AgentTrace,
     LLMCall,
@@ -164,10 +158,10 @@ def _record(path: Path, text: str, where: tuple[Any, ...], result: ScriptingResu
     task, trace = result.task, result.trace
     if result.score.task_id != task.id:
         msg = f"{result.score.task_id!r} differs from task id {task.id!r}"
-        raise _error(path, text, (*where, "score", "task_id"), msg)
+        raise error_at(path, text, (*where, "score", "task_id"), msg)
     if trace.tool_call_count != len(trace.tool_calls):
         msg = f"{trace.tool_call_count} but tool_calls has {len(trace.tool_calls)} entries"
-        raise _error(path, text, (*where, "trace", "tool_call_count"), msg)
+        raise error_at(path, text, (*where, "trace", "tool_call_count"), msg)
     llm_calls: list[LLMCall] = []
     asked: list[tuple[int, str | None]] = []
     for message in trace.messages:
@@ -178,7 +172,7 @@ def _record(path: Path, text: str, where: tuple[Any, ...], result: ScriptingResu
         asked += [(len(llm_calls), b.name) for b in uses]
     if [name for _, name in asked] != [c.tool_name for c in trace.tool_calls]:
         msg = f"{len(asked)} tool_use blocks in messages do not match the {len(trace.tool_calls)}"
-        raise _error(path, text, (*where, "trace", "tool_calls"), f"{msg} tool calls")
+        raise error_at(path, text, (*where, "trace", "tool_calls"), f"{msg} tool calls")
     tool_calls = [
         ToolCallResult(
             commands=f"{call.tool_name} {json.dumps(call.input, separators=(',', ':'))}",
@@ -219,10 +213,6 @@ def _record(path: Path, text: str, where: tuple[Any, ...], result: ScriptingResu
             "tool_output_sent_bytes": trace.tool_output_sent_bytes,
         },
     )
-
-
-def _error(path: Path, text: str, loc: tuple[Any, ...], message: str) -> InputError:
-    return InputError(path, line_of(text, loc), ".".join(map(str, loc)), message)
 
 
 def _read(path: Path) -> list[tuple[RunMeta, list[TaskRecord]]]:

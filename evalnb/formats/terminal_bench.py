@@ -69,8 +69,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalnb.errors import InputError, read_input
-from evalnb.formats.bashkit_eval import completeness, read_json, validate
 from evalnb.formats.detect import Format, Probe
+from evalnb.formats.json_file import completeness, read_json, validate
 from evalnb.records import (
     AgentTrace,
     RunMeta,

@@ -7,7 +7,8 @@ whole prompt (see :class:`~evalnb.records.LLMCall`), so on reading such a folder
 
 - ``cache_creation_tokens`` becomes ``cache_write_tokens``;
 - for provider ``anthropic``, cache reads and writes are added to each call's
-  ``input_tokens`` and to the task's ``total_input_tokens``, and ``cumulative_input``
+  ``input_tokens`` (a call without an input count keeps it unknown and adds nothing)
+  and to the task's ``total_input_tokens``, and ``cumulative_input``
   and the task's figures summed from its calls
   (:func:`~evalnb.store.tables.with_llm_call_figures`) are recomputed;
 - other providers' counts already were the whole prompt (OpenAI's ``prompt_tokens``)
@@ -82,7 +83,10 @@ def upgrade_token_counts(
     cached = pl.col("cache_read_tokens").fill_null(0) + pl.col("cache_write_tokens").fill_null(0)
     calls = (
         calls.with_columns(
-            pl.when(pl.col("run_id").is_in(ids)).then(cached).otherwise(0).alias("_cached")
+            pl.when(pl.col("run_id").is_in(ids) & pl.col("input_tokens").is_not_null())
+            .then(cached)
+            .otherwise(0)
+            .alias("_cached")
         )
         .with_columns(pl.col("input_tokens") + pl.col("_cached"))
         .with_columns(
@@ -137,9 +141,10 @@ def upgrade_record(record: Any, provider: str) -> Any:
         if isinstance(call, dict) and LEGACY_COLUMN in call:
             parts = (call.get("cache_read_tokens"), call.get(LEGACY_COLUMN))
             cached = sum(p for p in parts if isinstance(p, int))
-            added += cached
-            call = {**call, **_plus(call, "input_tokens", cached)}
-            call.update(_plus(call, "cumulative_input", added))
+            if _plus(call, "input_tokens", 0):  # an unknown prompt stays unknown, adds nothing
+                added += cached
+                call = {**call, **_plus(call, "input_tokens", cached)}
+                call.update(_plus(call, "cumulative_input", added))
         new_calls.append(call)
     total = _plus(trace, "total_input_tokens", added)
     return {**record, "trace": {**trace, **total, "llm_calls": new_calls}}

@@ -241,19 +241,27 @@ def conform(frame: Frame, name: str) -> Frame:
         (2, None)
     """
     schema: dict[str, Any] = SCHEMAS[name]
-    names = frame.collect_schema().names()
-    if name == "runs" and "model" in names:
+    have: pl.Schema = frame.collect_schema()
+    if name == "runs" and "model" in have and not _has_family(frame):
         family = model_family(pl.col("model"))
-        if "model_family" in names:
+        if "model_family" in have:
             family = pl.coalesce(pl.col("model_family"), family).alias("model_family")
         frame = frame.with_columns(family)
-    have = frame.collect_schema()
+        have = frame.collect_schema()
     missing = [pl.lit(None, dtype=dt).alias(c) for c, dt in schema.items() if c not in have]
     casts = {c: dt for c, dt in schema.items() if c in have and have[c] != dt}
     frame = frame.with_columns(missing) if missing else frame
     frame = frame.cast(casts) if casts else frame  # type: ignore[arg-type]
-    extra: list[str] = [c for c in have if c not in schema]
-    return frame.select([*schema, *extra])
+    order = [*schema, *(c for c in have if c not in schema)]
+    return frame if not missing and list(have) == order else frame.select(order)
+
+
+def _has_family(runs: pl.DataFrame | pl.LazyFrame) -> bool:
+    """Whether a ``runs`` table (a DataFrame) has every run's ``model_family`` already."""
+    if not isinstance(runs, pl.DataFrame) or "model_family" not in runs.columns:
+        return False
+    family = runs.get_column("model_family")
+    return family.dtype == pl.Utf8 and not family.null_count()
 
 
 def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, pl.DataFrame]:
