@@ -203,6 +203,12 @@ def test_a_recorded_task_without_token_counts_still_has_its_cost():
     assert run_cost(runs) == pytest.approx(task_cost(runs, PRICES)["cost_usd"].sum(), rel=1e-12)
 
 
+def test_a_free_model_costs_nothing_even_without_token_counts():
+    runs = mixed_run("offline")
+    runs.tasks = runs.tasks.with_columns(pl.lit(None, dtype=pl.Int64).alias("total_input_tokens"))
+    assert task_cost(runs, PRICES)["cost_usd"].sum() == run_cost(runs) == 0.4242  # recorded
+
+
 def test_an_unpriced_model_costs_its_recorded_tasks_only_when_all_recorded():
     with pytest.warns(UserWarning, match="mystery-9"):
         assert run_cost(mixed_run("mystery-9")) is None

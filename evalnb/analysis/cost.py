@@ -296,7 +296,7 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
         .select(RUN_KEY, *_TOKENS, recorded.alias("_rec"))
         .group_by("run_key")
         .agg(
-            # a task to price without its token counts has an unknown cost
+            # a task to price without its token counts has an unknown cost (unless free)
             (priced & pl.any_horizontal(pl.col(_TOKENS[:2]).is_null())).any().alias("_unknown"),
             priced.any().alias("_any_priced"),
             pl.col("_rec").drop_nulls().sort().cum_sum().last().fill_null(0.0).alias("_rec"),
@@ -305,5 +305,5 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     )
     total = pl.col("_rec") + pl.when(pl.col("_any_priced")).then(_PRICED).otherwise(0.0)
     return token_sums.join(table, on="run_key", how="left").select(
-        "run_key", pl.when(~pl.col("_unknown")).then(total).alias("cost_usd")
+        "run_key", pl.when(~pl.col("_unknown") | pl.col("_free")).then(total).alias("cost_usd")
     )

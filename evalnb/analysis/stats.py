@@ -2,8 +2,9 @@
 
 Following Miller (2024), "Adding Error Bars to Evals": attempts of one task (its epochs,
 its checks, its tool calls) are not independent, so every interval is clustered by
-task and every paired test works on per-task figures. Plain numeric functions (numpy,
-and scipy for the binomial law behind :func:`tasks_needed`, both imported inside the
+task and every paired test works on per-task figures. Plain numeric functions: the
+intervals in polars and pure Python, the paired tests with numpy, and
+:func:`tasks_needed` with scipy's binomial law (numpy and scipy imported inside the
 functions that use them):
 
 - :func:`wilson`: the Wilson score interval of a proportion.
