@@ -277,6 +277,13 @@ def test_summary_rows_are_per_run_and_keep_run_identity_first():
     assert out.get_column("overall_rate").to_list() == pytest.approx([5 / 8, 1.0])
 
 
+def test_summary_rows_follow_the_runs_table():
+    names = [f"r{i:02}" for i in range(40, 0, -1)]  # not in sorted order
+    runs = make_runs(*((name, "m", THREE[: 1 + i % 3]) for i, name in enumerate(names)))
+    for _ in range(5):
+        assert summary(runs, prices=FREE).get_column("run_id").to_list() == names
+
+
 def test_by_category_sums_scores_and_counts_errored_tasks_as_failed():
     out = by_category(make_runs(("r", "m", THREE)))
     a, b = out.rows(named=True)

@@ -185,6 +185,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
     out = (
         runs.runs.lazy()
         .select(*RUN_INFO, "run_key")
+        .with_row_index("_order")  # one row per run, in the runs table's order
         .join(per_run, on="run_key", how="left")
         .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64), pl.col(totals).fill_null(0.0))
         .with_columns(
@@ -206,6 +207,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         )
         .join(costs.lazy(), on="run_key", how="left")
         .join(layers.lazy(), on="run_id", how="left")
+        .sort("_order")
     )
     return out.select(
         *RUN_INFO,
