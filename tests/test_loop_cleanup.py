@@ -29,6 +29,7 @@ from evalnb.runtime.providers.anthropic import AnthropicProvider
 from evalnb.runtime.providers.openai import OpenAIProvider
 from evalnb.runtime.runner import run_cases
 from evalnb.store import RunStore
+from tests import http_fixtures as hf
 from tests.fault_server import FaultServer
 
 REQUEST = ChatRequest(
@@ -119,3 +120,12 @@ def test_a_judge_shared_by_two_guidance_versions_leaves_no_noise(
         assert main(argv) == 0
     assert [r["path"] for r in server.requests] == ["/judge/v1/chat/completions"] * 2
     assert reports == []
+
+
+def test_an_http_client_given_to_the_provider_stays_open_for_its_owner():
+    api = hf.MockAPI(*(hf.openai_ok(hf.openai_completion("hi")) for _ in range(2)))
+    http_client = api.client()
+    provider = OpenAIProvider("m", api_key="k", http_client=http_client, max_retries=0)
+    replies = [asyncio.run(provider.chat(REQUEST)).text for _ in range(2)]
+    assert replies == ["hi", "hi"]
+    assert not http_client.is_closed
