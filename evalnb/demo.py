@@ -23,7 +23,7 @@ import os
 import shutil
 import time
 from collections.abc import Coroutine
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,6 +41,8 @@ DEMO_SEED = 7
 DEMO_RUNS = Path("runs") / "demo"
 DEMO_REPORTS = Path("reports") / "demo"
 GUIDANCE_VERSIONS = ("v1", "v2")
+KERNEL_WARM_UP = "import evalnb.present.charts, evalnb.present.story, evalnb.present.tables"
+"""What a notebook kernel imports while it waits to start (the packaged notebooks' imports)."""
 OFFLINE_TEMPLATE = "evalnb-offline.html.j2"
 _OFFLINE_BLOCKS = """{%- extends 'lab/index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
@@ -171,40 +173,54 @@ def run_demo(
 
     started = time.perf_counter()
     runs_dir, reports_dir = Path(runs_dir), Path(reports_dir)
-    paths = make_demo_runs(runs_dir)
-    runs = load(*paths)
-    if reports_dir.exists():
-        shutil.rmtree(reports_dir)
     skipped = []
+    execute = notebooks and importlib.util.find_spec("nbclient") is not None
+    if notebooks and not execute:
+        skipped.append("notebooks (pip install 'evalnb[notebooks]')")
     charts = importlib.util.find_spec("vl_convert") is not None
-    if charts:  # built once here, before the notebook kernels all need it
-        from evalnb.present.offline import prepare_bundle
-
-        prepare_bundle()
-    with ThreadPoolExecutor(max_workers=1) as background:
-        # the notebooks (their own kernels) run while this process writes the reports
+    if not charts:
+        skipped.append("charts (pip install 'evalnb[export]')")
+    with ThreadPoolExecutor(max_workers=2) as background:
+        # while the runs are made, the notebook kernels start and this process imports
+        # the chart modules in a thread (making the runs mostly waits for commands)
+        made: Future[None] = Future()
         executed = (
-            background.submit(execute_notebooks, runs_dir, reports_dir / "notebooks")
-            if notebooks and importlib.util.find_spec("nbclient")
+            background.submit(
+                execute_notebooks,
+                runs_dir,
+                reports_dir / "notebooks",
+                kernels=max(1, (os.cpu_count() or 2) - 1),  # this process draws the charts
+                start=made,
+            )
+            if execute
             else None
         )
-        if notebooks and executed is None:
-            skipped.append("notebooks (pip install 'evalnb[notebooks]')")
+        drawing = background.submit(_prepare_charts) if charts else None
+        try:
+            paths = make_demo_runs(runs_dir)
+            runs = load(*paths)
+            if reports_dir.exists():
+                shutil.rmtree(reports_dir)
+            if drawing is not None:  # the vega bundle is ready before the kernels need it
+                drawing.result()
+        except BaseException:
+            made.cancel()  # the kernels run nothing and shut down
+            raise
+        made.set_result(None)
+        # the charts are drawn (vl-convert, off the GIL) while the reports are written
+        if charts:
+            from evalnb.present.charts import save_all
+
+            specs = _chart_specs(runs)
+            saved = background.submit(save_all, specs, reports_dir / "charts")
         written = write_report(runs, reports_dir)
         print(written["comparison.md"].read_text(encoding="utf-8"))
         if charts:
-            import altair as alt
-
-            from evalnb.present.charts import THEME, all_charts, save_all
             from evalnb.present.report_html import write_report_html
 
-            with alt.theme.enable(THEME):  # each chart's spec built (and validated) once
-                specs = {name: chart.to_dict() for name, chart in all_charts(runs).items()}
+            saved.result()
             written["charts"] = reports_dir / "charts"
-            save_all(specs, written["charts"])
             written["report.html"] = write_report_html(runs, reports_dir, specs)
-        else:
-            skipped.append("charts (pip install 'evalnb[export]')")
         if executed is not None:
             written["notebooks"] = executed.result()
     elapsed = time.perf_counter() - started
@@ -216,46 +232,132 @@ def run_demo(
     return written
 
 
-def execute_notebooks(runs_dir: Path, out: Path, notebooks: list[Path] | None = None) -> Path:
+def _prepare_charts() -> None:
+    """Import the chart modules and build (or read) the vega bundle the kernels need."""
+    from evalnb.present import charts, report_html  # noqa: F401
+    from evalnb.present.offline import prepare_bundle
+
+    prepare_bundle()
+
+
+def _chart_specs(runs: Any) -> dict[str, dict[str, Any]]:
+    """Every chart's spec, built (and validated) once under the evalnb theme."""
+    import altair as alt
+
+    from evalnb.present.charts import THEME, all_charts
+
+    with alt.theme.enable(THEME):
+        return {name: chart.to_dict() for name, chart in all_charts(runs).items()}
+
+
+def execute_notebooks(
+    runs_dir: Path,
+    out: Path,
+    notebooks: list[Path] | None = None,
+    *,
+    kernels: int | None = None,
+    start: Future[None] | None = None,
+) -> Path:
     """Execute the notebooks (default: the packaged ones) on ``runs_dir``; save HTML.
 
-    The notebooks run in parallel, one kernel each, as many at a time as there are
-    cores. The HTML goes through :func:`evalnb.redact.redact`, so a key a cell printed
+    The notebooks run in parallel on ``kernels`` Python kernels (default: as many as there
+    are cores; at most one per notebook). A kernel runs one notebook after another, its
+    namespace reset before each (IPython's ``reset(new_session=True)``: no variable or
+    output of the last notebook is left, execution counts start at 1 again, and the
+    working directory is the notebook's folder), so the imports (evalnb, polars, altair)
+    are made once per kernel, not once per notebook. ``start``, when given, is waited for
+    after the kernels have started and imported :data:`KERNEL_WARM_UP`, before the first
+    cell runs (``evalnb demo`` starts them while it makes the runs); when it fails,
+    nothing runs. A kernel is stopped once its last notebook is saved (killed: it has
+    nothing left to save).
+
+    The HTML goes through :func:`evalnb.redact.redact`, so a key a cell printed
     is not written out. It loads nothing from the network: nbconvert's lab template
     without its require.js, MathJax, mermaid and widget-manager scripts (all from CDNs),
     and charts drawn by the notebooks' offline renderer (:mod:`evalnb.present.offline`).
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    out.mkdir(parents=True, exist_ok=True)
-    previous = os.environ.get("EVALNB_RUNS")
-    os.environ["EVALNB_RUNS"] = str(runs_dir.resolve() / "*")  # the kernels inherit it
-    try:
-        paths = notebooks or sorted(notebooks_path().glob("*.ipynb"))
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            list(pool.map(lambda path: _execute_notebook(path, out), paths))
-    finally:
-        if previous is None:
-            os.environ.pop("EVALNB_RUNS", None)
-        else:
-            os.environ["EVALNB_RUNS"] = previous
+    paths = notebooks or sorted(notebooks_path().glob("*.ipynb"))
+    env = {**os.environ, "EVALNB_RUNS": str(runs_dir.resolve() / "*")}  # read by the notebooks
+    todo = list(paths)
+    count = min(kernels or os.cpu_count() or 2, len(todo))
+    _run_sync(_all_done(*(_kernel(todo, out, env, start) for _ in range(count))))
     return out
 
 
-def _execute_notebook(path: Path, out: Path) -> None:
-    """Execute one notebook in its own kernel and write its redacted HTML to ``out``."""
-    import nbformat
-    from jinja2 import DictLoader
-    from nbclient import NotebookClient
-    from nbconvert import HTMLExporter
+async def _all_done(*workers: Coroutine[Any, Any, None]) -> None:
+    await asyncio.gather(*workers)
 
-    from evalnb.redact import redact
+
+async def _kernel(
+    todo: list[Path], out: Path, env: dict[str, str], start: Future[None] | None
+) -> None:
+    """One kernel: take the next notebook from ``todo`` until none is left."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    km = AsyncKernelManager(kernel_name="python3")
+    quiet = "--IPKernelApp.log_level=ERROR"  # not the kernel's start-up notices
+    history = "--HistoryManager.hist_file=:memory:"  # as nbclient starts kernels
+    await km.start_kernel(extra_arguments=[quiet, history], env=env, cwd=str(todo[0].parent))
+    kc = km.client()
+    try:
+        kc.start_channels()
+        await kc.wait_for_ready(timeout=60)
+        kc.allow_stdin = False
+        if start is not None:
+            await _silently(kc, KERNEL_WARM_UP)
+            await asyncio.wrap_future(start)
+        out.mkdir(parents=True, exist_ok=True)
+        exporter = _html_exporter()
+        while todo:
+            path = todo.pop(0)
+            await _reset(kc, path.parent)
+            nb = await _execute_notebook(path, km, kc)
+            html, _ = await asyncio.to_thread(exporter.from_notebook_node, nb)
+            await asyncio.to_thread(_write_redacted, out / f"{path.stem}.html", html)
+    finally:
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
+
+
+async def _reset(kc: Any, folder: Path) -> None:
+    """Give the kernel a fresh namespace and session, working in ``folder``."""
+    chdir = f"__import__('os').chdir({str(folder)!r})"
+    await _silently(kc, f"{chdir}; get_ipython().reset(new_session=True)")
+
+
+async def _silently(kc: Any, code: str) -> None:
+    """Run ``code`` in the kernel outside the notebook: no output, history or count."""
+    reply = await kc.execute_interactive(
+        code, silent=True, store_history=False, timeout=120, output_hook=lambda msg: None
+    )
+    if reply["content"]["status"] != "ok":
+        content = reply["content"]
+        raise RuntimeError(f"the kernel failed on {code!r}: {content.get('evalue', content)}")
+
+
+async def _execute_notebook(path: Path, km: Any, kc: Any) -> Any:
+    """Execute one notebook on a running kernel; return the executed notebook."""
+    import nbformat
+    from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
     where = {"metadata": {"path": str(path.parent)}}
-    quiet = ["--IPKernelApp.log_level=ERROR"]  # not the kernel's start-up notices
-    NotebookClient(nb, timeout=120, resources=where, extra_arguments=quiet).execute()
+    client = NotebookClient(nb, km=km, timeout=120, resources=where)
+    client.kc = kc
+    return await client.async_execute()
+
+
+def _html_exporter() -> Any:
+    """nbconvert's HTML exporter with the offline template (:data:`OFFLINE_TEMPLATE`)."""
+    from jinja2 import DictLoader
+    from nbconvert import HTMLExporter
+
     exporter = HTMLExporter(extra_loaders=[DictLoader({OFFLINE_TEMPLATE: _OFFLINE_BLOCKS})])
     exporter.template_file = OFFLINE_TEMPLATE
-    html, _ = exporter.from_notebook_node(nb)
-    (out / f"{path.stem}.html").write_text(redact(html), encoding="utf-8")
+    return exporter
+
+
+def _write_redacted(path: Path, html: str) -> None:
+    from evalnb.redact import redact
+
+    path.write_text(redact(html), encoding="utf-8")

@@ -7,7 +7,7 @@ line (:func:`validate`, :func:`error_at`, :func:`line_of`), and the partial-run 
 for a file that holds fewer tasks than it says it ran (:func:`completeness`).
 
 Example:
-    >>> line_of('{"results": [\n {"task": 1},\n {"task": "x"}]}', ("results", 1, "task"))
+    >>> line_of('{"results": [\\n {"task": 1},\\n {"task": "x"}]}', ("results", 1, "task"))
     3
 """
 
@@ -47,7 +47,7 @@ def validate(path: Path, text: str, doc: Any, model: type[M]) -> M:
     Example:
         >>> class Doc(BaseModel):
         ...     results: list[int]
-        >>> validate(Path("f.json"), '{"results": [1,\n "x"]}', {"results": [1, "x"]}, Doc)
+        >>> validate(Path("f.json"), '{"results": [1,\\n "x"]}', {"results": [1, "x"]}, Doc)
         Traceback (most recent call last):
         ...
         evalnb.errors.InputError: f.json:2: results.1: Input should be a valid integer, ...
@@ -138,7 +138,7 @@ def error_at(path: Path, text: str, loc: tuple[Any, ...], message: str) -> Input
     """An InputError at the JSON value ``loc`` of ``text``: its line and dotted field.
 
     Example:
-        >>> print(error_at(Path("f.json"), '{"a":\n [1, 2]}', ("a", 1), "too big"))
+        >>> print(error_at(Path("f.json"), '{"a":\\n [1, 2]}', ("a", 1), "too big"))
         f.json:2: a.1: too big
     """
     return InputError(path, line_of(text, loc), ".".join(map(str, loc)), message)

@@ -16,7 +16,9 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -174,7 +176,8 @@ def save_all(
     A chart is an altair chart or its spec (``to_dict()``, drawn as it is). Each chart is
     drawn once: its spec is built and validated once, rendered to SVG by
     vega (vl-convert), and the PNG rasterised from that SVG, the way :func:`save`'s PNG
-    is made, without running vega a second time. Needs the ``export`` extra.
+    is made, without running vega a second time. The charts are drawn on as many threads
+    as there are cores (vl-convert releases the GIL). Needs the ``export`` extra.
 
     Example:
         >>> import tempfile
@@ -189,15 +192,18 @@ def save_all(
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    written = {}
-    for name, chart in charts.items():
-        with alt.theme.enable(THEME):
-            spec = spec_of(chart)
-        svg = vlc.vegalite_to_svg(spec, vl_version=vl_version_for_vl_convert())
+    with alt.theme.enable(THEME):
+        specs = {name: spec_of(chart) for name, chart in charts.items()}
+    vl_version = vl_version_for_vl_convert()
+
+    def draw(name: str) -> Path:
+        svg = vlc.vegalite_to_svg(specs[name], vl_version=vl_version)
         (folder / f"{name}.png").write_bytes(vlc.svg_to_png(svg, scale=2))
-        written[name] = folder / f"{name}.svg"
-        written[name].write_text(svg, encoding="utf-8")
-    return written
+        (folder / f"{name}.svg").write_text(svg, encoding="utf-8")
+        return folder / f"{name}.svg"
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return dict(zip(specs, pool.map(draw, specs), strict=True))
 
 
 def labels(runs: Runs) -> pl.DataFrame:

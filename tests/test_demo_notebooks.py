@@ -1,0 +1,59 @@
+"""`evalnb demo` executes its notebooks on shared kernels: each notebook still starts clean."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from concurrent.futures import Future
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from evalnb.demo import execute_notebooks
+
+pytestmark = pytest.mark.slow
+
+SHOW_STATE = """\
+import os
+print("leftovers:", sorted(k for k in globals() if k.startswith("mine_")))
+print("cwd:", os.getcwd())
+"""
+
+
+def notebook(path: Path, name: str) -> Path:
+    """A notebook that prints what an earlier notebook left behind, then leaves something."""
+    cells = [
+        nbformat.v4.new_code_cell(SHOW_STATE),
+        nbformat.v4.new_code_cell(f"mine_{name} = 1\nprint(len(Out), len(In))"),
+    ]
+    path.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path / f"{name}.ipynb")
+    return path / f"{name}.ipynb"
+
+
+def test_notebooks_sharing_one_kernel_each_start_empty_in_their_own_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)  # one kernel runs all three, in turn
+    paths = [
+        notebook(tmp_path / "a", "first"),
+        notebook(tmp_path / "b", "second"),
+        notebook(tmp_path / "a", "third"),
+    ]
+    out = execute_notebooks(tmp_path, tmp_path / "html", paths)
+    for path in paths:
+        html = (out / f"{path.stem}.html").read_text()
+        assert "leftovers: []" in html, path.stem  # nothing of the notebook before
+        assert f"cwd: {path.parent}" in html, path.stem
+        prompts = re.findall(r"In\xa0?(?:&nbsp;)?\[(\d+)\]", html)
+        assert prompts == ["1", "2"], path.stem  # counts start again at 1
+        assert "<pre>0 3\n</pre>" in html, path.stem  # In and Out hold this notebook only
+
+
+def test_notebooks_run_nothing_when_the_start_signal_fails(tmp_path):
+    start: Future[None] = Future()
+    start.cancel()  # what `evalnb demo` does when making the runs failed
+    paths = [notebook(tmp_path, "never")]
+    with pytest.raises(asyncio.CancelledError):
+        execute_notebooks(tmp_path, tmp_path / "html", paths, start=start)
+    assert not (tmp_path / "html").exists()
