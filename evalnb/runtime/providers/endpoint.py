@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
 from evalnb.errors import ProviderError
@@ -78,32 +78,58 @@ at a server that needs no key
 
 
 class PerLoop(Generic[Client]):
-    """An SDK client per event loop: its connection pool belongs to the loop that opened it.
+    """An SDK client per event loop, closed on that loop when the loop ends.
 
-    A provider outlives an event loop when it is used by several ``asyncio.run`` calls
-    (the judge of a run with several guidance versions, a notebook running twice); the
-    first loop's client would then fail with "Event loop is closed". :meth:`get` builds a
-    fresh client whenever the running loop is not the one the current client serves.
+    A client's connection pool belongs to the loop that opened it. A provider outlives
+    an event loop when it is used by several ``asyncio.run`` calls (the judge of a run
+    with several guidance versions, a notebook running twice); the first loop's client
+    would then fail with "Event loop is closed". :meth:`get` builds a fresh client
+    whenever the running loop is not the one the current client serves.
+
+    Each loop's client is closed by ``close`` on that loop as the loop ends: :meth:`get`
+    starts a task that waits until ``asyncio.run`` (or an ``asyncio.Runner``) cancels the
+    tasks still pending at its end, and then closes the client. Left open, a client
+    would be garbage-collected later, its connections trying to close on a closed loop
+    ("Event loop is closed", unclosed sockets). A loop that never ends (Jupyter's) keeps
+    its client open.
 
     Example:
-        >>> clients = PerLoop(object)
+        >>> closed = []
+        >>> async def close(client):
+        ...     closed.append(client)
+        >>> clients = PerLoop(object, close)
         >>> async def get():
         ...     return clients.get()
         >>> first, again = asyncio.run(get()), asyncio.run(get())
-        >>> first is clients.first, again is first
-        (True, False)
+        >>> first is clients.first, again is first, closed == [first, again]
+        (True, False, True)
     """
 
-    def __init__(self, make: Callable[[], Client]) -> None:
+    def __init__(
+        self, make: Callable[[], Client], close: Callable[[Client], Awaitable[None]]
+    ) -> None:
         self._make = make
+        self._close = close
         self.first = make()  # built now, so a bad setting fails at construction
         self._client = self.first
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._closers: set[asyncio.Task[None]] = set()  # the loop keeps only weak references
 
     def get(self) -> Client:
         """The client for the running event loop."""
         loop = asyncio.get_running_loop()
-        if self._loop is not None and self._loop is not loop:
-            self._client = self._make()
-        self._loop = loop
+        if loop is not self._loop:
+            if self._loop is not None:
+                self._client = self._make()
+            self._loop = loop
+            closer = loop.create_task(self._close_at_end(self._client))
+            self._closers.add(closer)
+            closer.add_done_callback(self._closers.discard)
         return self._client
+
+    async def _close_at_end(self, client: Client) -> None:
+        """Wait for the cancellation that ends the loop, then close ``client``."""
+        try:
+            await asyncio.get_running_loop().create_future()
+        finally:
+            await self._close(client)

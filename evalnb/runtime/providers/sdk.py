@@ -1,5 +1,9 @@
 """What the Anthropic and OpenAI providers share: key, client per loop, deadline, errors.
 
+Each event loop gets its own SDK client, closed on that loop as the loop ends
+(:class:`~evalnb.runtime.providers.endpoint.PerLoop`); an ``http_client`` passed in is
+the caller's and is never closed here.
+
 Both SDKs retry 429, 5xx, timeouts and connection errors themselves (``max_retries``,
 with backoff honouring ``retry-after``) and limit each request to ``timeout_s``;
 :meth:`SDKProvider.send` cuts a call with all its retries at
@@ -27,7 +31,7 @@ import asyncio
 import functools
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import httpx2
 
@@ -37,7 +41,15 @@ from evalnb.records.run import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_S
 from evalnb.redact import REDACTED, redact, redact_url
 from evalnb.runtime.providers.endpoint import PerLoop, choose_key
 
-Client = TypeVar("Client")
+
+class Closable(Protocol):
+    """An SDK client: :meth:`close` closes its connections."""
+
+    async def close(self) -> None:
+        """Close the client's connections (on the loop that opened them)."""
+
+
+Client = TypeVar("Client", bound=Closable)
 Reply = TypeVar("Reply")
 
 MAX_BODY_CHARS = 300
@@ -94,7 +106,8 @@ class SDKProvider(Generic[Client]):
         self._clients: PerLoop[Client] = PerLoop(
             functools.partial(
                 self.make_client, self._key, self.base_url or self.DEFAULT_URL, http_client
-            )
+            ),
+            self._close,
         )
         self._url = str(getattr(self._clients.first, "base_url", "")).rstrip("/")
 
@@ -107,6 +120,12 @@ class SDKProvider(Generic[Client]):
     ) -> Client:
         """A new SDK client (called once per event loop)."""
         raise NotImplementedError
+
+    async def _close(self, client: Client) -> None:
+        """Close a client as its event loop ends (:class:`PerLoop`); an ``http_client``
+        given to the constructor is the caller's to close."""
+        if self._given["http_client"] is None:
+            await client.close()
 
     def status_parts(self, exc: Any) -> list[object]:
         """The parts of an HTTP error answer worth naming, after its status code."""
