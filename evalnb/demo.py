@@ -42,7 +42,8 @@ DEMO_RUNS = Path("runs") / "demo"
 DEMO_REPORTS = Path("reports") / "demo"
 GUIDANCE_VERSIONS = ("v1", "v2")
 KERNEL_WARM_UP = "import evalnb.present.charts, evalnb.present.story, evalnb.present.tables"
-"""What a notebook kernel imports while it waits to start (the packaged notebooks' imports)."""
+"""What a notebook kernel imports while it waits to start (the heaviest of the packaged
+notebooks' imports: evalnb's charts, and with them altair)."""
 OFFLINE_TEMPLATE = "evalnb-offline.html.j2"
 _OFFLINE_BLOCKS = """{%- extends 'lab/index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
@@ -269,7 +270,8 @@ def execute_notebooks(
     after the kernels have started and imported :data:`KERNEL_WARM_UP`, before the first
     cell runs (``evalnb demo`` starts them while it makes the runs); when it fails,
     nothing runs. A kernel is stopped once its last notebook is saved (killed: it has
-    nothing left to save).
+    nothing left to save). A notebook that fails is not saved and does not stop the
+    others; once all have run, a RuntimeError names every one that failed.
 
     The HTML goes through :func:`evalnb.redact.redact`, so a key a cell printed
     is not written out. It loads nothing from the network: nbconvert's lab template
@@ -279,8 +281,14 @@ def execute_notebooks(
     paths = notebooks or sorted(notebooks_path().glob("*.ipynb"))
     env = {**os.environ, "EVALNB_RUNS": str(runs_dir.resolve() / "*")}  # read by the notebooks
     todo = list(paths)
+    failed: dict[str, str] = {}
     count = min(kernels or os.cpu_count() or 2, len(todo))
-    _run_sync(_all_done(*(_kernel(todo, out, env, start) for _ in range(count))))
+    _run_sync(_all_done(*(_kernel(todo, out, env, start, failed) for _ in range(count))))
+    if failed:
+        raise RuntimeError(
+            f"{len(failed)} notebook(s) failed: "
+            + "; ".join(f"{name}: {error}" for name, error in sorted(failed.items()))
+        )
     return out
 
 
@@ -289,17 +297,24 @@ async def _all_done(*workers: Coroutine[Any, Any, None]) -> None:
 
 
 async def _kernel(
-    todo: list[Path], out: Path, env: dict[str, str], start: Future[None] | None
+    todo: list[Path],
+    out: Path,
+    env: dict[str, str],
+    start: Future[None] | None,
+    failed: dict[str, str],
 ) -> None:
-    """One kernel: take the next notebook from ``todo`` until none is left."""
+    """One kernel: take the next notebook from ``todo`` until none is left; a notebook
+    that fails goes into ``failed`` (its name: the error's last line)."""
     from jupyter_client.manager import AsyncKernelManager
+    from nbclient.exceptions import CellExecutionError
 
     km = AsyncKernelManager(kernel_name="python3")
     quiet = "--IPKernelApp.log_level=ERROR"  # not the kernel's start-up notices
     history = "--HistoryManager.hist_file=:memory:"  # as nbclient starts kernels
-    await km.start_kernel(extra_arguments=[quiet, history], env=env, cwd=str(todo[0].parent))
-    kc = km.client()
+    kc = None
     try:
+        await km.start_kernel(extra_arguments=[quiet, history], env=env, cwd=str(todo[0].parent))
+        kc = km.client()
         kc.start_channels()
         await kc.wait_for_ready(timeout=60)
         kc.allow_stdin = False
@@ -311,12 +326,18 @@ async def _kernel(
         while todo:
             path = todo.pop(0)
             await _reset(kc, path.parent)
-            nb = await _execute_notebook(path, km, kc)
+            try:
+                nb = await _execute_notebook(path, km, kc)
+            except CellExecutionError as exc:
+                failed[path.name] = str(exc).strip().splitlines()[-1]
+                continue
             html, _ = await asyncio.to_thread(exporter.from_notebook_node, nb)
             await asyncio.to_thread(_write_redacted, out / f"{path.stem}.html", html)
     finally:
-        kc.stop_channels()
-        await km.shutdown_kernel(now=True)
+        if kc is not None:
+            kc.stop_channels()
+        if km.has_kernel:
+            await km.shutdown_kernel(now=True)
 
 
 async def _reset(kc: Any, folder: Path) -> None:
@@ -341,8 +362,7 @@ async def _execute_notebook(path: Path, km: Any, kc: Any) -> Any:
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
-    where = {"metadata": {"path": str(path.parent)}}
-    client = NotebookClient(nb, km=km, timeout=120, resources=where)
+    client = NotebookClient(nb, km=km, timeout=120)  # the kernel is in path's folder
     client.kc = kc
     return await client.async_execute()
 

@@ -57,3 +57,15 @@ def test_notebooks_run_nothing_when_the_start_signal_fails(tmp_path):
     with pytest.raises(asyncio.CancelledError):
         execute_notebooks(tmp_path, tmp_path / "html", paths, start=start)
     assert not (tmp_path / "html").exists()
+
+
+def test_a_failing_notebook_is_named_and_the_others_still_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    broken = tmp_path / "broken.ipynb"
+    cell = nbformat.v4.new_code_cell("raise ValueError('no runs here')")
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), broken)
+    after = notebook(tmp_path, "after")
+    with pytest.raises(RuntimeError, match=r"1 notebook\(s\) failed: broken\.ipynb: .*no runs"):
+        execute_notebooks(tmp_path, tmp_path / "html", [broken, after])
+    assert (tmp_path / "html" / "after.html").exists()
+    assert not (tmp_path / "html" / "broken.html").exists()

@@ -118,8 +118,10 @@ def test_every_hostile_command_is_bounded_recorded_and_contained(tmp_path, monke
     limit = DEFAULT_MAX_OUTPUT_CHARS + 200
     assert hostile["stdout"].str.len_chars().max() <= limit
     assert hostile["stderr"].str.len_chars().max() <= limit
-    flooded = hostile.filter(hostile["task_id"] == "output_100mb")
-    assert flooded["stdout_truncated"].item() is True  # truncation is recorded, never silent
+    # never silent: the flood is cut at the cap and marked truncated, or (on a machine so
+    # busy that it had not reached the cap within the 1 s timeout) marked timed out
+    flooded = hostile.filter(hostile["task_id"] == "output_100mb").row(0, named=True)
+    assert flooded["stdout_truncated"] or flooded["timed_out"], flooded
     # no API key is visible to a command, and none reached disk
     for path in run.iterdir():
         assert FAKE_KEY.encode() not in path.read_bytes(), path

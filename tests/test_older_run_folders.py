@@ -166,7 +166,8 @@ def _as_an_older_evalnb_wrote(folder: Path, to: Path) -> Path:
             cumulative = cached_total = 0
             for call in trace["llm_calls"]:
                 call["cache_creation_tokens"] = call.pop("cache_write_tokens")
-                if call["input_tokens"] is None:  # unknown: no cumulative input either
+                if call["input_tokens"] is None:  # unknown: an older evalnb kept the sum
+                    call["cumulative_input"] = cumulative
                     continue
                 cached = (call["cache_read_tokens"] or 0) + (call["cache_creation_tokens"] or 0)
                 cached_total += cached

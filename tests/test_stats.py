@@ -19,6 +19,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from evalnb.analysis.stats import (
+    Z95,
     _mcnemar_power,
     clustered_wilson,
     clustered_wilson_sums,
@@ -56,9 +57,11 @@ def batch_interval(y: np.ndarray, m: np.ndarray, counts: bool) -> tuple[np.ndarr
 # --- t quantile -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("df", [0.5, 1, 1.5, 2, 3, 4, 9, 29, 99, 100, 999, 1e4, 1e5])
+@pytest.mark.parametrize("df", [0.1, 0.5, 1, 1.5, 2, 3, 4, 9, 29, 99, 100, 999, 1e4, 1e5])
 def test_t_quantile_agrees_with_scipy(df):
-    for p in (0.51, 0.6, 0.8, 0.9, 0.95, 0.975, 0.99, 0.999, 1 - 1e-8, 0.3, 0.025):
+    for p in (1e-10, 1e-8, 0.001, 0.025, 0.3, 0.51, 0.6, 0.8, 0.9, 0.95, 0.975, 0.999):
+        assert t_quantile(p, df) == pytest.approx(float(stdtrit(df, p)), rel=1e-12)
+    for p in (1 - 1e-8, 1 - 1e-10):
         assert t_quantile(p, df) == pytest.approx(float(stdtrit(df, p)), rel=1e-12)
 
 
@@ -72,9 +75,15 @@ def test_t_quantile_near_the_median_follows_the_density_at_zero():
     assert t_quantile(0.5, 4) == 0.0
 
 
-def test_t_quantile_refuses_probabilities_outside_zero_to_one():
+def test_t_quantile_with_infinite_degrees_of_freedom_is_the_normal_quantile():
+    assert t_quantile(0.975, math.inf) == Z95
+
+
+def test_t_quantile_refuses_probabilities_outside_zero_to_one_and_tiny_df():
     with pytest.raises(ValueError, match="0 < p < 1"):
         t_quantile(1.0, 3)
+    with pytest.raises(ValueError, match=r"df >= 0\.1"):
+        t_quantile(0.975, 0.01)
 
 
 # --- Wilson -------------------------------------------------------------------------
@@ -129,6 +138,10 @@ def test_clustered_wilson_is_capped_at_the_number_of_attempts_for_counts():
     # t(0.975, 1) = 12.706205 for z.
     expected = wilson(0.6, 1, z=12.706205)
     assert clustered_wilson([3, 3], [5, 5], counts=True) == pytest.approx(expected)
+
+
+def test_clustered_wilson_of_an_unknown_figure_is_null():
+    assert clustered_wilson([1.0, math.nan], [1.0, 1.0]) == (None, None)
 
 
 def test_clustered_wilson_of_nothing_is_null():

@@ -181,28 +181,6 @@ def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
     )
 
 
-def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.LazyFrame:
-    """:func:`task_cost` as a lazy frame with ``attempt_key`` and the columns ``keys``.
-
-    Reads only the token columns of the tasks scan (one row per attempt).
-    """
-    table, recorded = _run_prices(runs, prices)
-    tokens = (
-        runs.scan("tasks")
-        .select(*keys, "attempt_key", *_TOKENS, recorded.alias("_rec"))
-        .with_columns(RUN_KEY, *(pl.col(c).fill_null(0) for c in _CACHE))
-        .join(table, on="run_key", how="left", maintain_order="left")
-    )
-    return tokens.with_columns(
-        pl.coalesce("_rec", _PRICED).alias("cost_usd"),
-        pl.when(pl.col("_rec").is_not_null())
-        .then(pl.lit("recorded"))
-        .when(_PRICED.is_not_null())
-        .then(pl.lit("prices"))
-        .alias("cost_source"),
-    )
-
-
 _CACHE = ("cache_read_tokens", "cache_write_tokens")
 _TOKENS = ("total_input_tokens", "total_output_tokens", *_CACHE)
 _PRICED = (
@@ -224,6 +202,28 @@ _PRICED = (
     )
 )
 """The cost of token counts (one attempt's, or a run's sums) at the joined price columns."""
+
+
+def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.LazyFrame:
+    """:func:`task_cost` as a lazy frame with ``attempt_key`` and the columns ``keys``.
+
+    Reads only the token columns of the tasks scan (one row per attempt).
+    """
+    table, recorded = _run_prices(runs, prices)
+    tokens = (
+        runs.scan("tasks")
+        .select(*keys, "attempt_key", *_TOKENS, recorded.alias("_rec"))
+        .with_columns(RUN_KEY, *(pl.col(c).fill_null(0) for c in _CACHE))
+        .join(table, on="run_key", how="left", maintain_order="left")
+    )
+    return tokens.with_columns(
+        pl.coalesce("_rec", _PRICED).alias("cost_usd"),
+        pl.when(pl.col("_rec").is_not_null())
+        .then(pl.lit("recorded"))
+        .when(_PRICED.is_not_null())
+        .then(pl.lit("prices"))
+        .alias("cost_source"),
+    )
 
 
 def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Expr]:

@@ -28,7 +28,8 @@ from evalnb.errors import InputError, read_input
 M = TypeVar("M")
 
 MAX_DEPTH = 200
-"""The deepest nesting of mappings and sequences a YAML or JSON input may have."""
+"""The deepest nesting of mappings and sequences a YAML input (JSON read as YAML
+included) may have."""
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader where PyYAML was built with it (parsing in C), else PyYAML's own."""
@@ -67,19 +68,17 @@ def load_model(
     text = read_input(path, shown)
     if not text.strip():
         raise InputError(shown, None, None, "empty file")
-    loader = LOADER(text)
     try:
         _refuse_deep_nesting(shown, text)
-        node = loader.get_single_node()
+        node, data = _compose_and_construct(text)
         _refuse_duplicate_keys(shown, node)
-        data = None if node is None else loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(shown, line, None, f"invalid YAML: {problem}") from None
-    finally:
-        loader.dispose()
+    except RecursionError:  # PyYAML's own composer, deep in an already deep stack
+        raise InputError(shown, None, None, "invalid YAML: nested too deeply") from None
     adapter = model if isinstance(model, TypeAdapter) else None
     try:
         if adapter is not None:
@@ -93,6 +92,16 @@ def load_model(
         line = _line_of(node, loc)
         field = ".".join(str(p) for p in loc) or "(document)"
         raise InputError(shown, line, field, err["msg"].removeprefix("Value error, ")) from None
+
+
+def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
+    """The node tree of ``text`` (for line numbers) and the data built from it."""
+    loader = LOADER(text)
+    try:
+        node = loader.get_single_node()
+        return node, None if node is None else loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def _refuse_deep_nesting(shown: str, text: str) -> None:

@@ -7,7 +7,8 @@ whole prompt (see :class:`~evalnb.records.LLMCall`), so on reading such a folder
 
 - ``cache_creation_tokens`` becomes ``cache_write_tokens``;
 - for provider ``anthropic``, cache reads and writes are added to each call's
-  ``input_tokens`` (a call without an input count keeps it unknown and adds nothing)
+  ``input_tokens`` (a call without an input count keeps it unknown, adds nothing and
+  has no ``cumulative_input``)
   and to the task's ``total_input_tokens``, and ``cumulative_input``
   and the task's figures summed from its calls
   (:func:`~evalnb.store.tables.with_llm_call_figures`) are recomputed;
@@ -141,10 +142,12 @@ def upgrade_record(record: Any, provider: str) -> Any:
         if isinstance(call, dict) and LEGACY_COLUMN in call:
             parts = (call.get("cache_read_tokens"), call.get(LEGACY_COLUMN))
             cached = sum(p for p in parts if isinstance(p, int))
-            if _plus(call, "input_tokens", 0):  # an unknown prompt stays unknown, adds nothing
+            if _plus(call, "input_tokens", 0):
                 added += cached
                 call = {**call, **_plus(call, "input_tokens", cached)}
                 call.update(_plus(call, "cumulative_input", added))
+            else:  # an unknown prompt stays unknown and adds nothing; no running sum here
+                call = {**call, "cumulative_input": None}
         new_calls.append(call)
     total = _plus(trace, "total_input_tokens", added)
     return {**record, "trace": {**trace, **total, "llm_calls": new_calls}}
