@@ -181,9 +181,10 @@ def run_demo(
     charts = importlib.util.find_spec("vl_convert") is not None
     if not charts:
         skipped.append("charts (pip install 'evalnb[export]')")
+    _import_for_threads(charts=charts, notebooks=execute)
     with ThreadPoolExecutor(max_workers=2) as background:
-        # while the runs are made, the notebook kernels start and this process imports
-        # the chart modules in a thread (making the runs mostly waits for commands)
+        # while the runs are made, the notebook kernels start and the vega bundle is
+        # prepared in threads (making the runs mostly waits for commands)
         made: Future[None] = Future()
         executed = (
             background.submit(
@@ -233,9 +234,24 @@ def run_demo(
     return written
 
 
+def _import_for_threads(*, charts: bool, notebooks: bool) -> None:
+    """Import here, before any thread starts, what the demo's threads use. Two threads
+    importing modules that share dependencies at the same time can each see the other's
+    half-initialised module (IPython: altair imports it, and so does the runner's
+    progress bar), which fails with a circular-import error."""
+    names = ["evalnb.runtime.runner"]
+    if charts:
+        names += ["vl_convert", "evalnb.present.charts", "evalnb.present.offline"]
+        names += ["evalnb.present.report_html"]
+    if notebooks:
+        names += ["jinja2", "jupyter_client.manager", "nbclient", "nbconvert", "nbformat"]
+        names += ["evalnb.redact", "IPython.lib.lexers"]  # the last: HTML's code highlighting
+    for name in names:
+        importlib.import_module(name)
+
+
 def _prepare_charts() -> None:
-    """Import the chart modules and build (or read) the vega bundle the kernels need."""
-    from evalnb.present import charts, report_html  # noqa: F401
+    """Build (or read) the vega bundle the kernels need."""
     from evalnb.present.offline import prepare_bundle
 
     prepare_bundle()

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
+import subprocess
+import sys
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -69,3 +72,44 @@ def test_a_failing_notebook_is_named_and_the_others_still_run(tmp_path, monkeypa
         execute_notebooks(tmp_path, tmp_path / "html", [broken, after])
     assert (tmp_path / "html" / "after.html").exists()
     assert not (tmp_path / "html" / "broken.html").exists()
+
+
+WATCH_IMPORTS = """
+import atexit, json, sys, threading
+
+SHARED = ("IPython", "altair", "jsonschema", "tqdm", "nbconvert", "nbclient", "jupyter_client")
+off_main = []
+
+
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if threading.current_thread() is not threading.main_thread():
+            if name.split(".")[0] in SHARED and name not in sys.modules:
+                off_main.append(name)
+        return None
+
+
+sys.meta_path.insert(0, Watch())
+atexit.register(lambda: print("OFF-MAIN", json.dumps(sorted(set(off_main)))))
+from evalnb.cli import main
+
+code = main(["demo", "--runs", sys.argv[1], "--out", sys.argv[2]])
+"""
+
+
+def test_the_demo_imports_what_its_threads_share_before_they_start(tmp_path):
+    # Two threads importing IPython's modules at once can see each other's half-made
+    # modules (a circular-import error, seen once on a fresh install), so the demo
+    # imports them on the main thread before its threads start.
+    done = subprocess.run(
+        [sys.executable, "-c", WATCH_IMPORTS, str(tmp_path / "runs"), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("OFF-MAIN")]
+    assert json.loads(line.removeprefix("OFF-MAIN ")) == []
+    out = tmp_path / "out"
+    assert len(list((out / "charts").glob("*.png"))) == len(list((out / "charts").glob("*.svg")))
+    assert (out / "report.html").exists() and len(list((out / "notebooks").glob("*.html"))) == 7
