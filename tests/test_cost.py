@@ -180,26 +180,21 @@ def test_a_runs_cost_is_its_tasks_costs_summed_the_same_in_any_row_order():
         assert run_cost(runs) == run_cost(mixed_run("anthro-model"))
 
 
+def without(runs: Runs, task_id: str, column: str) -> Runs:
+    """``runs`` with ``column`` unknown (null) for task ``task_id``."""
+    unknown = pl.when(pl.col("task_id") == task_id).then(None).otherwise(column)
+    runs.tasks = runs.tasks.with_columns(unknown.alias(column))
+    return runs
+
+
 def test_a_run_with_one_task_of_unknown_cost_has_an_unknown_cost():
-    runs = mixed_run("anthro-model")
-    runs.tasks = runs.tasks.with_columns(
-        pl.when(pl.col("task_id") == "t1")
-        .then(None)
-        .otherwise("total_input_tokens")
-        .alias("total_input_tokens")
-    )
+    runs = without(mixed_run("anthro-model"), "t1", "total_input_tokens")
     assert task_cost(runs, PRICES)["cost_usd"].null_count() == 1
     assert run_cost(runs) is None
 
 
 def test_a_recorded_task_without_token_counts_still_has_its_cost():
-    runs = mixed_run("anthro-model")
-    runs.tasks = runs.tasks.with_columns(
-        pl.when(pl.col("task_id") == "t3")
-        .then(None)
-        .otherwise("total_output_tokens")
-        .alias("total_output_tokens")
-    )
+    runs = without(mixed_run("anthro-model"), "t3", "total_output_tokens")
     assert run_cost(runs) == pytest.approx(task_cost(runs, PRICES)["cost_usd"].sum(), rel=1e-12)
 
 
