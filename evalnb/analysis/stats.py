@@ -206,13 +206,14 @@ def clustered_wilson_sums(
     # clusters; not for one pass/fail trial per task (Σm² = Σm), whose variance p(1-p)/n
     # the binomial fixes, nor for a single cluster.
     binomial = (smm_ <= sm_ * (1 + 1e-12)) if counts else pl.lit(False)
+    corrected = (k_ >= 2) & ~binomial
     level = NormalDist().cdf(z)
-    ks = sums.filter((k_ >= 2) & ~binomial).get_column("k").unique().to_list()
+    ks = sums.filter(corrected).get_column("k").unique().to_list()
     t = k_.replace_strict(ks, [t_quantile(level, v - 1) for v in ks], default=z)
     # In steps, each naming its results: one nested expression would repeat its parts.
     known = pl.all_horizontal(pl.all().is_not_nan())
     steps = sums.lazy().with_columns(
-        r=sy_ / sm_, corrected=(k_ >= 2) & ~binomial, valid=(k_ > 0) & (sm_ > 0) & known
+        r=sy_ / sm_, corrected=corrected, valid=(k_ > 0) & (sm_ > 0) & known
     )
     # Linearised (ratio-estimator) variance of r: Σ(y - r m)² / (Σm)².
     steps = steps.with_columns(
