@@ -31,6 +31,14 @@ MAX_DEPTH = 200
 """The deepest nesting of mappings and sequences a YAML input (JSON read as YAML
 included) may have."""
 
+TOO_DEEP = f"nested too deeply (over {MAX_DEPTH} levels)"
+
+LIBYAML_DEPTH_PROBLEM = "exceeded maximum nesting depth"
+"""What libyaml 0.2.6 and later (PyYAML 6.0.3's wheels onwards) say at 1,000 levels. Its
+scanner reads flow collections ahead of the parse events, so on a flow-style input it can
+stop before :func:`_refuse_deep_nesting` has counted :data:`MAX_DEPTH` levels; both mean the
+input nests deeper than evalnb reads, and both say so in the same words."""
+
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader where PyYAML was built with it (parsing in C), else PyYAML's own."""
 
@@ -76,6 +84,8 @@ def load_model(
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         problem = getattr(exc, "problem", None) or str(exc)
+        if problem == LIBYAML_DEPTH_PROBLEM:
+            problem = TOO_DEEP
         raise InputError(shown, line, None, f"invalid YAML: {problem}") from None
     except RecursionError:  # PyYAML's own composer, deep in an already deep stack
         raise InputError(shown, None, None, "invalid YAML: nested too deeply") from None
@@ -114,9 +124,7 @@ def _refuse_deep_nesting(shown: str, text: str) -> None:
             depth += 1
             if depth > MAX_DEPTH:
                 line = event.start_mark.line + 1 if event.start_mark else None
-                raise InputError(
-                    shown, line, None, f"invalid YAML: nested too deeply (over {MAX_DEPTH} levels)"
-                )
+                raise InputError(shown, line, None, f"invalid YAML: {TOO_DEEP}")
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
 
