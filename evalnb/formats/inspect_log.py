@@ -77,6 +77,7 @@ from evalnb.records import (
     TaskRecord,
     TaskScore,
     ToolCallResult,
+    cumulative_inputs,
 )
 
 SOURCE = "inspect"
@@ -247,7 +248,7 @@ def _error(sample: Any) -> str | None:
 def _trace(sample: Any, model: str, res: Resolve) -> AgentTrace:
     llm_calls: list[LLMCall] = []
     tool_calls: list[ToolCallResult] = []
-    cumulative = 0
+    native: list[LLMCall] = []  # calls read from Inspect's own fields
     for event in sample.events:
         ours = (event.metadata or {}).get(EVALNB_KEY) if event.event in ("model", "tool") else None
         if isinstance(ours, dict) and event.event == "model":
@@ -265,23 +266,24 @@ def _trace(sample: Any, model: str, res: Resolve) -> AgentTrace:
                 if usage
                 else None
             )
-            cumulative += inp or 0
             choice = event.output.choices[0] if event.output.choices else None
-            llm_calls.append(
+            native.append(
                 LLMCall(
                     call_number=len(llm_calls) + 1,
                     input_tokens=inp,
                     output_tokens=usage.output_tokens if usage else None,
                     cache_read_tokens=usage.input_tokens_cache_read if usage else None,
                     cache_write_tokens=usage.input_tokens_cache_write if usage else None,
-                    cumulative_input=cumulative if inp is not None else None,
                     latency_ms=_ms(event.working_time),
                     tool_calls_made=len(choice.message.tool_calls or []) if choice else 0,
                     stop_reason=choice.stop_reason if choice else None,
                 )
             )
+            llm_calls.append(native[-1])
         elif event.event == "tool":
             tool_calls.append(_tool_call(event, len(tool_calls), len(llm_calls) or None, res))
+    for call, total in zip(native, cumulative_inputs(c.input_tokens for c in native), strict=True):
+        call.cumulative_input = total  # evalnb's own rows (``ours``) keep theirs
     totals = _usage_totals(llm_calls, sample, model)
     return AgentTrace(
         messages=_messages(sample.messages, res),

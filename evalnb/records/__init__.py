@@ -27,6 +27,7 @@ from evalnb.records.trace import (
     Message,
     ToolCallResult,
     ToolInvocation,
+    cumulative_inputs,
 )
 
 __all__ = [
@@ -49,5 +50,6 @@ __all__ = [
     "TaskScore",
     "ToolCallResult",
     "ToolInvocation",
+    "cumulative_inputs",
     "parse_check",
 ]

@@ -462,16 +462,21 @@ def with_llm_call_figures(
 
     - ``llm_call_count``: the attempt's LLM calls (0 without any).
     - ``base_context`` (spec 003): call 1's ``input_tokens`` (the whole prompt, cache
-      included: see :class:`~evalnb.records.LLMCall`).
-    - ``context_growth_avg`` (spec 003): ``sum(input[i+1] - input[i]) / (N - 1)`` =
-      ``(input[N] - input[1]) / (N - 1)``, 0 for a single call. It may be negative (a
-      provider's cache or a trimmed history can shrink the input).
-    - ``final_cumulative_input`` (spec 003): the sum of ``input_tokens`` over the calls.
+      included: see :class:`~evalnb.records.LLMCall`); null when call 1's count is
+      unknown, even if later calls have theirs.
+    - ``context_growth_avg`` (spec 003): ``sum(input[i+1] - input[i]) / (N - 1)`` over
+      the N calls. The sum telescopes to ``input[N] - input[1]``, so the formula's value
+      is known exactly when call 1's and call N's counts are, whatever the calls between
+      reported (``[1000, null, 1600]`` grows 300 a call); null when either is unknown.
+      0 for a single call with a known count. It may be negative (a provider's cache or
+      a trimmed history can shrink the input).
+    - ``final_cumulative_input`` (spec 003): call N's ``cumulative_input``, the sum of
+      ``input_tokens`` over the calls; null when any call's count is unknown.
     - ``cache_read_tokens``, ``cache_write_tokens``: summed over the calls (a missing
       count adds 0).
 
-    The three token figures are null when no call recorded its input tokens; all but the
-    count are null for an attempt without calls.
+    All but the count are null for an attempt without calls. Calls are in
+    ``call_number`` order.
 
     Example:
         >>> calls = pl.DataFrame({"run_id": ["r"] * 3, "model": ["m"] * 3,
@@ -481,19 +486,24 @@ def with_llm_call_figures(
         >>> tasks = pl.DataFrame({"run_id": ["r"], "model": ["m"], "task_id": ["t"], "epoch": [1]})
         >>> with_llm_call_figures(tasks, calls).select(LLM_CALL_FIGURES).row(0)
         (3, 100, 60.0, 470, 230, 140)
+        >>> gap = calls.with_columns(input_tokens=pl.Series([1000, None, 1600]))
+        >>> with_llm_call_figures(tasks, gap).select(LLM_CALL_FIGURES[:4]).row(0)
+        (3, 1000, 300.0, None)
     """
-    given = pl.col("input_tokens").sort_by("call_number").drop_nulls()
-    known = pl.col("input_tokens").count()
+    ordered = pl.col("input_tokens").sort_by("call_number")
+    first, last, calls = ordered.first(), ordered.last(), pl.len()
     key = _attempt(tasks, llm_calls)
     sums = llm_calls.group_by(key).agg(
-        pl.len().cast(pl.Int64).alias("llm_call_count"),
-        given.first().alias("base_context"),
-        pl.when(known > 1)
-        .then((given.last() - given.first()) / (known - 1))
-        .when(known == 1)
+        calls.cast(pl.Int64).alias("llm_call_count"),
+        first.alias("base_context"),
+        pl.when(calls > 1)
+        .then((last - first) / (calls - 1))
+        .when(first.is_not_null())
         .then(0.0)
         .alias("context_growth_avg"),
-        pl.when(known > 0).then(pl.col("input_tokens").sum()).alias("final_cumulative_input"),
+        pl.when(pl.col("input_tokens").null_count() == 0)
+        .then(pl.col("input_tokens").sum())
+        .alias("final_cumulative_input"),
         pl.col("cache_read_tokens").sum(),
         pl.col("cache_write_tokens").sum(),
     )
