@@ -396,8 +396,8 @@ class _Session:
                 tool.exit_code, tool.stderr = NO_RESULT, "(no tool result in the file)"
                 self.inferred += 1
         calls = list(self.calls.values())
-        totals = cumulative_inputs(c.input_tokens for c in calls)
-        for call, total in zip(calls, totals, strict=True):
+        running = cumulative_inputs(c.input_tokens for c in calls)
+        for call, total in zip(calls, running, strict=True):
             call.cumulative_input = total
         result = self.result or {}
         natural_stop, error = self._ending()

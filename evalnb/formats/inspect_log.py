@@ -43,7 +43,8 @@ One log is one evalnb run: a log holds one task run by one evaluated model
   unreadable value fails it. Weight 1 each, layer ``expectation``.
 
 A log written by :func:`evalnb.formats.inspect_write.write_inspect_log` carries evalnb's
-run metadata, task fields and check names, weights and layers; reading it back gives
+run metadata, task fields and check names, weights and layers (and which checks were
+not run: ``passed`` null, value ``N``); reading it back gives
 the original run (same ``run_id``), so loading both together is refused as a duplicate.
 
 Example:
@@ -451,11 +452,8 @@ def _checks(scores: dict[str, Any]) -> tuple[list[ScoreResult], dict[str, float 
             number = score_number(part)
             numbers[f"score_{check.replace('.', '_')}"] = number
             if isinstance(ours, dict):
-                results.append(
-                    ScoreResult(
-                        **{**ours, "passed": number is not None and number >= 1.0},
-                    )
-                )
+                verdict = number is not None and number >= 1.0  # unless ours says "not run"
+                results.append(ScoreResult(**{"passed": verdict, **ours}))
                 continue
             said = [f"value={part!r}"]
             said += [f"answer={score.answer!r}"] if score.answer else []

@@ -18,8 +18,9 @@ One run becomes one log; each task attempt one sample (``id`` = task id, ``epoch
   ``commands``; the result is the text evalnb's agent sends the model,
   :func:`~evalnb.records.trace.tool_result_text`; a timeout is a ``timeout`` tool error).
 - ``scores``: one per check, keyed by the check string (``#2``, ``#3`` on repeats),
-  value ``C`` when it passed else ``I``, the detail as explanation; ``results`` gets
-  each check's accuracy over the samples that have it.
+  value ``C`` when it passed, ``I`` when it failed, ``N`` when it was not run (the
+  attempt errored before its work ran), the detail as explanation; ``results`` gets
+  each check's accuracy over the samples where it ran.
 - ``error``: the task's error; ``model_usage`` and ``total_time`` the task's totals.
 
 What Inspect has no field for is kept under ``metadata["evalnb"]`` of the log (the
@@ -308,11 +309,15 @@ def _scores(rec: TaskRecord) -> dict[str, Any]:
         seen[r.check] += 1
         key = r.check if seen[r.check] == 1 else f"{r.check}#{seen[r.check]}"
         out[key] = Score(
-            value="C" if r.passed else "I",
+            value={True: "C", False: "I", None: "N"}[r.passed],
             explanation=r.detail or None,
-            metadata={EVALNB_KEY: r.model_dump(mode="json", exclude={"passed"})},
+            # a verdict travels as the value; a check not run says so here
+            metadata={EVALNB_KEY: r.model_dump(mode="json", exclude=_VERDICT[r.passed])},
         )
     return out
+
+
+_VERDICT: dict[bool | None, set[str]] = {True: {"passed"}, False: {"passed"}, None: set()}
 
 
 def _results(samples: list[Any]) -> list[Any]:
@@ -322,7 +327,8 @@ def _results(samples: list[Any]) -> list[Any]:
     verdicts: dict[str, list[bool]] = {}
     for sample in samples:
         for name, score in (sample.scores or {}).items():
-            verdicts.setdefault(name, []).append(score.value == "C")
+            if score.value != "N":  # a check not run is no verdict
+                verdicts.setdefault(name, []).append(score.value == "C")
     return [
         EvalScore(
             name=name,

@@ -51,12 +51,13 @@ from evalnb.errors import InputError, SetupError
 from evalnb.formats.scenario import load_callable, load_scenario
 from evalnb.records import AgentTrace, Connection, ScenarioResult, Task, TaskScore
 from evalnb.records.interfaces import Provider, Sandbox
-from evalnb.records.scenario import Scenario
+from evalnb.records.scenario import Rubric, Scenario
+from evalnb.records.score import NOT_RUN, not_run, not_run_detail
 from evalnb.runtime.agent import default_system_prompt
 from evalnb.runtime.case import Scoring
 from evalnb.runtime.sandbox.bashkit import BashkitSandbox
 from evalnb.runtime.sandbox.local import LocalSandbox
-from evalnb.scoring.gates import gate_rows, run_gates
+from evalnb.scoring.gates import GateResult, gate_rows, run_gates
 from evalnb.scoring.judge import Judgement, judge_spec, refuse_self_judging, run_judge
 from evalnb.scoring.outcome import composite_score, decide_outcome, interaction_score
 
@@ -145,10 +146,8 @@ class ScenarioCase:
 
     async def score(self, trace: AgentTrace, sandbox: Sandbox) -> Scoring:
         """Gates, judge, outcome, interaction score and composite of a finished attempt."""
-        scenario = self.scenario
-        gates = scenario.gates
         results = await run_gates(
-            gates,
+            self.scenario.gates,
             sandbox,
             trace,
             workdir=sandbox.workdir,
@@ -156,12 +155,48 @@ class ScenarioCase:
         )
         judgement: Judgement | None = None
         if self.judge is not None:
-            config = scenario.evaluation.judge
-            assert config is not None and config.loaded_rubric is not None
-            assert config.pass_threshold is not None
-            judgement = await run_judge(
-                self.judge, config.loaded_rubric, self.task, trace, config.pass_threshold
-            )
+            rubric, threshold = self._rubric()
+            judgement = await run_judge(self.judge, rubric, self.task, trace, threshold)
+        return self._scoring(results, judgement, trace)
+
+    def not_run(self, reason: str) -> Scoring:
+        """Every gate and the judge's verdict recorded as not run, the judge not called:
+        outcome fail, 0 gates passed of all, no judge score (the composite, when
+        configured, as for failed gates and no judge score).
+
+        Example:
+            >>> import pathlib, tempfile
+            >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.yaml"
+            >>> _ = path.write_text("name: s\\ntarget: {binary: wc, mode: local}\\n"
+            ...     "task: Count.\\ngates:\\n- {type: command_succeeds, command: wc x}\\n")
+            >>> [case] = load_scenario_cases(path)
+            >>> scored = case.not_run("setup failed")
+            >>> scored.score.results[0].passed, scored.score.max_score, scored.scenario.outcome
+            (None, 1.0, 'fail')
+        """
+        gates = self.scenario.gates
+        failed = [GateResult(gate_type=g.type, passed=False, message="") for g in gates]
+        judgement = Judgement(*self._rubric(), error=NOT_RUN) if self.judge else None
+        scoring = self._scoring(failed, judgement, AgentTrace())
+        scoring.score = not_run(self.task.id, scoring.score.results, reason)
+        assert scoring.scenario is not None
+        scoring.scenario = scoring.scenario.model_copy(
+            update={"outcome_reason": not_run_detail(reason)}
+        )
+        return scoring
+
+    def _rubric(self) -> tuple[Rubric, float]:
+        config = self.scenario.evaluation.judge
+        assert config is not None and config.loaded_rubric is not None
+        assert config.pass_threshold is not None
+        return config.loaded_rubric, config.pass_threshold
+
+    def _scoring(
+        self, results: list[GateResult], judgement: Judgement | None, trace: AgentTrace
+    ) -> Scoring:
+        """The checks rows, spec 002's evaluation and the extra columns of an attempt."""
+        scenario = self.scenario
+        gates = scenario.gates
         outcome = decide_outcome(results, judgement)
         judge_score = judgement.score if judgement else None
         weights = scenario.evaluation.composite

@@ -1,0 +1,72 @@
+"""A test agent that plays given turns per attempt, errors and hangs included.
+
+:class:`PlayedAgent` goes through the real runner like the ``scripted:`` agent, but its
+turns may differ per (task, epoch) and a turn may end the attempt the way a real
+provider does: ``error`` raises :class:`~evalnb.errors.ProviderError` (the attempt is
+recorded as errored), ``hang`` waits until the runner's ``task_timeout_s`` cuts the
+attempt (``task timeout``). Token counts may be null, cached or huge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalnb.errors import ProviderError
+from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One assistant turn: its text and commands (one tool call each) and its usage, or
+    the way the provider fails instead of answering."""
+
+    commands: tuple[str, ...] = ()
+    text: str = "ok"
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    latency_ms: float = 1.0
+    error: str | None = None
+    hang: bool = False
+
+
+@dataclass
+class PlayedAgent:
+    """Plays ``plays[(task_id, epoch)]`` turn by turn; after the last one it stops with a
+    text-only turn (an attempt without a play stops at once)."""
+
+    model: str
+    plays: dict[tuple[str, int], tuple[Turn, ...]] = field(default_factory=dict)
+    provider: str = "played"
+    simulated: bool = False
+    recording: Any = None
+
+    async def chat(self, request: ChatRequest) -> ChatResponse:
+        turns = self.plays.get((request.task.id, request.epoch), ())
+        if request.turn > len(turns):
+            return ChatResponse("Done.", [], "end_turn", latency_ms=1.0)
+        turn = turns[request.turn - 1]
+        if turn.hang:
+            await asyncio.sleep(3600)
+        if turn.error is not None:
+            raise ProviderError(turn.error)
+        uses = [
+            ToolUse(id=f"call_{request.turn}_{i}", name="bash", input={"commands": c})
+            for i, c in enumerate(turn.commands)
+        ]
+        return ChatResponse(
+            text=turn.text,
+            tool_uses=uses,
+            stop_reason="tool_use" if uses else "end_turn",
+            input_tokens=turn.input_tokens,
+            output_tokens=turn.output_tokens,
+            cache_read_tokens=turn.cache_read_tokens,
+            cache_write_tokens=turn.cache_write_tokens,
+            latency_ms=turn.latency_ms,
+        )
+
+    def settings(self) -> dict[str, Any]:
+        return {}
