@@ -10,6 +10,7 @@ attempt (``task timeout``). Token counts may be null, cached or huge.
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,19 +34,27 @@ class Turn:
     hang: bool = False
 
 
+VERSION = re.compile(r"GUIDANCE-(\w+)")
+"""How a guidance text names its version for :class:`PlayedAgent` (in the system prompt)."""
+
+
 @dataclass
 class PlayedAgent:
-    """Plays ``plays[(task_id, epoch)]`` turn by turn; after the last one it stops with a
-    text-only turn (an attempt without a play stops at once)."""
+    """Plays ``plays[(task_id, epoch)]`` turn by turn, or ``plays[(task_id, epoch,
+    version)]`` when the system prompt holds a guidance text naming ``GUIDANCE-<version>``;
+    after the last turn it stops with a text-only turn (an attempt without a play stops at
+    once)."""
 
     model: str
-    plays: dict[tuple[str, int], tuple[Turn, ...]] = field(default_factory=dict)
+    plays: dict[tuple[Any, ...], tuple[Turn, ...]] = field(default_factory=dict)
     provider: str = "played"
     simulated: bool = False
     recording: Any = None
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
-        turns = self.plays.get((request.task.id, request.epoch), ())
+        version = VERSION.search(request.system)
+        key = (request.task.id, request.epoch) + ((version.group(1),) if version else ())
+        turns = self.plays.get(key, ())
         if request.turn > len(turns):
             return ChatResponse("Done.", [], "end_turn", latency_ms=1.0)
         turn = turns[request.turn - 1]
@@ -67,6 +76,33 @@ class PlayedAgent:
             cache_write_tokens=turn.cache_write_tokens,
             latency_ms=turn.latency_ms,
         )
+
+    def settings(self) -> dict[str, Any]:
+        return {}
+
+
+@dataclass
+class PlayedJudge:
+    """A judge that scores the one rubric criterion ``done`` with ``scores[task_id]``
+    (0.5 for a task it has no score for)."""
+
+    scores: dict[str, float] = field(default_factory=dict)
+    model: str = "judge"
+    provider: str = "played"
+    simulated: bool = False
+    recording: Any = None
+
+    async def chat(self, request: ChatRequest) -> ChatResponse:
+        score = self.scores.get(request.task.id, 0.5)
+        verdict = {
+            "scores": {"done": score},
+            "weighted_score": score,
+            "confidence": 0.9,
+            "issues": [],
+            "highlights": [],
+        }
+        use = ToolUse(id="judge_1", name=request.tools[0].name, input=verdict)
+        return ChatResponse("", [use], "tool_use")
 
     def settings(self) -> dict[str, Any]:
         return {}

@@ -1,0 +1,199 @@
+"""Assert that evalnb's figures equal the reference's (``tests/reference``), figure by figure.
+
+:func:`assert_agrees` checks the tables, ``summary``, ``by_category``,
+``context_growth``, ``interaction`` (every command and a pattern; per attempt, run and
+subcommand), ``friction``, ``compare`` for every pair of runs sharing a task, and
+``compare_guidance``. Integers, strings, booleans and nulls must be equal; floats equal
+to 1e-9 relative (sums and means may add in another order). A failure names the figure,
+the key and both values.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from itertools import combinations
+from typing import Any
+
+import polars as pl
+
+import evalnb as en
+from evalnb.analysis.runs import Runs
+from tests.reference import attempt, pairs
+from tests.reference import runs as reference
+from tests.reference.folder import Run
+
+BASH_PATTERN = r"(?:cat|grep)\s+(\S+)"
+"""A pattern for the bash tasks' commands (group 1: the first argument)."""
+
+
+def same(got: Any, want: Any) -> bool:
+    """Equal, floats to 1e-9 relative."""
+    if isinstance(want, float) and isinstance(got, int | float) and not isinstance(got, bool):
+        return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
+    return (type(got) is type(want) and got == want) or (got is None and want is None)
+
+
+def check(what: str, key: Any, got: dict[str, Any], want: dict[str, Any]) -> None:
+    """Every figure of ``want`` equals ``got``'s."""
+    wrong = {f: (got.get(f, "<missing>"), w) for f, w in want.items() if not same(got.get(f), w)}
+    assert not wrong, f"{what} {key}: evalnb, reference = {wrong}"
+
+
+def check_keys(what: str, got: dict[Any, Any], want: dict[Any, Any]) -> None:
+    assert set(got) == set(want), (
+        f"{what}: rows {sorted(map(str, got))} != {sorted(map(str, want))}"
+    )
+    for key, figures in want.items():
+        check(what, key, got[key], figures)
+
+
+def rows_by(frame: pl.DataFrame, key: list[str]) -> dict[Any, dict[str, Any]]:
+    out = {}
+    for row in frame.iter_rows(named=True):
+        k = tuple(row[c] for c in key)
+        out[k[0] if len(k) == 1 else k] = row
+    return out
+
+
+def assert_agrees(runs: Runs, folders: list[Run]) -> None:
+    """evalnb's figures of ``runs`` equal the reference's of the same runs' folders."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # no price for the played models
+        assert_tables(runs, folders)
+        assert_run_figures(runs, folders)
+        assert_interaction(runs, folders)
+        assert_comparisons(runs, folders)
+
+
+def assert_tables(runs: Runs, folders: list[Run]) -> None:
+    """The tasks, llm_calls, tool_calls and checks tables, row by row."""
+    want_tasks = {(r["run_id"], r["task_id"], r["epoch"]): r for r in reference.tasks(folders)}
+    got_tasks = rows_by(runs.tasks, ["run_id", "task_id", "epoch"])
+    figures = {
+        k: {f: v[f] for f in ["model", *attempt.TASK_FIGURES]} for k, v in want_tasks.items()
+    }
+    check_keys("tasks", got_tasks, figures)
+    calls, tools, checks = {}, {}, {}
+    for run in folders:
+        for record in run.records:
+            key = (run.run_id, record["task"]["id"], record["epoch"])
+            for c in attempt.llm_calls(record):
+                calls[(*key, c["call_number"])] = {
+                    f: c[f]
+                    for f in (
+                        "input_tokens",
+                        "output_tokens",
+                        "cache_read_tokens",
+                        "cache_write_tokens",
+                        "cumulative_input",
+                        "latency_ms",
+                        "tool_calls_made",
+                        "stop_reason",
+                    )
+                }
+            for c in attempt.tool_calls(record):
+                tools[(*key, c["call_index"])] = {
+                    f: c[f]
+                    for f in (
+                        "call_number",
+                        "commands",
+                        "stdout",
+                        "stderr",
+                        "exit_code",
+                        "timed_out",
+                    )
+                }
+            checks[key] = {
+                "rows": [
+                    (r["layer"], r["check"], r["kind"], r["passed"], r["weight"])
+                    for r in attempt.checks(record)
+                ]
+            }
+    check_keys(
+        "llm_calls", rows_by(runs.llm_calls, ["run_id", "task_id", "epoch", "call_number"]), calls
+    )
+    check_keys(
+        "tool_calls", rows_by(runs.tool_calls, ["run_id", "task_id", "epoch", "call_index"]), tools
+    )
+    got_checks: dict[Any, dict[str, Any]] = {k: {"rows": []} for k in checks}
+    for r in runs.checks.iter_rows(named=True):
+        got_checks[(r["run_id"], r["task_id"], r["epoch"])]["rows"].append(
+            (r["layer"], r["check"], r["kind"], r["passed"], r["weight"])
+        )
+    check_keys("checks", got_checks, checks)
+
+
+def assert_run_figures(runs: Runs, folders: list[Run]) -> None:
+    """summary, by_category, context_growth (per task, run and model) and friction."""
+    check_keys("summary", rows_by(en.summary(runs), ["run_id"]), reference.summary(folders))
+    check_keys(
+        "by_category",
+        rows_by(en.by_category(runs), ["run_id", "category"]),
+        reference.by_category(folders),
+    )
+    for by, key in (
+        ("task", ["run_id", "task_id", "epoch"]),
+        ("run", ["run_id"]),
+        ("model", ["model"]),
+    ):
+        check_keys(
+            f"context_growth by {by}",
+            rows_by(en.context_growth(runs, by=by), key),  # type: ignore[arg-type]
+            reference.context_growth(folders, by),
+        )
+    check_keys(
+        "friction", rows_by(en.friction(runs), ["run_id", "signal"]), reference.friction(folders)
+    )
+
+
+def assert_interaction(runs: Runs, folders: list[Run]) -> None:
+    """Spec 002 layer 1, with every command and with a pattern, per attempt, run and
+    subcommand."""
+    for pattern in (None, BASH_PATTERN):
+        for by, key in (
+            ("task", ["run_id", "task_id", "epoch"]),
+            ("run", ["run_id"]),
+            ("subcommand", ["run_id", "subcommand"]),
+        ):
+            check_keys(
+                f"interaction by {by} with pattern {pattern}",
+                rows_by(en.interaction(runs, pattern, by=by), key),  # type: ignore[arg-type]
+                reference.interaction(folders, pattern, by),
+            )
+
+
+def assert_comparisons(runs: Runs, folders: list[Run]) -> None:
+    """compare for every pair of runs sharing a task (both ways of counting errored
+    attempts), and compare_guidance's point figures."""
+    by_id = {r.run_id: r for r in folders}
+    for a, b in combinations(sorted(by_id), 2):
+        ids = [{row["task"]["id"] for row in by_id[r].records} for r in (a, b)]
+        if not ids[0] & ids[1]:
+            continue
+        for include_errored in (False, True):
+            want = pairs.compare(by_id[a], by_id[b], include_errored=include_errored)
+            try:
+                got = en.compare(runs, a, b, include_errored=include_errored)
+            except ValueError as exc:  # every shared task errored on one side
+                assert want["tasks"] == 0, f"compare {a} {b}: {exc}"
+                continue
+            check("compare", (a, b, include_errored), vars(got), want)
+    guidance = en.compare_guidance(runs)
+    want = pairs.compare_guidance(folders)
+    check_keys(
+        "compare_guidance summary",
+        rows_by(guidance.summary, ["model", "guidance"]),
+        want["summary"],
+    )
+    check_keys(
+        "compare_guidance per_task",
+        rows_by(guidance.per_task, ["model", "guidance", "task_id"]),
+        want["per_task"],
+    )
+    got_pairs = rows_by(guidance.paired, ["model", "version_a", "version_b", "metric"])
+    for key, row in got_pairs.items():
+        check("compare_guidance paired", key, row, want["paired"][key])
+    listed = {(m, frozenset((a, b))) for (m, a, b, _) in got_pairs}
+    expected = {(m, frozenset((a, b))) for (m, a, b, _) in want["paired"]}
+    assert listed == expected, f"compare_guidance pairs: {listed} != {expected}"
