@@ -34,8 +34,8 @@ table           one row per                columns
                                            stdout, stderr, exit_code, duration_ms,
                                            stdout_truncated, stderr_truncated,
                                            timed_out, invocations_recorded
-``checks``      check verdict              keys, layer, check, kind, passed, detail,
-                                           weight
+``checks``      check verdict              keys, layer, check, kind, passed (null:
+                                           not run), detail, weight
 ``messages``    content block              keys, message_index, role, block_index,
                                            type, text, tool_use_id, name, commands,
                                            is_error
