@@ -197,3 +197,78 @@ def assert_comparisons(runs: Runs, folders: list[Run]) -> None:
     listed = {(m, frozenset((a, b))) for (m, a, b, _) in got_pairs}
     expected = {(m, frozenset((a, b))) for (m, a, b, _) in want["paired"]}
     assert listed == expected, f"compare_guidance pairs: {listed} != {expected}"
+
+
+def assert_inspect_keeps(runs: Runs, source: Run) -> None:
+    """An Inspect log read from Inspect's own fields alone keeps exactly this of the run
+    it was written from, and has nothing (null) where it cannot say:
+
+    - per LLM call: the token counts of a call whose input and output counts are both
+      known (Inspect's usage cannot hold a null), spec 003's figures from them;
+    - per attempt: its calls, turns, ending and error, and the token totals those calls
+      give; its tool calls' commands, and their exit codes where not 0 (a result says
+      ``Exit code: N`` only then: a 0 is unknown);
+    - one check per check, passed when it passed (``I`` failed and ``N`` not run both
+      read as not passed: Inspect's values say no more).
+    """
+    got_calls = rows_by(runs.llm_calls, ["task_id", "epoch", "call_number"])
+    got_tasks = rows_by(runs.tasks, ["task_id", "epoch"])
+    got_tools = rows_by(runs.tool_calls, ["task_id", "epoch", "call_index"])
+    for record in source.records:
+        key = (record["task"]["id"], record["epoch"])
+        kept = []
+        for call in attempt.llm_calls(record):
+            both = call["input_tokens"] is not None and call["output_tokens"] is not None
+            fields = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+            kept.append({f: call[f] if both else None for f in fields})
+        native = {**record, "trace": {**record["trace"], "llm_calls": []}}
+        native["trace"]["llm_calls"] = [
+            {**c, **k} for c, k in zip(attempt.llm_calls(record), kept, strict=True)
+        ]
+        row = attempt.task_row(source.info, native)
+        counted = any(k["input_tokens"] is not None for k in kept)
+        want = {
+            f: row[f]
+            for f in (
+                "llm_call_count",
+                "base_context",
+                "context_growth_avg",
+                "final_cumulative_input",
+                "natural_stop",
+                "error",
+                "tool_call_count",
+            )
+        }
+        want["turns"] = len(kept)
+        for total, part in (
+            ("total_input_tokens", "input_tokens"),
+            ("total_output_tokens", "output_tokens"),
+        ):
+            want[total] = (
+                sum(k[part] for k in kept if k[part] is not None)
+                if counted
+                else record["trace"][total]
+            )
+        check("Inspect fields: tasks", key, got_tasks[key], want)
+        for call in attempt.llm_calls(native):
+            figures = {f: call[f] for f in (*kept[0], "cumulative_input")} if kept else {}
+            check(
+                "Inspect fields: llm_calls",
+                (*key, call["call_number"]),
+                got_calls[(*key, call["call_number"])],
+                figures,
+            )
+        for call in attempt.tool_calls(record):
+            code = call["exit_code"] if call["exit_code"] != 0 else None
+            got = got_tools[(*key, call["call_index"])]
+            check(
+                "Inspect fields: tool_calls",
+                (*key, call["call_index"]),
+                got,
+                {"commands": call["commands"], "exit_code": code},
+            )
+        verdicts = [r["passed"] is True for r in attempt.checks(record)]
+        mine = runs.checks.filter(task_id=key[0], epoch=key[1]).get_column("passed").to_list()
+        assert sorted(mine) == sorted(verdicts), (
+            f"Inspect fields: checks {key}: {mine} != {verdicts}"
+        )

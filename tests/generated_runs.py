@@ -318,6 +318,25 @@ def inspect_round_trip(folder: Path, root: Path) -> tuple[Path, Path]:
     return log, imported
 
 
+def inspect_fields_only(log: Path, root: Path) -> Path:
+    """The Inspect log without evalnb's metadata: what any Inspect log has, as Inspect's
+    own tools and other harnesses' logs give it."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    whole = read_eval_log(str(log))
+    whole.eval.metadata = None
+    for sample in whole.samples or []:
+        sample.metadata = {}
+        for event in sample.events:
+            event.metadata = None
+        for score in (sample.scores or {}).values():
+            score.metadata = None
+    out = root / "inspect-only" / log.name
+    out.parent.mkdir(exist_ok=True)
+    write_eval_log(whole, str(out), format="eval")
+    return out
+
+
 def without_parquet(folders: list[Path], root: Path) -> list[Path]:
     """Copies of the run folders with their parquet tables deleted (read from events)."""
     copies = []

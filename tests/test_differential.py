@@ -31,11 +31,12 @@ from evalnb.errors import InputError
 from evalnb.present.report import write_report
 from evalnb.records import Task
 from evalnb.resources import data_path
-from tests.agreement import assert_agrees
+from tests.agreement import assert_agrees, assert_inspect_keeps
 from tests.generated_runs import (
     FILES,
     GATES,
     World,
+    inspect_fields_only,
     inspect_round_trip,
     replay,
     run_live,
@@ -86,6 +87,7 @@ def check_every_path(world: World, root: Path, chosen: int) -> None:
     assert_agrees(load(log), [read_run(source)])  # the Inspect export, read back
     assert_agrees(load(imported), [read_run(imported)])  # ... and imported as a run folder
     assert same_attempts(read_run(imported), read_run(source))
+    assert_inspect_keeps(load(inspect_fields_only(log, root)), read_run(source))  # lossy
     merged = shard_and_merge(world, root)
     assert_agrees(load(merged), [read_run(merged)])
     # the shards ran the same attempts as the whole run did: the same figures but time

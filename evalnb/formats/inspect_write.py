@@ -12,7 +12,8 @@ One run becomes one log; each task attempt one sample (``id`` = task id, ``epoch
   assistant tool calls, tool results as tool messages, ``error`` set where evalnb
   marked the result an error).
 - ``events``: one model event per LLM call (its input the conversation before that
-  turn, its output the turn's assistant message, usage with cache tokens,
+  turn, its output the turn's assistant message, usage with cache tokens (no usage when
+  the call's input or output count is unknown: Inspect's counts cannot be null),
   ``working_time`` = latency; evalnb's stop reasons mapped onto Inspect's), then one
   tool event per tool call after the call that asked for it (``bash`` with argument
   ``commands``; the result is the text evalnb's agent sends the model,
@@ -249,8 +250,8 @@ def _events(rec: TaskRecord, model: str, chat: list[Any]) -> list[Any]:
         cached = (call.cache_read_tokens or 0) + (call.cache_write_tokens or 0)
         inp, out = max((call.input_tokens or 0) - cached, 0), call.output_tokens or 0
         usage = (
-            None
-            if call.input_tokens is None and call.output_tokens is None
+            None  # Inspect's usage cannot say a count is unknown: none rather than a 0
+            if call.input_tokens is None or call.output_tokens is None
             else ModelUsage(
                 input_tokens=inp,
                 output_tokens=out,
