@@ -1,10 +1,11 @@
 """Random evaluation worlds for the differential tests, and the paths a run can take.
 
 A :class:`World` is a few bash tasks and CLI-tool scenarios (the ``notes`` tool as a
-bashkit builtin, with gates, sometimes a judge, sometimes guidance versions), agents that
-play random turns per attempt (:class:`~tests.played.PlayedAgent`: repeated commands,
-failing commands, help lookups, null, cached and huge token counts, provider errors, a
-hang cut by the time limit), epochs and a turn limit. :func:`worlds` draws them with
+bashkit builtin, with gates, sometimes a judge, sometimes guidance versions, sometimes
+a setup that fails), agents that play random turns per attempt
+(:class:`~tests.played.PlayedAgent`: repeated commands, failing commands, help lookups,
+a tool that does not exist, replies cut by the output limit, null, cached and huge token
+counts, provider errors, a hang cut by the time limit), epochs and a turn limit. :func:`worlds` draws them with
 hypothesis. The path functions run or rewrite a world's runs the ways a user can: the
 runner itself, replay, shard and merge, the Inspect export read back (directly and
 through ``evalnb import inspect``), and parquet tables rebuilt from the events.
@@ -172,6 +173,8 @@ def turns(draw: st.DrawFn, pool: list[str], hang: bool) -> Turn:
         write = draw(st.none() | st.integers(0, inputs - read))
     return Turn(
         commands=commands,
+        tool=draw(st.sampled_from(["bash"] * 9 + ["python"])),  # another tool: exit 127
+        stop_reason=None if commands else draw(st.sampled_from([None, None, "max_tokens"])),
         input_tokens=inputs,
         output_tokens=draw(st.none() | st.integers(0, 2_000)),
         cache_read_tokens=read,
@@ -208,7 +211,7 @@ def worlds(draw: st.DrawFn) -> World:
         for i in range(draw(st.integers(0, 2)))
     }
     versions = draw(st.sampled_from([(), ("v1",), ("v1", "v2")])) if scenarios else ()
-    epochs = draw(st.integers(1, 2))
+    epochs = draw(st.sampled_from([1, 1, 2, 2, 3]))
     hang = draw(st.integers(0, 4)) == 0
     agents = []
     for m in range(draw(st.integers(1, 3))):

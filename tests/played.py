@@ -20,8 +20,8 @@ from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
 
 @dataclass(frozen=True)
 class Turn:
-    """One assistant turn: its text and commands (one tool call each) and its usage, or
-    the way the provider fails instead of answering."""
+    """One assistant turn: its text and commands (one call of ``tool`` each), its usage
+    and stop reason, or the way the provider fails instead of answering."""
 
     commands: tuple[str, ...] = ()
     text: str = "ok"
@@ -32,6 +32,8 @@ class Turn:
     latency_ms: float = 1.0
     error: str | None = None
     hang: bool = False
+    tool: str = "bash"
+    stop_reason: str | None = None  # default: tool_use with commands, else end_turn
 
 
 VERSION = re.compile(r"GUIDANCE-(\w+)")
@@ -63,13 +65,13 @@ class PlayedAgent:
         if turn.error is not None:
             raise ProviderError(turn.error)
         uses = [
-            ToolUse(id=f"call_{request.turn}_{i}", name="bash", input={"commands": c})
+            ToolUse(id=f"call_{request.turn}_{i}", name=turn.tool, input={"commands": c})
             for i, c in enumerate(turn.commands)
         ]
         return ChatResponse(
             text=turn.text,
             tool_uses=uses,
-            stop_reason="tool_use" if uses else "end_turn",
+            stop_reason=turn.stop_reason or ("tool_use" if uses else "end_turn"),
             input_tokens=turn.input_tokens,
             output_tokens=turn.output_tokens,
             cache_read_tokens=turn.cache_read_tokens,

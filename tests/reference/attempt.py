@@ -60,14 +60,32 @@ def work_never_ran(record: dict[str, Any]) -> bool:
 
 
 def llm_calls(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The LLM-call rows, in call order, with spec 003's running input total."""
+    """The LLM-call rows, in call order, with spec 003's running input total and the
+    number of tool calls each response made (its tool_use blocks: call N's response is
+    the N-th assistant message)."""
     calls = sorted(record["trace"]["llm_calls"], key=lambda c: c["call_number"])
+    replies = [m for m in record["trace"]["messages"] if m["role"] == "assistant"]
     rows, total = [], 0
-    for call in calls:
+    for n, call in enumerate(calls):
         known = call["input_tokens"] is not None and total is not None
         total = total + call["input_tokens"] if known else None
-        rows.append({**call, "cumulative_input": total})
+        made = sum(b["type"] == "tool_use" for b in replies[n]["content"])
+        rows.append({**call, "cumulative_input": total, "tool_calls_made": made})
     return rows
+
+
+CUT = {"length", "max_tokens"}
+"""Stop reasons of a reply cut by the output limit (README "The agent loop")."""
+
+
+def natural_stop(record: dict[str, Any]) -> bool:
+    """Spec 000: the model decided it was done: its last reply asked for no tool and was
+    not cut by the output limit, and nothing ended the attempt first (an error, a time
+    limit; the turn limit leaves a reply that asked for tools last)."""
+    calls = llm_calls(record)
+    if record["error"] is not None or not calls:
+        return False
+    return calls[-1]["tool_calls_made"] == 0 and calls[-1]["stop_reason"] not in CUT
 
 
 def tool_calls(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -131,7 +149,7 @@ def task_row(run_info: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]
         "tool_call_count": len(tools),
         "tool_calls_ok": sum(c["exit_code"] == 0 for c in tools),
         "tool_calls_error": sum(c["exit_code"] not in (0, None) for c in tools),
-        "natural_stop": trace["natural_stop"],
+        "natural_stop": natural_stop(record),
         "total_input_tokens": _total(calls, "input_tokens", trace["total_input_tokens"]),
         "total_output_tokens": _total(calls, "output_tokens", trace["total_output_tokens"]),
         "duration_ms": trace["duration_ms"],
