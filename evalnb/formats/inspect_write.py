@@ -312,13 +312,14 @@ def _scores(rec: TaskRecord) -> dict[str, Any]:
         out[key] = Score(
             value={True: "C", False: "I", None: "N"}[r.passed],
             explanation=r.detail or None,
-            # a verdict travels as the value; a check not run says so here
-            metadata={EVALNB_KEY: r.model_dump(mode="json", exclude=_VERDICT[r.passed])},
+            # a verdict travels as the value; a check not run (passed null) says so here
+            metadata={
+                EVALNB_KEY: r.model_dump(
+                    mode="json", exclude={"passed"} if r.passed is not None else None
+                )
+            },
         )
     return out
-
-
-_VERDICT: dict[bool | None, set[str]] = {True: {"passed"}, False: {"passed"}, None: set()}
 
 
 def _results(samples: list[Any]) -> list[Any]:
