@@ -44,15 +44,17 @@ import os
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Final
 
 import polars as pl
 from polars.datatypes import DataType, DataTypeClass
+from pydantic import ValidationError
 
 from evalnb.errors import EvalnbError, InputError
 from evalnb.records import RunMeta
-from evalnb.store.folder import RunStore
+from evalnb.store.folder import META, RunStore
 from evalnb.store.legacy import LEGACY_COLUMN
 from evalnb.store.tables import (
     CALL_FIGURES,
@@ -105,14 +107,15 @@ OPTIONAL_TABLES: Final = ("tool_invocations",)
 class Access:
     """How the files of some run folders are reached: on a local disk or at a URL.
 
-    ``listing(folder)`` names the files in a folder; ``meta(folder)`` reads its
-    ``run.json`` (None: not an evalnb one); ``parquet(file)`` is what polars scans (a
+    ``listing(folder)`` names the files in a folder (None: a missing file is found when
+    its footer is read); ``meta(folder)`` reads its ``run.json`` (None: not an evalnb
+    one); ``parquet(file)`` is what polars scans (a
     path, a URL polars reaches itself, or the file's bytes); ``threads``: how many
     files are read at once; ``local``: whether the folders' events can be read (to
     rebuild a damaged run or read one in progress).
     """
 
-    listing: Callable[[str], Collection[str]]
+    listing: Callable[[str], Collection[str]] | None
     meta: Callable[[str], RunMeta | None]
     parquet: Callable[[str], str | bytes]
     threads: int
@@ -120,6 +123,10 @@ class Access:
 
 
 def _local_meta(folder: str) -> RunMeta | None:
+    try:  # the usual case, quickly; RunStore.open names what is wrong otherwise
+        return RunMeta.model_validate_json(Path(folder, META).read_bytes())
+    except (OSError, ValidationError):
+        pass
     try:
         return RunStore.open(folder).meta
     except InputError as exc:
@@ -129,7 +136,7 @@ def _local_meta(folder: str) -> RunMeta | None:
 
 
 LOCAL: Final = Access(
-    listing=os.listdir,
+    listing=None,
     meta=_local_meta,
     parquet=str,
     threads=min(4, os.cpu_count() or 1),
@@ -240,12 +247,12 @@ def _metas(paths: list[str], access: Access) -> list[RunMeta | EvalnbError | Non
 def _check_files(folders: list[Folder], access: Access) -> None:
     """Find each folder's table files and check their schemas, each distinct one once."""
     with ThreadPoolExecutor(access.threads) as pool:
-        listings = list(pool.map(access.listing, [f.path for f in folders]))
+        listed = pool.map(access.listing, [f.path for f in folders]) if access.listing else None
         files: list[tuple[Folder, str]] = []
-        for folder, names in zip(folders, listings, strict=True):
+        for folder, names in zip(folders, listed or [None] * len(folders), strict=True):
             for name in TABLES[1:]:
                 file = f"{folder.path}/{name}.parquet"
-                if f"{name}.parquet" in names:
+                if names is None or f"{name}.parquet" in names:
                     files.append((folder, file))
                 elif name not in OPTIONAL_TABLES:
                     folder.damage(file, "missing")
@@ -253,6 +260,10 @@ def _check_files(folders: list[Folder], access: Access) -> None:
     schemas: dict[tuple[str, str], pl.Schema | str] = {}
     for (folder, file), footer in zip(files, footers, strict=True):
         name = Path(file).stem
+        if isinstance(footer, FileNotFoundError):
+            if name not in OPTIONAL_TABLES:
+                folder.damage(file, "missing")
+            continue
         if isinstance(footer, Exception):
             folder.damage(file, f"unreadable ({footer})")
             continue
@@ -337,7 +348,7 @@ def _tasks(
     planned = [f.meta.task_count for f in folders]
     if access.local and None not in planned and sum(p or 0 for p in planned) <= HELD_ATTEMPTS:
         held = {
-            key: _group_scan(schema, group, "tasks", access).collect()
+            key: _one_chunk(_group_scan(schema, group, "tasks", access).collect())
             for key, (schema, group) in _groups(folders, "tasks").items()
         }
         counts = [frame.group_by("run_id").len() for frame in held.values()]
@@ -347,6 +358,17 @@ def _tasks(
             scan(folders, "tasks", access).group_by("run_id").len().collect(engine="streaming")
         ]
     return held, {run_id: n for frame in counts for run_id, n in frame.iter_rows()}
+
+
+def _one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (one chunk per file as read) in one chunk, column by column, so memory
+    holds it once plus one column: later operations on it run many times faster."""
+    columns = frame.get_columns()
+    del frame
+    out = []
+    while columns:
+        out.append(columns.pop(0).rechunk())
+    return pl.DataFrame(out)
 
 
 def _keyed_tasks(
@@ -367,10 +389,12 @@ def _keyed_tasks(
     parts: list[pl.DataFrame | pl.LazyFrame] = []
     for key, (schema, group) in _groups(folders, "tasks").items():
         rows = [counts.get(f.meta.run_id, 0) for f in group]
-        starts = pl.Series([sum(rows[:i]) for i in range(len(rows))], dtype=pl.Int64)
+        starts = pl.Series([0, *accumulate(rows[:-1])], dtype=pl.Int64)
         if held is None:
             table: pl.DataFrame | pl.LazyFrame = _group_scan(schema, group, "tasks", access)
-        else:
+        elif held[key].height == sum(rows):
+            table = held[key]
+        else:  # some of its folders were found damaged: their rows go
             ids = pl.Series([f.meta.run_id for f in group])
             table = held[key].filter(pl.col("run_id").is_in(ids.implode()))
         keys = pl.Series([run_key[f.meta.run_id] for f in group], dtype=pl.Int64)

@@ -47,6 +47,7 @@ Example:
 from __future__ import annotations
 
 import glob
+import os
 import warnings
 from pathlib import Path
 from typing import Literal, overload
@@ -224,14 +225,30 @@ def expand_inputs(*paths_or_globs: str | Path) -> list[Path | str]:
             raise InputError(item, None, None, "no file or folder matches")
         for match in map(Path, matches):
             if match.is_dir() and not _is_run(match):
-                inside = sorted(p for p in match.iterdir() if _is_run(p) or _loadable_file(p))
+                inside = _inside(match)
                 if not inside:
                     msg = "no run folders, recognised trace files or .json files in this folder"
                     raise InputError(match, None, None, msg)
-                out.update(dict.fromkeys(p.resolve() for p in inside))
+                out.update(dict.fromkeys(inside))
             else:
                 out[match.resolve()] = None
     return list(out)
+
+
+def _inside(folder: Path) -> list[Path]:
+    """The run folders, recognised inputs and ``.json`` files directly inside ``folder``,
+    by name, resolved (the folder once: each entry is resolved only when a symlink)."""
+    base = folder.resolve()
+    with os.scandir(folder) as entries:
+        found = sorted(
+            (entry.name, entry)
+            for entry in entries
+            if (entry.is_dir() and _is_run(Path(entry.path)))
+            or (entry.is_file() and _loadable_file(Path(entry.path)))
+        )
+    return [
+        Path(entry.path).resolve() if entry.is_symlink() else base / name for name, entry in found
+    ]
 
 
 def read_input(path: str | Path) -> Runs:
