@@ -107,15 +107,13 @@ OPTIONAL_TABLES: Final = ("tool_invocations",)
 class Access:
     """How the files of some run folders are reached: on a local disk or at a URL.
 
-    ``listing(folder)`` names the files in a folder (None: a missing file is found when
-    its footer is read); ``meta(folder)`` reads its ``run.json`` (None: not an evalnb
-    one); ``parquet(file)`` is what polars scans (a
+    ``meta(folder)`` reads its ``run.json`` (None: not an evalnb one); ``parquet(file)``
+    is what polars scans (a
     path, a URL polars reaches itself, or the file's bytes); ``threads``: how many
     files are read at once; ``local``: whether the folders' events can be read (to
     rebuild a damaged run or read one in progress).
     """
 
-    listing: Callable[[str], Collection[str]] | None
     meta: Callable[[str], RunMeta | None]
     parquet: Callable[[str], str | bytes]
     threads: int
@@ -136,7 +134,6 @@ def _local_meta(folder: str) -> RunMeta | None:
 
 
 LOCAL: Final = Access(
-    listing=None,
     meta=_local_meta,
     parquet=str,
     threads=min(4, os.cpu_count() or 1),
@@ -247,15 +244,7 @@ def _metas(paths: list[str], access: Access) -> list[RunMeta | EvalnbError | Non
 def _check_files(folders: list[Folder], access: Access) -> None:
     """Find each folder's table files and check their schemas, each distinct one once."""
     with ThreadPoolExecutor(access.threads) as pool:
-        listed = pool.map(access.listing, [f.path for f in folders]) if access.listing else None
-        files: list[tuple[Folder, str]] = []
-        for folder, names in zip(folders, listed or [None] * len(folders), strict=True):
-            for name in TABLES[1:]:
-                file = f"{folder.path}/{name}.parquet"
-                if names is None or f"{name}.parquet" in names:
-                    files.append((folder, file))
-                elif name not in OPTIONAL_TABLES:
-                    folder.damage(file, "missing")
+        files = [(f, f"{f.path}/{name}.parquet") for f in folders for name in TABLES[1:]]
         footers = list(pool.map(lambda job: _footer(job[1], access), files))
     schemas: dict[tuple[str, str], pl.Schema | str] = {}
     for (folder, file), footer in zip(files, footers, strict=True):
@@ -343,10 +332,10 @@ def _tasks(
     folders: list[Folder], access: Access
 ) -> tuple[dict[int, pl.DataFrame] | None, dict[str, int]]:
     """The tasks rows read into memory, by schema group (see :func:`_groups`), when the
-    folders are local and hold at most :data:`HELD_ATTEMPTS` attempts (else None), and
-    each run's count of stored attempts."""
+    folders hold at most :data:`HELD_ATTEMPTS` attempts (else None), and each run's count
+    of stored attempts."""
     planned = [f.meta.task_count for f in folders]
-    if access.local and None not in planned and sum(p or 0 for p in planned) <= HELD_ATTEMPTS:
+    if None not in planned and sum(p or 0 for p in planned) <= HELD_ATTEMPTS:
         held = {
             key: _one_chunk(_group_scan(schema, group, "tasks", access).collect())
             for key, (schema, group) in _groups(folders, "tasks").items()

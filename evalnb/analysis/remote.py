@@ -87,12 +87,7 @@ def expand_url(url: str) -> list[str]:
         if fs.isfile(f"{match}/run.json"):
             out.append(match)
             continue
-        inside = (
-            sorted(p.rstrip("/") for p in fs.ls(match, detail=False) if fs.isdir(p))
-            if fs.isdir(match)
-            else []
-        )
-        runs = [p for p in inside if fs.isfile(f"{p}/run.json")]
+        runs = sorted(p.rsplit("/", 1)[0] for p in fs.glob(f"{match}/*/run.json"))  # one listing
         if not runs:
             msg = "not a run folder (run.json and parquet tables) or a folder of run folders"
             raise InputError(fs.unstrip_protocol(match), None, None, msg)
@@ -127,7 +122,6 @@ def url_access(url: str) -> Access:
         return bytes(fs.cat_file(file))
 
     return Access(
-        listing=lambda folder: {Path(p).name for p in fs.ls(folder, detail=False)},
         meta=lambda folder: read_meta(folder, fetched),
         parquet=(lambda file: file) if native else fetched,
         threads=16,
