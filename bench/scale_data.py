@@ -89,10 +89,10 @@ def text(rng: np.random.Generator, vocab: pl.Series, n: int, n_words: int) -> pl
     return pl.select(pl.concat_str(parts, separator=" ")).to_series()
 
 
-def script_pool(rng: np.random.Generator, vocab: np.ndarray) -> list[str]:
-    """``SCRIPTS`` distinct scripts (one to three commands joined by ``&&`` or ``;``)."""
+def script_pool(rng: np.random.Generator, vocab: np.ndarray, n: int = SCRIPTS) -> list[str]:
+    """``n`` distinct scripts (one to three commands joined by ``&&`` or ``;``)."""
     out: set[str] = set()
-    while len(out) < SCRIPTS:
+    while len(out) < n:
         parts = []
         for _ in range(int(rng.integers(1, 4))):
             template = COMMANDS[int(rng.integers(0, len(COMMANDS)))]
