@@ -102,7 +102,7 @@ class OpenAIProvider(SDKProvider[openai.AsyncOpenAI]):
             "tools": [to_openai_tool(t) for t in request.tools],
             self._limit_name: self.max_tokens,
         }
-        completion = await self.send(
+        completion: Any = await self.send(  # read as the SDK's models, as before
             lambda client: client.chat.completions.create(
                 model=self.model, messages=[], extra_body=body
             )
