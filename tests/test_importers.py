@@ -11,8 +11,9 @@ import pytest
 from evalnb.analysis.interaction import interaction
 from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb.cli.imports import import_format
 from evalnb.errors import InputError
-from evalnb.formats.bashkit_eval import import_bashkit_eval, read_bashkit_eval
+from evalnb.formats.bashkit_eval import read_bashkit_eval
 from evalnb.formats.json_file import line_of
 from evalnb.store import RunStore
 from evalnb.store.command_counts import COUNTS
@@ -156,7 +157,7 @@ def test_line_of_finds_nested_values_and_falls_back_to_the_parent():
 
 
 def test_import_writes_run_folders_that_read_back_identically(bashkit_eval_files, tmp_path):
-    folders = import_bashkit_eval(bashkit_eval_files, tmp_path)
+    folders = import_format("bashkit-eval", bashkit_eval_files, tmp_path)
     assert [f.name for f in folders] == [p.stem for p in bashkit_eval_files]
     for path, folder in zip(bashkit_eval_files, folders, strict=True):
         direct, stored = _runs(path), read_run_folder(folder)
@@ -174,6 +175,6 @@ def test_import_writes_run_folders_that_read_back_identically(bashkit_eval_files
 
 
 def test_importing_twice_into_the_same_folder_is_refused(haiku, tmp_path):
-    import_bashkit_eval([haiku], tmp_path)
+    import_format("bashkit-eval", [haiku], tmp_path)
     with pytest.raises(InputError, match="already exists"):
-        import_bashkit_eval([haiku], tmp_path)
+        import_format("bashkit-eval", [haiku], tmp_path)

@@ -44,7 +44,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -66,7 +66,6 @@ from evalnb.records import (
     ToolCallResult,
 )
 from evalnb.records.base import Record
-from evalnb.store import RunStore
 
 CATEGORY_RENAMES: dict[str, str] = {"jq_mastery": "json_processing"}
 """Categories renamed on import: bashkit's ``jq_mastery`` became ``json_processing``."""
@@ -212,28 +211,6 @@ def result_file_meta(
         missing_tasks=missing,
         settings=RunSettings(source_files=[path.name], unavailable=UNAVAILABLE),
     )
-
-
-def import_bashkit_eval(
-    paths: Sequence[str | Path],
-    out_dir: str | Path,
-    rename_categories: Mapping[str, str] = CATEGORY_RENAMES,
-) -> list[Path]:
-    """Write each result file as an evalnb run folder under ``out_dir``; return the folders.
-
-    Each folder has ``run.json``, an ``events.jsonl`` with one ``task_finished``
-    event per task (so it can be re-scored and replayed) and the parquet tables.
-    An existing folder of the same run is an error, never overwritten.
-
-    Example:
-        >>> import tempfile
-        >>> import_bashkit_eval([], tempfile.mkdtemp())
-        []
-    """
-    return [
-        RunStore.write_records(out_dir, *read_bashkit_eval(path, rename_categories))
-        for path in map(Path, paths)
-    ]
 
 
 def records_from_results(

@@ -89,6 +89,7 @@ from pathlib import Path
 from typing import Any
 
 from evalnb.errors import InputError, parse_json, read_input
+from evalnb.formats.detect import Format, Option, Probe, Run
 from evalnb.records import (
     AgentTrace,
     ContentBlock,
@@ -103,7 +104,6 @@ from evalnb.records import (
 )
 from evalnb.records.scenario import NoTranscriptErrors, default_command_pattern
 from evalnb.scoring.gates import gate_rows, no_transcript_errors
-from evalnb.store import RunStore
 
 SOURCE = "claude-code"
 PROMPT_MISSING = "(prompt not recorded: claude -p does not echo it in stream-json)"
@@ -115,49 +115,62 @@ _EXIT = re.compile(r"^\s*Exit code (\d+)\s*\n?")
 _NOT_PROMPTS = ("isMeta", "isSynthetic", "isCompactSummary")
 
 
-def read_claude_code(
-    paths: Sequence[str | Path], target: str | None = None
-) -> list[tuple[RunMeta, list[TaskRecord]]]:
+def read_claude_code(paths: Sequence[str | Path], target: str | None = None) -> list[Run]:
     """Read Claude Code files into one ``(RunMeta, records)`` per model.
 
-    Two files with the same name (the task id) raise :class:`~evalnb.errors.InputError`.
+    Each file is read alone (``FORMAT.read``), then the sessions are gathered by model
+    (``FORMAT.gather``); two files with the same name (the task id) raise
+    :class:`~evalnb.errors.InputError`.
     """
+    return _gather([run for path in paths for run in _read(Path(path), target)])
+
+
+def _read(path: Path, target: str | None = None) -> list[Run]:
+    """One file as a run of its one session."""
     pattern = default_command_pattern(target) if target else None
+    model, record = read_session(path, pattern)
+    return [_run(model, [(path, record)], target)]
+
+
+def _gather(runs: list[Run]) -> list[Run]:
+    """Sessions read one file at a time, as one run per model."""
+    seen: dict[str, str] = {}
     by_model: dict[str, list[tuple[Path, TaskRecord]]] = {}
-    seen: dict[str, Path] = {}
-    for path in map(Path, paths):
-        model, record = read_session(path, pattern)
-        if record.task.id in seen:
-            raise InputError(
-                path, None, None, f"task id {record.task.id!r} is also {seen[record.task.id]}"
-            )
-        seen[record.task.id] = path
-        by_model.setdefault(model, []).append((path, record))
-    out = []
-    for model, items in by_model.items():
-        records = [r for _, r in items]
-        sessions = sorted(str(r.extra.get("session_id")) for r in records)
-        digest = hashlib.sha256("\n".join(sessions).encode()).hexdigest()[:8]
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model)
-        versions = {str(v) for r in records if (v := r.extra.get("claude_code_version"))}
-        meta = RunMeta(
-            run_id=f"claude-code-{slug}-{digest}",
-            provider="anthropic",
-            model=model,
-            source=SOURCE,
-            sandbox=SOURCE,
-            sandbox_version=", ".join(sorted(versions)) or None,
-            status="complete",
-            task_count=len(records),
-            settings=RunSettings(
-                target=target,
-                command_pattern=pattern,
-                source_files=[str(p) for p, _ in items],
-                exit_codes="0 unless is_error; then 'Exit code N' when given, else 1",
-            ),
-        )
-        out.append((meta, records))
-    return out
+    for meta, records in runs:
+        for file, record in zip(meta.settings.source_files, records, strict=True):
+            if record.task.id in seen:
+                msg = f"task id {record.task.id!r} is also {seen[record.task.id]}"
+                raise InputError(file, None, None, msg)
+            seen[record.task.id] = file
+            by_model.setdefault(meta.model, []).append((Path(file), record))
+    target = runs[0][0].settings.target if runs else None
+    return [_run(model, items, target) for model, items in by_model.items()]
+
+
+def _run(model: str, items: list[tuple[Path, TaskRecord]], target: str | None) -> Run:
+    """The run of ``model``'s sessions: its id from the sorted session ids."""
+    records = [r for _, r in items]
+    sessions = sorted(str(r.extra.get("session_id")) for r in records)
+    digest = hashlib.sha256("\n".join(sessions).encode()).hexdigest()[:8]
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model)
+    versions = {str(v) for r in records if (v := r.extra.get("claude_code_version"))}
+    meta = RunMeta(
+        run_id=f"claude-code-{slug}-{digest}",
+        provider="anthropic",
+        model=model,
+        source=SOURCE,
+        sandbox=SOURCE,
+        sandbox_version=", ".join(sorted(versions)) or None,
+        status="complete",
+        task_count=len(records),
+        settings=RunSettings(
+            target=target,
+            command_pattern=default_command_pattern(target) if target else None,
+            source_files=[str(p) for p, _ in items],
+            exit_codes="0 unless is_error; then 'Exit code N' when given, else 1",
+        ),
+    )
+    return meta, records
 
 
 def read_session(path: str | Path, pattern: str | None = None) -> tuple[str, TaskRecord]:
@@ -480,19 +493,40 @@ def _text(content: Any) -> str:
     return ""
 
 
-def import_claude_code(
-    paths: Sequence[str | Path], out_dir: str | Path, target: str | None = None
-) -> list[Path]:
-    """Write the sessions as run folders (one per model) under ``out_dir``; return them.
+_LINE_TYPES = frozenset(
+    ("system", "assistant", "user", "result", "summary", "file-history-snapshot", "queue-operation")
+)
+_LINE_MARKS = ("session_id", "sessionId", "leafUuid", "parent_tool_use_id", "snapshot")
 
-    An existing folder of the same run is an error, never overwritten.
 
-    Example:
-        >>> import tempfile
-        >>> import_claude_code([], tempfile.mkdtemp())
-        []
-    """
-    return [
-        RunStore.write_records(out_dir, meta, records)
-        for meta, records in read_claude_code(paths, target)
-    ]
+def _is_line(obj: Any) -> bool:
+    """A Claude Code message object: a known ``type`` and a key only Claude Code writes."""
+    return (
+        isinstance(obj, dict)
+        and obj.get("type") in _LINE_TYPES
+        and any(k in obj for k in _LINE_MARKS)
+    )
+
+
+def _recognises(probe: Probe) -> bool:
+    """stream-json or a session log (JSON lines), or ``--output-format json`` (an array
+    of message objects, or the ``result`` object alone)."""
+    if probe.is_dir:
+        return False
+    doc = probe.doc
+    if isinstance(doc, list):
+        return bool(doc) and _is_line(doc[0])
+    if isinstance(doc, dict):
+        return doc.get("type") == "result" and _is_line(doc)
+    return _is_line(probe.first_line)
+
+
+FORMAT = Format(
+    "a Claude Code session",
+    _recognises,
+    read=_read,
+    key="claude-code",
+    options=(Option("target", "the tool's command name, to score no_transcript_errors"),),
+    gather=_gather,
+)
+"""stream-json, ``--output-format json`` and session logs: one task per file, one run per model."""
