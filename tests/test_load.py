@@ -54,8 +54,6 @@ def test_result_files_and_run_folders_load_together(bashkit_eval_files, tmp_path
     runs = load(bashkit_eval_files[0], native)
     assert runs.runs.get_column("source").to_list() == ["bashkit-eval", "evalnb"]
     assert runs.tasks.filter(pl.col("run_id") == "native").height == 1
-    # columns only one format has (source_category) are null for the other
-    assert runs.tasks.filter(pl.col("run_id") == "native").get_column("source_category")[0] is None
 
 
 def test_a_folder_of_run_folders_is_read_without_the_foreign_format_readers(tmp_path):
