@@ -249,7 +249,7 @@ def run_times(path: Path, text: str, timestamp: str, records: list[TaskRecord]) 
     except ValueError:
         raise error_at(path, text, ("timestamp",), f"not an ISO 8601 time: {timestamp!r}") from None
     end = end.astimezone(UTC) if end.tzinfo else end.replace(tzinfo=UTC)  # the format is UTC
-    start = end - timedelta(milliseconds=sum(r.trace.duration_ms for r in records))
+    start = end - timedelta(milliseconds=sum(r.trace.duration_ms or 0.0 for r in records))
     fmt = "%Y-%m-%dT%H:%M:%SZ"
     return start.strftime(fmt), end.strftime(fmt)
 

@@ -48,7 +48,7 @@ Files are grouped into one run per model. What evalnb makes of a session:
   a ``result`` line is errored (the session was killed) and its ``natural_stop`` is
   None (unknown).
 - ``duration_ms``: the ``result`` line's, else the span of the lines' ``timestamp``
-  values (0 when there are none).
+  values (null, unknown, when there are fewer than two).
 - The task prompt is the first user text that Claude Code did not write itself
   (``isMeta``, ``isSynthetic`` and ``isCompactSummary`` lines are not prompts);
   ``claude -p`` does not echo it, so there it is usually :data:`PROMPT_MISSING`. The
@@ -461,11 +461,11 @@ class _Session:
             },
         )
 
-    def _duration_ms(self, result: dict[str, Any]) -> float:
+    def _duration_ms(self, result: dict[str, Any]) -> float | None:
         if result.get("duration_ms") is not None:
             return float(result["duration_ms"])
         if len(self.times) < 2:
-            return 0.0
+            return None
         return (max(self.times) - min(self.times)).total_seconds() * 1000
 
 
