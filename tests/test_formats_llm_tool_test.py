@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from evalnb.analysis.load import load
+from evalnb.analysis.metrics import summary
 from evalnb.cli import main
 from evalnb.errors import InputError
 
@@ -48,6 +49,20 @@ def test_the_results_database_matches_a_recount(ltt):
     )
     assert runs.tasks.get_column("total_input_tokens").null_count() == len(records)  # not recorded
     assert runs.tasks.get_column("judge_score").to_list() == [r["judge_score"] for r in records]
+
+
+@pytest.mark.parametrize("name", ["create_smoke", "results-llm_test_runs.jsonl"])
+def test_a_recorded_cost_of_zero_is_the_cost_not_an_unknown_price(ltt, name):
+    source = ltt / name
+    text = (source / "run.json").read_text() if source.is_dir() else source.read_text()
+    recorded = re.findall(r'"(?:cost_estimate_usd|cost_usd)":\s*([0-9.]+)', text)
+    assert recorded and {float(x) for x in recorded} == {0.0}  # the mock adapter's $0.00
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the efficiency block's disagreement
+        warnings.filterwarnings("error", message="no price")
+        runs = load(source)
+        row = summary(runs).row(0, named=True)
+    assert (row["cost_usd"], row["recorded_cost_usd"]) == (0.0, 0.0)
 
 
 def test_an_artifacts_folder_reads_its_gates_from_report_md_and_recounts_commands(ltt):

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from evalnb.analysis.cost import task_cost
 from evalnb.analysis.load import load
+from evalnb.analysis.metrics import summary
 from evalnb.errors import InputError
+from evalnb.present.report import terminal_report
 
 CSV = Path(__file__).parents[2] / "shared" / "fixtures" / "onetool-bench" / "result-20260119.csv"
 HEADER = (
@@ -39,8 +42,22 @@ def test_every_figure_matches_a_recount_of_the_csv(bench):
     assert tasks.get_column("context_growth_avg").to_list() == [
         float(r["context_growth_avg"]) for r in rows
     ]
-    assert tasks.get_column("cost_usd").to_list() == [float(r["cost_usd"]) for r in rows]
+    assert tasks.get_column("recorded_cost_usd").to_list() == [float(r["cost_usd"]) for r in rows]
     assert tasks.get_column("tool_calls_ok").null_count() == len(rows)  # no exit codes recorded
+
+
+def test_the_recorded_costs_are_the_cost_and_the_prices_only_shown_beside_them(bench):
+    with bench.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    runs = load(bench)
+    costs = task_cost(runs)
+    assert set(costs.get_column("cost_source")) == {"recorded"}
+    by_task = dict(costs.select("task_id", "cost_usd").rows())
+    assert by_task == {r["task"]: float(r["cost_usd"]) for r in rows}
+    row = summary(runs).row(0, named=True)
+    recorded = sum(sorted(float(r["cost_usd"]) for r in rows))
+    assert row["cost_usd"] == row["recorded_cost_usd"] == recorded
+    assert "(recorded)" in terminal_report(runs)
 
 
 def test_the_per_call_tables_stay_empty_and_the_run_says_so(bench, tmp_path):

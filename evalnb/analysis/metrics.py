@@ -110,7 +110,8 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
     tokens and time (``total_input_tokens``, ``total_output_tokens``,
     ``total_duration_ms`` over the attempts whose duration is known, null when none
     is, and ``avg_duration_ms`` over those); ``cost_usd`` (null when any task's
-    cost is unknown; ``prices`` defaults to the packaged price table); spec 002's
+    cost is unknown; ``prices`` defaults to the packaged price table) and the part of it
+    the source recorded, ``recorded_cost_usd`` (:func:`~evalnb.analysis.cost.run_costs`); spec 002's
     layers for scenario runs (:data:`~evalnb.analysis.layers.LAYER_COLUMNS`, null
     for other runs).
 
@@ -259,6 +260,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "total_duration_ms",
         "avg_duration_ms",
         "cost_usd",
+        "recorded_cost_usd",
         *LAYER_COLUMNS,
     ).collect()
 

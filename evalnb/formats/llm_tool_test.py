@@ -41,7 +41,9 @@ What this reader makes of them:
   ``efficiency_agrees`` to False. (llm-tool-test's ``unique_commands`` counts distinct
   subcommands and its ``iteration_ratio`` is total/unique; evalnb's are distinct
   command texts and unique/total, spec 002: those are not compared.)
-- Tokens: ``token_usage`` totals (null stays null); ``cost_usd`` as recorded.
+- Tokens: ``token_usage`` totals (null stays null). The recorded cost
+  (``run.json``'s ``cost_estimate_usd``, ``results.jsonl``'s ``cost_usd``; 0.0 for the
+  mock adapter) is the task's ``recorded_cost_usd``: its cost, not re-priced.
 - Not in the format: the prompt, LLM calls, per-call tokens and latency, messages.
 - A ``run.json`` without llm-tool-test's keys is not read as one (it may be evalnb's);
   a malformed line of ``results.jsonl`` is an InputError naming ``file:line: field``.
@@ -224,7 +226,7 @@ def read_artifacts(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
         output,
         where=path,
         extra={
-            "cost_usd": run.cost_estimate_usd,
+            "recorded_cost_usd": run.cost_estimate_usd,
             "scenario_hash": run.scenario_hash,
             "judge_score_source": judge_source,
         },
@@ -290,7 +292,7 @@ def read_results_db(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
                     rec.judge_score,
                     None,
                     where=f"{path}:{lineno}",
-                    extra={"cost_usd": rec.cost_usd, "result_id": rec.id},
+                    extra={"recorded_cost_usd": rec.cost_usd, "result_id": rec.id},
                     duration_secs=rec.duration_secs,
                     tokens=None,
                 )

@@ -19,7 +19,9 @@ same case alone. What this reader makes of it:
   ``reason``; they count as failed. A transcript ``error`` errors the task too.
 - Tasks: ``task_id`` is the sample (with ``[k=v,...]`` axis params when present);
   repeated trials are epochs 1..n in ``trial`` order; ``category`` is the eval.
-  Turns = ``iterations``; tokens and cost from ``usage``; ``duration_ms`` from
+  Turns = ``iterations``; tokens from ``usage``, and its ``cost_usd`` as the task's
+  recorded cost (``recorded_cost_usd``, a recorded 0.0 included; prices fill in only
+  when mira wrote none); ``duration_ms`` from
   ``timing``; ``natural_stop`` from ``metrics.natural_stop`` when recorded (else
   "no error").
 - Tool calls: ``metadata.bashkit.tool_outputs`` (commands, stdout, stderr,
@@ -122,7 +124,7 @@ class MiraUsage(_Open):
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int | None = None
-    cost_usd: float = 0.0
+    cost_usd: float | None = None
 
 
 class MiraTiming(_Open):
@@ -281,7 +283,7 @@ def _record(case: MiraCase, task_id: str, epoch: int) -> TaskRecord:
         error = case.scores[0].reason or "not evaluated (every score N/A)"
     natural = tr.metrics.get("natural_stop")
     extra: dict[str, Any] = {
-        "cost_usd": tr.usage.cost_usd,
+        "recorded_cost_usd": tr.usage.cost_usd,
         # per-case totals, not per call: they replace the sums of the (absent) call rows
         "recorded": {"cache_read_tokens": tr.usage.cache_read_tokens, "cache_write_tokens": None},
     }

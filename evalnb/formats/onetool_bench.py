@@ -9,7 +9,8 @@ What this reader makes of it:
   made ``_``), ``provider`` = the model's prefix before ``/`` (else ``unknown``).
 - Tasks with aggregates only: ``task_id`` = ``task``, ``category`` = ``scenario``,
   ``turns`` = ``llm_calls``, tokens, ``duration_ms`` = ``duration_s`` x 1000, the
-  recorded ``cost_usd``, ``base_context`` and ``context_growth_avg`` exactly as the
+  row's ``cost_usd`` as the task's recorded cost (``recorded_cost_usd``: its cost, not
+  re-priced), ``base_context`` and ``context_growth_avg`` exactly as the
   harness computed them (spec 003), ``tool_call_count`` = ``tool_calls``
   (``tool_calls_ok`` and ``tool_calls_error`` null: per-call exit codes are not in the
   file), ``server``.
@@ -141,7 +142,7 @@ def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
     }
     extra: dict[str, Any] = {
         "server": _text(path, line, row, "server"),
-        "cost_usd": _number(path, line, row, "cost_usd", float),
+        "recorded_cost_usd": _number(path, line, row, "cost_usd", float),
         "result": result,
     }
     error = None

@@ -390,8 +390,26 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
             f"{_tokens(row['total_input_tokens'])}/{_tokens(row['total_output_tokens'])}",
         ),
         ("Duration", _duration(row["total_duration_ms"])),
-        ("Cost", "unknown" if row["cost_usd"] is None else _usd(row["cost_usd"])),
+        ("Cost", _cost(row)),
     ]
+
+
+def _cost(row: dict[str, Any]) -> str:
+    """The run's cost, and how much of it the source recorded (the rest priced).
+
+    Example:
+        >>> _cost({"cost_usd": 1.5, "recorded_cost_usd": 1.0}), _cost({"cost_usd": None})
+        ('$1.50 ($1.00 recorded, $0.50 from prices)', 'unknown')
+    """
+    total, recorded = row["cost_usd"], row.get("recorded_cost_usd")
+    if total is None:
+        return "unknown"
+    if recorded is None:
+        return f"{_usd(total)} (from prices)"
+    priced = total - recorded
+    if abs(priced) < 5e-10:
+        return f"{_usd(total)} (recorded)"
+    return f"{_usd(total)} ({_usd(recorded)} recorded, {_usd(priced)} from prices)"
 
 
 def _layers(row: dict[str, Any]) -> list[tuple[str, str]]:
