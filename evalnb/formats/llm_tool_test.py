@@ -17,7 +17,11 @@ What this reader makes of them:
   (the agent adapter), ``model`` as recorded, ``finished_at`` = ``timestamp`` and
   ``started_at`` = it minus ``duration_secs``.
 - ``results.jsonl``: one run per (``tool``, ``model``), one task per record; repeated
-  attempts of a scenario are epochs 1..n in file order.
+  attempts of a scenario are epochs 1..n in file order. A record is one attempt,
+  named by its ``id``: a line that repeats an earlier one byte for byte (the same
+  ``id``, a record appended twice) is that attempt again, read once, with a warning
+  naming both lines; two different records under one ``id`` are kept apart (each an
+  epoch) with a warning.
 - Gates become checks (layer ``gate``, ``check`` and ``kind`` = ``gate_type``,
   ``detail`` = ``message``) and spec 002's scenario result: ``gates_passed``,
   ``gates_total``, ``composite_score``, ``judge_score`` and ``outcome``.
@@ -266,10 +270,28 @@ def read_results_db(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
     """
     path = Path(path)
     groups: dict[tuple[str, str], list[tuple[int, ResultRecord]]] = defaultdict(list)
+    lines: dict[str, tuple[int, str]] = {}  # a record's id: its first line and text
     for lineno, line in enumerate(read_input(path).splitlines(), start=1):
         if not line.strip():
             continue
         doc = parse_json(line, path, lineno)
+        record_id = doc.get("id") if isinstance(doc, dict) else None
+        if isinstance(record_id, str) and record_id in lines:
+            first, text = lines[record_id]
+            same = text == line.strip()
+            warnings.warn(
+                f"{path}:{lineno}: result {record_id!r} "
+                + (
+                    f"repeats line {first} byte for byte: read once"
+                    if same
+                    else f"is also line {first}, with other figures: both kept, as epochs"
+                ),
+                stacklevel=2,
+            )
+            if same:
+                continue
+        elif isinstance(record_id, str):
+            lines[record_id] = (lineno, line.strip())
         try:
             rec = ResultRecord.model_validate(doc)
         except ValidationError as exc:
