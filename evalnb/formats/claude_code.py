@@ -17,7 +17,10 @@ Three shapes of the same message objects are read, each file one task attempt:
   (``summary``, ``leafUuid``) and bookkeeping lines (``system``,
   ``file-history-snapshot``, ...), but no ``init`` and no ``result`` line.
 
-Files are grouped into one run per model. What evalnb makes of a session:
+Files are grouped into one run per model. A file with no Claude Code message (an
+empty file) is an InputError naming it, never a run of model "unknown"; so is a token
+count, duration, turn count or cost that is not a number (naming the line and the
+field). What evalnb makes of a session:
 
 - ``llm_calls``: one per distinct ``message.id``, in order, with that message's
   usage. ``input_tokens`` is the whole prompt the model saw: the API's uncached
@@ -42,7 +45,9 @@ Files are grouped into one run per model. What evalnb makes of a session:
 - ``natural_stop`` and ``error``: with a ``result`` line, ``natural_stop`` is a
   ``success`` without ``is_error``, and ``error`` is none for a success or
   ``error_max_turns`` (the turn limit, like the runner's), else the subtype (and
-  result text). Without one, a session log ends naturally when its last assistant
+  result text). A result line without ``subtype`` ends as its ``is_error`` says; with
+  neither, the ending is unknown (``natural_stop`` None, no error) and a warning names
+  the file. Without one, a session log ends naturally when its last assistant
   message asked for no tool; a session log whose last assistant message is an API
   error (``isApiErrorMessage``) is errored with that text; a stream-json file without
   a ``result`` line is errored (the session was killed) and its ``natural_stop`` is
@@ -83,6 +88,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import warnings
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -188,14 +194,61 @@ def read_session(path: str | Path, pattern: str | None = None) -> tuple[str, Tas
         if not isinstance(line, dict):
             raise InputError(path, where, field, "a line must be a JSON object")
         try:
+            _check_numbers(line)
             session.add(line)
+        except _BadNumber as exc:
+            at = f"{field}.{exc.field}" if field else exc.field
+            raise InputError(path, where, at, exc.message) from None
         except (KeyError, TypeError, AttributeError) as exc:
             raise InputError(
                 path, where, field or line.get("type"), f"unexpected shape: {exc!r}"
             ) from None
+    if not (session.calls or session.messages or session.result or session.init):
+        raise InputError(path, None, None, "no Claude Code messages in the file (empty?)")
+    if session.result is not None and not {"subtype", "is_error"} & set(session.result):
+        warnings.warn(
+            f"{path}: the result line has neither subtype nor is_error: "
+            "how the session ended is unknown (natural_stop null, not an error)",
+            stacklevel=2,
+        )
     if session.log_format == "stream-json" and path.suffix == ".json":
         session.log_format = "json"
     return session.model or "unknown", session.record(path.stem, pattern)
+
+
+_TOKEN_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+_USAGES = (("message", "usage"), ("usage",))
+"""Where a line holds a usage: an assistant message's, a result line's."""
+_NUMBERS = ("duration_ms", "num_turns", "total_cost_usd")
+
+
+class _BadNumber(Exception):
+    def __init__(self, field: str, message: str) -> None:
+        self.field, self.message = field, message
+
+
+def _check_numbers(line: dict[str, Any]) -> None:
+    """Refuse a token count, duration, turn count or cost that is not a number."""
+    for path in _USAGES:
+        usage: Any = line
+        for part in path:
+            usage = usage.get(part) if isinstance(usage, dict) else None
+        for key in _TOKEN_COUNTS if isinstance(usage, dict) else ():
+            value = usage.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise _BadNumber(".".join((*path, key)), f"not a token count: {value!r}")
+    if line.get("type") == "result":
+        for key in _NUMBERS:
+            value = line.get(key)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                raise _BadNumber(key, f"not a number: {value!r}")
 
 
 def _objects(path: Path, text: str) -> Iterator[tuple[int | None, str | None, Any]]:
@@ -382,11 +435,14 @@ class _Session:
         """``(natural_stop, error)`` (see the module docstring)."""
         result = self.result
         if result is not None:
-            natural_stop = result.get("subtype") == "success" and not result.get("is_error")
-            if natural_stop or result.get("subtype") == "error_max_turns":
+            subtype, is_error = result.get("subtype"), result.get("is_error")
+            if subtype is None and is_error is None:
+                return None, None  # unknown (read_session warns)
+            natural_stop = subtype in ("success", None) and not is_error
+            if natural_stop or subtype == "error_max_turns":
                 return natural_stop, None
             said = str(result.get("result") or "").strip()[:300]
-            return False, f"claude code ended with {result.get('subtype')}" + (
+            return False, f"claude code ended with {subtype or 'an error'}" + (
                 f": {said}" if said else ""
             )
         if self.log_format != "session-log":

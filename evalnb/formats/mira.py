@@ -10,7 +10,9 @@ same case alone. What this reader makes of it:
   the target's two halves, ``dataset`` is the eval, started and finished times are
   ``meta.json``'s ``started_unix`` and ``finished_unix``.
 - Cases come from ``report.json``; a folder without it (an interrupted run) is read
-  from ``cases/*/result.json``.
+  from ``cases/*/result.json``. A ``report.json`` with no cases (``cases: []``) is an
+  InputError naming it: there is nothing to read, and an empty load would look like
+  a run that did nothing.
 - ``skipped`` cases (a target without credentials) are left out and counted:
   ``RunMeta.settings.skipped`` and the ``skipped`` column of the ``runs`` table. A
   (eval, target) whose cases were all skipped is still a run, with no tasks.
@@ -226,7 +228,10 @@ def _cases(path: Path) -> list[tuple[Path, MiraCase]]:
     report = path / REPORT
     if report.is_file():
         text, doc = read_json(report)
-        return [(report, case) for case in validate(report, text, doc, MiraReport).cases]
+        cases = validate(report, text, doc, MiraReport).cases
+        if not cases:
+            raise InputError(report, None, "cases", "no cases: the run holds nothing to read")
+        return [(report, case) for case in cases]
     files = sorted((path / CASES).glob("*/result.json"))
     if not files:
         raise InputError(

@@ -23,7 +23,8 @@ What this reader makes of it:
   leaves ``passed`` null: no pass/fail verdict was recorded.
 - The per-call tables (``llm_calls``, ``tool_calls``, ``messages``) stay empty, and
   ``RunMeta.settings.unavailable`` says so.
-- A malformed row is an InputError naming ``file:line: column``.
+- A malformed row is an InputError naming ``file:line: column``; so is a file with a
+  header and no rows (nothing to read).
 
 Example:
     >>> from evalnb.formats.detect import Probe
@@ -107,6 +108,8 @@ def read_onetool_bench(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]
         seen[(model, record.task.id)] += 1
         record.epoch = seen[(model, record.task.id)]
         by_model[model].append(record)
+    if not by_model:
+        raise InputError(path, None, None, "no task rows: the CSV holds its header only")
     runs = []
     for model, records in by_model.items():
         provider, _, name = model.partition("/")
