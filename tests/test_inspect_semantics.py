@@ -26,17 +26,13 @@ import evalnb as en
 from evalnb.analysis.cost import task_cost
 from evalnb.errors import InputError
 from evalnb.present.report import terminal_report
-from tests.conftest import ROOT
+from tests.conftest import shared_fixture
 from tests.inspect_logs import agentic_log
-
-REAL = ROOT.parent / "shared" / "fixtures" / "inspect"
 
 
 def _real(suffix: str) -> Path:
-    found = sorted(REAL.glob(f"*{suffix}"))
-    if not found:
-        pytest.skip("../shared/fixtures/inspect is absent")
-    return found[0]
+    """The real log of that kind (``.eval``: 0.3.58, no scorer; ``.json``: 0.3.95)."""
+    return sorted(shared_fixture("inspect").glob(f"*{suffix}"))[0]
 
 
 def _quiet_load(*paths: Path) -> en.Runs:

@@ -15,12 +15,10 @@ from evalnb.analysis.load import load
 from evalnb.cli import main
 from evalnb.errors import InputError
 from evalnb.formats.detect import declared_options, formats, importable, recognise
+from tests.conftest import ROOT, shared_fixture
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT.parent / "shared" / "fixtures"
-CLAUDE = FIXTURES / "claude-code"
 HARBOR_STREAM = (
-    FIXTURES / "atif/xdotli-tbench/fix_async_worker_queue/example_runs/partial_success_2025-11-19"
+    "atif/xdotli-tbench/fix_async_worker_queue/example_runs/partial_success_2025-11-19"
     "/fix-async-worker-queue__gPApBGF/agent/claude-code.txt"
 )
 TASKS = ["run_id", "model", "task_id", "epoch", "passed", "error", "turns", "tool_call_count"]
@@ -29,10 +27,7 @@ RUNS = ["run_id", "model", "source", "task_count", "status"]
 
 
 def _claude_code_files() -> list[Path]:
-    files = sorted(CLAUDE.glob("*.jsonl"))
-    if not files:
-        pytest.skip("../shared/fixtures/claude-code is absent")
-    return files
+    return sorted(shared_fixture("claude-code").glob("*.jsonl"))
 
 
 def test_en_load_reads_claude_code_sessions_exactly_as_their_import(tmp_path):
@@ -77,9 +72,7 @@ def test_each_claude_code_shape_is_recognised(tmp_path, shape):
         path = tmp_path / "result.json"
         path.write_text(json.dumps(lines[-1]))
     else:  # Harbor saves `claude -p --output-format stream-json` as agent/claude-code.txt
-        if not HARBOR_STREAM.is_file():
-            pytest.skip("../shared/fixtures/atif is absent")
-        path = HARBOR_STREAM
+        path = shared_fixture(HARBOR_STREAM)
     assert recognise(path).key == "claude-code"
 
 

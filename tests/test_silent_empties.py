@@ -13,15 +13,7 @@ import pytest
 from evalnb.analysis.load import load
 from evalnb.cli import main
 from evalnb.errors import InputError
-
-FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures"
-
-
-def _fixture(*parts: str) -> Path:
-    path = FIXTURES.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"../shared/fixtures/{'/'.join(parts)} is absent")
-    return path
+from tests.conftest import shared_fixture
 
 
 def _fails_naming(path: Path, message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,14 +27,14 @@ def _fails_naming(path: Path, message: str, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_a_header_only_onetool_csv_is_an_error(tmp_path, capsys):
-    real = _fixture("onetool-bench", "result-20260119.csv")
+    real = shared_fixture("onetool-bench", "result-20260119.csv")
     header = tmp_path / "result-empty.csv"
     header.write_text(real.read_text().splitlines()[0] + "\n")
     _fails_naming(header, "no task rows: the CSV holds its header only", capsys)
 
 
 def test_a_mira_folder_with_no_cases_is_an_error(tmp_path, capsys):
-    real = _fixture("mira", "20260626T043009Z-34f5")
+    real = shared_fixture("mira", "20260626T043009Z-34f5")
     folder = tmp_path / real.name
     shutil.copytree(real, folder)
     report = json.loads((folder / "report.json").read_text())
@@ -56,7 +48,7 @@ def test_a_mira_folder_with_no_cases_is_an_error(tmp_path, capsys):
 
 
 def _stream() -> list[dict]:
-    path = _fixture("claude-code", "fn-10-vep.48.jsonl")
+    path = shared_fixture("claude-code", "fn-10-vep.48.jsonl")
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
