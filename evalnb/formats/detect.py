@@ -17,8 +17,10 @@ A module that also names inputs it will not read (a lone trial file, say) lists 
 in ``FORMATS``. Readers are tried in :data:`READERS` order; the formats evalnb recognises
 but cannot read (any CSV or zip file, binary data, ...) follow them in
 :data:`RECOGNISED`, so an unsupported input is named ("a zip archive: not supported
-yet") instead of failing on its bytes. :func:`read_inputs` is how ``evalnb import`` and
-:func:`evalnb.load` call a reader.
+yet") instead of failing on its bytes. A reader is called through
+:meth:`Format.read_one` (one input, its declared options) and :func:`read_gathered`
+(the runs of every input of the format, formed together): :func:`read_inputs` does
+both for ``evalnb import``, and :func:`evalnb.load` the same, input by input.
 
 Adding a reader: write ``evalnb/formats/<name>.py`` with its ``FORMAT`` and add the
 module to :data:`READERS`.
