@@ -101,8 +101,8 @@ def _load_result_json(path: Path) -> list[Task]:
     return [record.task for record in records]
 
 
-def _task(path: Path, line: int | None, raw: dict, prefix: str = "") -> Task:
+def _task(path: Path, line: int, raw: dict) -> Task:
     try:
         return Task.model_validate(raw)
     except ValidationError as exc:
-        raise from_validation_error(path, line, exc, prefix) from None
+        raise from_validation_error(path, line, exc) from None
