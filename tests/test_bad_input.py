@@ -118,7 +118,12 @@ DATASETS = [
         (None, "results", "duplicate key"),
     ),
     ("result_truncated", "r.json", '{"provider": "x", "results": [{"task": ', (1, None, "JSON")),
-    ("result_no_results", "r.json", json.dumps({"provider": "x"}), (1, "results", "list")),
+    (
+        "result_no_results",
+        "r.json",
+        json.dumps({"provider": "x"}),
+        (1, "results", "Field required"),
+    ),
     (
         "result_bad_task",
         "r.json",

@@ -18,7 +18,6 @@ from nbclient import NotebookClient
 
 from evalnb.analysis.load import load
 from evalnb.cli.imports import import_format
-from evalnb.formats.claude_code import import_claude_code
 from evalnb.resources import notebooks_path
 
 FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures"
@@ -53,7 +52,8 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
             import_format(key, paths, out / "all")
             if key in SUITES_APART:
                 import_format(key, paths, out / key)
-        import_claude_code(sorted((FIXTURES / "claude-code").glob("*.jsonl")), out / "all")
+        claude_code = sorted(str(p) for p in (FIXTURES / "claude-code").glob("*.jsonl"))
+        import_format("claude-code", claude_code, out / "all")
     return out
 
 

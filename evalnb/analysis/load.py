@@ -6,7 +6,11 @@ Each path (or glob) may be:
 - a ``report.json`` written by :func:`evalnb.present.report.write_report`,
 - a file or folder of a foreign trace format that :mod:`evalnb.formats.detect` recognises
   (bashkit-eval and scripting-eval result JSON, bashkit mira run folders, llm-tool-test
-  artifact folders and results.jsonl, Terminal-Bench run folders, onetool-mcp bench CSV),
+  artifact folders and results.jsonl, Terminal-Bench run folders, onetool-mcp bench CSV,
+  Inspect AI logs, Claude Code sessions, plain-text transcripts); readers' declared
+  options go in ``options`` (``load("t/*.txt", options={"target": "notes"})``), and
+  the files of a format that gathers (Claude Code, transcripts: a file is one task
+  attempt) form their runs together, as ``evalnb import`` does,
 - any other folder: stands for the run folders, recognised inputs and ``*.json`` files
   directly inside it,
 - a URL (``s3://``, ``https://``, ``memory://``...): complete run folders read through
@@ -48,6 +52,8 @@ from __future__ import annotations
 
 import glob
 import warnings
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Literal, overload
 
@@ -63,7 +69,7 @@ from evalnb.analysis.runs import (
     runs_from_store,
 )
 from evalnb.errors import EvalnbError, InputError
-from evalnb.formats.detect import recognise
+from evalnb.formats.detect import Format, Run, check_options, read_gathered, recognise
 from evalnb.formats.json_file import read_json
 from evalnb.store import RunStore, is_run_folder
 
@@ -74,6 +80,7 @@ def load(
     backend: Literal["polars"] = "polars",
     strict: bool = True,
     dataset: str | Path | None = None,
+    options: Mapping[str, str] | None = None,
 ) -> Runs: ...
 @overload
 def load(
@@ -81,16 +88,20 @@ def load(
     backend: Literal["pandas"],
     strict: bool = True,
     dataset: str | Path | None = None,
+    options: Mapping[str, str] | None = None,
 ) -> PandasRuns: ...
 def load(
     *paths_or_globs: str | Path,
     backend: Literal["polars", "pandas"] = "polars",
     strict: bool = True,
     dataset: str | Path | None = None,
+    options: Mapping[str, str] | None = None,
 ) -> Runs | PandasRuns:
     """Load run folders, result files and foreign trace formats together.
 
     ``strict=False`` returns what could be read, with the failures in ``.errors``.
+    ``options`` are readers' declared options (``{"target": "notes"}``); a name no
+    reader declares is a ValueError.
 
     Example:
         >>> import tempfile
@@ -103,23 +114,32 @@ def load(
     """
     if backend not in ("polars", "pandas"):
         raise ValueError(f"backend must be 'polars' or 'pandas', not {backend!r}")
+    options = options or {}
+    check_options(options)
     parts: list[Runs] = []
     errors: list[LoadError] = []
     origin: dict[str, Path | str] = {}
-    for path in _expand(paths_or_globs, errors, strict):
+    gathered: dict[Format, list[Run]] = {}
+
+    def take(where: Path | str, read: Callable[[], Runs]) -> None:
         try:
-            part = read_input(path)
+            part = read()
             for run_id in part.runs.get_column("run_id").to_list():
                 if run_id in origin:
                     msg = f"run {run_id!r} is also in {origin[run_id]}; load only one of them"
-                    raise InputError(path, None, "run_id", msg)
+                    raise InputError(where, None, "run_id", msg)
         except EvalnbError as exc:
             if strict:
                 raise
-            errors.append(LoadError(str(path), str(exc)))
-            continue
-        origin.update(dict.fromkeys(part.runs.get_column("run_id").to_list(), path))
+            errors.append(LoadError(str(where), str(exc)))
+            return
+        origin.update(dict.fromkeys(part.runs.get_column("run_id").to_list(), where))
         parts.append(part)
+
+    for path in _expand(paths_or_globs, errors, strict):
+        take(path, partial(read_input, path, gathered, options))
+    for fmt, read in gathered.items():
+        take(fmt.name, partial(_formed, fmt, read))
     runs = mark_missing_from_dataset(mark_partial(Runs.concat(parts)), dataset)
     runs.errors = errors
     if errors:
@@ -177,8 +197,16 @@ def expand_inputs(*paths_or_globs: str | Path) -> list[Path | str]:
     return list(out)
 
 
-def read_input(path: str | Path) -> Runs:
+def read_input(
+    path: str | Path,
+    gathered: dict[Format, list[Run]] | None = None,
+    options: Mapping[str, str] | None = None,
+) -> Runs:
     """Read one input: a recognised format, an evalnb run folder, a report.json or a URL.
+
+    The runs of a format that gathers go to ``gathered`` (by format) to be formed
+    together (:func:`~evalnb.formats.detect.read_gathered`), and nothing is returned for
+    them; without ``gathered`` they are formed at once, from this input alone.
 
     Example:
         >>> read_input("/")
@@ -194,9 +222,11 @@ def read_input(path: str | Path) -> Runs:
         return runs_from_store(store)
     fmt = recognise(path)
     if fmt is not None:
-        if fmt.read is None:
-            raise InputError(path, None, None, f"{fmt.name}: {fmt.advice}")
-        return Runs.concat([runs_from_records(meta, records) for meta, records in fmt.read(path)])
+        read = fmt.read_one(path, options or {})
+        if gathered is None or fmt.gather is None:
+            return _formed(fmt, read)
+        gathered.setdefault(fmt, []).extend(read)
+        return Runs.empty()
     if path.is_dir():
         if is_run_folder(path):
             return read_run_folder(path)
@@ -212,6 +242,11 @@ def read_input(path: str | Path) -> Runs:
         f"unknown format (JSON with {keys}): expected an evalnb report.json or a format "
         "evalnb reads (see the README's formats table)",
     )
+
+
+def _formed(fmt: Format, read: list[Run]) -> Runs:
+    """The runs read from inputs of ``fmt``, gathered when it gathers, as tables."""
+    return Runs.concat([runs_from_records(meta, recs) for meta, recs in read_gathered(fmt, read)])
 
 
 def _evalnb_run(path: Path) -> RunStore | None:

@@ -65,6 +65,12 @@ if TYPE_CHECKING:
 PASSED = pl.col("passed").fill_null(False) & pl.col("error").is_null()
 """A task attempt passed: every check passed and it did not error."""
 
+SCORED = pl.col("passed").is_not_null() | pl.col("error").is_not_null()
+"""A task attempt has a verdict: its checks passed or failed, or it errored (a failure).
+Without one (an Inspect sample no scorer scored, an onetool-bench row with result
+``-``) it is unscored: counted in ``total_tasks`` and ``unscored_tasks``, outside the
+pass rate."""
+
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
@@ -93,16 +99,19 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
 
     Columns: run identity (:data:`RUN_INFO`); tasks (``total_tasks``, spec 000's count of
     task attempts, ``distinct_tasks``, ``total_passed``, ``errored_tasks``,
-    ``pass_rate``); weighted checks (``total_score``, ``total_max_score``,
-    ``overall_rate``); tool calls (``total_tool_calls``, ``tool_calls_ok``,
+    ``unscored_tasks`` (:data:`SCORED`), ``pass_rate`` = ``total_passed`` over the
+    attempts with a verdict, null when none has one); weighted checks (``total_score``,
+    ``total_max_score``, ``overall_rate``); tool calls (``total_tool_calls``, ``tool_calls_ok``,
     ``tool_calls_error``, ``tool_calls_unknown``, ``tool_call_success_rate``). The three
     rates come with 95%
     ``_lo``/``_hi`` limits clustered by task (a task's epochs, checks and calls
     together: :func:`evalnb.analysis.stats.clustered_wilson`); effort (``total_turns``,
     ``avg_turns_per_task``, ``avg_tool_calls_per_task``, ``natural_stop_rate``);
     tokens and time (``total_input_tokens``, ``total_output_tokens``,
-    ``total_duration_ms``, ``avg_duration_ms``); ``cost_usd`` (null when any task's
-    cost is unknown; ``prices`` defaults to the packaged price table); spec 002's
+    ``total_duration_ms`` over the attempts whose duration is known, null when none
+    is, and ``avg_duration_ms`` over those); ``cost_usd`` (null when any task's
+    cost is unknown; ``prices`` defaults to the packaged price table) and the part of it
+    the source recorded, ``recorded_cost_usd`` (:func:`~evalnb.analysis.cost.run_costs`); spec 002's
     layers for scenario runs (:data:`~evalnb.analysis.layers.LAYER_COLUMNS`, null
     for other runs).
 
@@ -135,7 +144,9 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         )
     )
     run_key = ["run_key"]
-    tasks = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
+    tasks = tasks.with_columns(
+        PASSED.cast(pl.Float64).alias("_pass"), SCORED.cast(pl.Float64).alias("_one")
+    )
     rates = {
         "pass_rate": ("_pass", "_one"),
         "overall_rate": ("score", "max_score"),
@@ -147,12 +158,14 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
                 pl.len().alias("total_tasks"),
                 PASSED.sum().alias("total_passed"),
                 pl.col("error").is_not_null().sum().alias("errored_tasks"),
+                (~SCORED).sum().alias("unscored_tasks"),
                 pl.col("score").sum().alias("total_score"),
                 pl.col("max_score").sum().alias("total_max_score"),
                 pl.col("turns").sum().alias("total_turns"),
                 pl.col("total_input_tokens").sum(),
                 pl.col("total_output_tokens").sum(),
                 pl.col("duration_ms").sum().alias("total_duration_ms"),
+                pl.col("duration_ms").count().alias("_timed"),
                 pl.col("natural_stop").mean().alias("natural_stop_rate"),
                 pl.col("tool_call_count").sum().alias("total_tool_calls"),
                 pl.col("tool_calls_ok").sum(),
@@ -173,6 +186,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "distinct_tasks",
         "total_passed",
         "errored_tasks",
+        "unscored_tasks",
         "total_turns",
         "total_input_tokens",
         "total_output_tokens",
@@ -181,22 +195,28 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "tool_calls_error",
         "tool_calls_unknown",
     ]
-    totals = ["total_score", "total_max_score", "total_duration_ms"]
+    totals = ["total_score", "total_max_score"]
     out = (
         runs.runs.lazy()
         .select(*RUN_INFO, "run_key")
         .with_row_index("_order")  # one row per run, in the runs table's order
         .join(per_run, on="run_key", how="left")
-        .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64), pl.col(totals).fill_null(0.0))
         .with_columns(
-            _ratio("total_passed", "total_tasks").alias("pass_rate"),
+            pl.col(counts).fill_null(0).cast(pl.Int64),
+            pl.col(totals).fill_null(0.0),
+            pl.when(pl.col("_timed") > 0).then(pl.col("total_duration_ms")),
+        )
+        .with_columns(
+            _ratio("total_passed", pl.col("total_tasks") - pl.col("unscored_tasks")).alias(
+                "pass_rate"
+            ),
             _ratio("total_score", "total_max_score").alias("overall_rate"),
             _ratio("tool_calls_ok", pl.col("tool_calls_ok") + pl.col("tool_calls_error")).alias(
                 "tool_call_success_rate"
             ),
             _ratio("total_turns", "total_tasks").alias("avg_turns_per_task"),
             _ratio("total_tool_calls", "total_tasks").alias("avg_tool_calls_per_task"),
-            _ratio("total_duration_ms", "total_tasks").alias("avg_duration_ms"),
+            _ratio("total_duration_ms", "_timed").alias("avg_duration_ms"),
         )
         .join(_interval(sums, run_key, "pass_rate", counts=True), on="run_key", how="left")
         .join(_interval(sums, run_key, "overall_rate", counts=False), on="run_key", how="left")
@@ -215,6 +235,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "distinct_tasks",
         "total_passed",
         "errored_tasks",
+        "unscored_tasks",
         "pass_rate",
         "pass_rate_lo",
         "pass_rate_hi",
@@ -239,6 +260,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "total_duration_ms",
         "avg_duration_ms",
         "cost_usd",
+        "recorded_cost_usd",
         *LAYER_COLUMNS,
     ).collect()
 
@@ -325,7 +347,8 @@ def by_category(runs: Runs) -> pl.DataFrame:
     """One row per (run, category): spec 000's CategorySummary plus pass rate, with 95% intervals.
 
     ``rate = score / max_score`` (weighted checks); ``pass_rate = passed / tasks``
-    (``tasks`` counts attempts). Both intervals (``rate_lo``/``rate_hi``,
+    (``tasks`` counts attempts; unscored ones, :data:`SCORED`, are left out of the
+    pass rate). Both intervals (``rate_lo``/``rate_hi``,
     ``pass_rate_lo``/``pass_rate_hi``) are clustered by task, as in :func:`summary`.
 
     Example:
@@ -340,12 +363,15 @@ def by_category(runs: Runs) -> pl.DataFrame:
         .with_columns(RUN_KEY)
     )
     keys = ["run_key", "category"]
-    tasks = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
+    tasks = tasks.with_columns(
+        PASSED.cast(pl.Float64).alias("_pass"), SCORED.cast(pl.Float64).alias("_one")
+    )
     counts, sums = pl.collect_all(
         [
             tasks.group_by(keys).agg(
                 pl.len().cast(pl.Int64).alias("tasks"),
                 PASSED.sum().cast(pl.Int64).alias("passed"),
+                SCORED.sum().alias("_scored"),
                 pl.col("score").sum(),
                 pl.col("max_score").sum(),
             ),
@@ -361,13 +387,13 @@ def by_category(runs: Runs) -> pl.DataFrame:
         .join(counts.lazy(), on="run_key", how="inner")
         .with_columns(
             _ratio("score", "max_score").alias("rate"),
-            _ratio("passed", "tasks").alias("pass_rate"),
+            _ratio("passed", "_scored").alias("pass_rate"),
         )
         .join(_interval(sums, keys, "rate", counts=False), on=keys, how="left", nulls_equal=True)
         .join(
             _interval(sums, keys, "pass_rate", counts=True), on=keys, how="left", nulls_equal=True
         )
-        .drop("run_key")
+        .drop("run_key", "_scored")
         .sort("run_id", "category", nulls_last=True)
         .collect()
     )

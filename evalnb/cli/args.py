@@ -1,4 +1,5 @@
-"""Argument types shared by the subcommands: numbers are checked where they are parsed."""
+"""Arguments shared by the subcommands: numbers are checked where they are parsed, and the
+readers' declared options are flags."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import argparse
 import math
 from collections.abc import Callable
 from typing import TypeVar
+
+from evalnb.formats.detect import declared_options, formats
 
 N = TypeVar("N", int, float)
 
@@ -58,3 +61,32 @@ def _checked(text: str, convert: Callable[[str], N], ok: Callable[[N], bool], wa
     if value is None or not ok(value):
         raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
     return value
+
+
+def add_reader_options(parser: argparse.ArgumentParser) -> None:
+    """A ``--<name>`` flag for each option a reader declares, its help naming the readers.
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_reader_options(parser)
+        >>> reader_options(parser.parse_args(["--target", "notes"]))
+        {'target': 'notes'}
+    """
+    for name, option in declared_options().items():
+        takers = [
+            f"{f.key}{' (required)' if o.required else ''}: {o.help}"
+            for f in formats()
+            for o in f.options
+            if o.name == name
+        ]
+        parser.add_argument(option.flag, dest=name, help="; ".join(takers))
+
+
+def reader_options(args: argparse.Namespace) -> dict[str, str]:
+    """The reader options given on the command line, by name (see :func:`add_reader_options`).
+
+    Example:
+        >>> reader_options(argparse.Namespace(target=None))
+        {}
+    """
+    return {name: value for name in declared_options() if (value := getattr(args, name, None))}

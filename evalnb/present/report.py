@@ -95,8 +95,7 @@ def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
         ]
         width = max(map(len, names), default=0)
         for name, task in zip(names, tasks.iter_rows(named=True), strict=True):
-            verdict = "PASS" if task["passed"] else "FAIL"
-            line = f"  {verdict}  {name:<{width}}  {_task_score(task)}"
+            line = f"  {_verdict(task)}  {name:<{width}}  {_task_score(task)}"
             if task["error"]:
                 line += f"  error: {_one_line(task['error'])}"
             lines.append(line)
@@ -336,11 +335,36 @@ def _unknown(row: dict[str, Any]) -> str:
     return f", {unknown} exit code unknown" if unknown else ""
 
 
+def _verdict(task: dict[str, Any]) -> str:
+    """PASS, FAIL, or UNSCORED for an attempt without a verdict (null ``passed``, no error).
+
+    Example:
+        >>> cases = [(True, None), (None, "x"), (None, None)]
+        >>> [_verdict({"passed": p, "error": e}) for p, e in cases]
+        ['PASS', 'FAIL', 'UNSCORED']
+    """
+    if task["passed"] is None and task["error"] is None:
+        return "UNSCORED"
+    return "PASS" if task["passed"] else "FAIL"
+
+
+def _passed(row: dict[str, Any]) -> str:
+    """``passed/total``, over the attempts with a verdict, the unscored ones said apart.
+
+    Example:
+        >>> _passed({"total_passed": 2, "total_tasks": 5, "unscored_tasks": 2})
+        '2/3 (2 unscored: no verdict, outside the pass rate)'
+    """
+    unscored = row.get("unscored_tasks") or 0
+    text = f"{row['total_passed']}/{row['total_tasks'] - unscored}"
+    return text + (f" ({unscored} unscored: no verdict, outside the pass rate)" if unscored else "")
+
+
 def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
     """The headline figures of one summary row, labelled as in spec 000's baseline table."""
     ok, err, total = row["tool_calls_ok"], row["tool_calls_error"], row["total_tool_calls"]
     return [
-        ("Tasks passed", f"{row['total_passed']}/{row['total_tasks']}"),
+        ("Tasks passed", _passed(row)),
         ("Tasks (attempts)", f"{row['distinct_tasks']} ({row['total_tasks']})"),
         ("Pass rate", _rate_ci(row["pass_rate"], row["pass_rate_lo"], row["pass_rate_hi"])),
         (
@@ -366,8 +390,26 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
             f"{_tokens(row['total_input_tokens'])}/{_tokens(row['total_output_tokens'])}",
         ),
         ("Duration", _duration(row["total_duration_ms"])),
-        ("Cost", "unknown" if row["cost_usd"] is None else _usd(row["cost_usd"])),
+        ("Cost", _cost(row)),
     ]
+
+
+def _cost(row: dict[str, Any]) -> str:
+    """The run's cost, and how much of it the source recorded (the rest priced).
+
+    Example:
+        >>> _cost({"cost_usd": 1.5, "recorded_cost_usd": 1.0}), _cost({"cost_usd": None})
+        ('$1.50 ($1.00 recorded, $0.50 from prices)', 'unknown')
+    """
+    total, recorded = row["cost_usd"], row.get("recorded_cost_usd")
+    if total is None:
+        return "unknown"
+    if recorded is None:
+        return f"{_usd(total)} (from prices)"
+    priced = total - recorded
+    if abs(priced) < 5e-10:
+        return f"{_usd(total)} (recorded)"
+    return f"{_usd(total)} ({_usd(recorded)} recorded, {_usd(priced)} from prices)"
 
 
 def _layers(row: dict[str, Any]) -> list[tuple[str, str]]:
@@ -419,9 +461,8 @@ def _task_details(runs: Runs, run_id: str) -> list[str]:
     checks = runs.checks.filter(pl.col("run_id") == run_id)
     lines: list[str] = []
     for t in tasks.iter_rows(named=True):
-        verdict = "PASS" if t["passed"] else "FAIL"
         lines += [
-            f"#### {verdict} {t['task_id']} (epoch {t['epoch']}, {t['category']}): "
+            f"#### {_verdict(t)} {t['task_id']} (epoch {t['epoch']}, {t['category']}): "
             f"{_task_score(t)}",
             "",
             f"Turns {t['turns']} · tool calls {t['tool_call_count']} "

@@ -148,6 +148,8 @@ class AgentTrace(Record):
     ``natural_stop`` (spec 002's completion, spec 000's natural stop) is None when the
     source does not say how the attempt ended (an imported plain transcript, a Claude
     Code session without its ``result`` line): unknown, neither completed nor not.
+    ``duration_ms`` is None when the source did not record it (an Inspect sample
+    without ``total_time``, a Terminal-Bench trial without timestamps): unknown, not 0.
     """
 
     messages: list[Message] = Field(default_factory=list)
@@ -158,7 +160,7 @@ class AgentTrace(Record):
     natural_stop: bool | None = False
     total_input_tokens: int = 0
     total_output_tokens: int = 0
-    duration_ms: float = 0.0
+    duration_ms: float | None = 0.0
 
     @property
     def last_tool_response(self) -> ToolCallResult | None:
