@@ -42,6 +42,8 @@ READERS = (
     # issue 30: agent traces (each reader's registration is its module's FORMAT/FORMATS)
     "evalnb.formats.harbor",
     "evalnb.formats.atif",
+    "evalnb.formats.codex",
+    "evalnb.formats.gemini_cli",
 )
 """Reader modules, each with a ``FORMAT``; tried in this order (most specific first)."""
 
