@@ -16,7 +16,7 @@ set of rules:
   totals, duration, turns, and ``passed`` when the source gives no verdict (no checks).
 
 Example:
-    >>> a = Attempt(task_id="t", category="c", prompt="p", turns=2, llm_calls=[
+    >>> a = Attempt(task_id="t", category="c", prompt="p", turns=2, duration_ms=5.0, llm_calls=[
     ...     LLMCall(call_number=0, input_tokens=100, output_tokens=5),
     ...     LLMCall(call_number=0, input_tokens=160, output_tokens=7)])
     >>> rec = task_record(a)
@@ -319,11 +319,13 @@ def stated_exit_code(text: str | None) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def command_text(function: str, arguments: Any) -> str:
+def command_text(function: str, arguments: Any, shell: bool = True) -> str:
     """The ``commands`` of a tool call: a shell tool's command line, else ``function({json})``.
 
     A shell tool names its command ``cmd``, ``command`` or ``commands`` (a string, or a
     list of arguments as Codex's ``shell`` tool sends it), or ``keystrokes`` (Terminus).
+    ``shell=False``: the source says the tool is no shell (its ``command`` argument is
+    something else, as an editor's ``create``), so the call form is used.
 
     Example:
         >>> command_text("shell", {"command": ["bash", "-lc", "ls -l"]})
@@ -332,9 +334,13 @@ def command_text(function: str, arguments: Any) -> str:
         'ls\\n'
         >>> command_text("read_file", {"path": "a.txt"})
         'read_file({"path": "a.txt"})'
+        >>> command_text("str_replace_editor", {"command": "create"}, shell=False)
+        'str_replace_editor({"command": "create"})'
     """
     if not isinstance(arguments, dict):
         arguments = {"input": arguments}
+    if not shell:
+        return f"{function}({json.dumps(arguments, sort_keys=True, default=str)})"
     if isinstance(arguments.get("keystrokes"), str):
         return str(arguments["keystrokes"])
     listed = arguments.get("command")

@@ -179,9 +179,9 @@ class _Rollout:
                 )
             )
         elif kind in OUTPUT_ITEMS:
-            tool = self.by_call_id.get(str(item.get("call_id")))
-            if tool is not None:
-                _answer(tool, item.get("output"))
+            answered = self.by_call_id.get(str(item.get("call_id")))
+            if answered is not None:
+                _answer(answered, item.get("output"))
                 self.messages.append(
                     Message(
                         role="tool_result",
@@ -189,7 +189,7 @@ class _Rollout:
                             ContentBlock(
                                 type="tool_result",
                                 tool_use_id=str(item.get("call_id")),
-                                content=tool.stdout,
+                                content=answered.stdout,
                             )
                         ],
                     )

@@ -44,6 +44,8 @@ READERS = (
     "evalnb.formats.atif",
     "evalnb.formats.codex",
     "evalnb.formats.gemini_cli",
+    "evalnb.formats.swe_agent",
+    "evalnb.formats.openhands",
 )
 """Reader modules, each with a ``FORMAT``; tried in this order (most specific first)."""
 
