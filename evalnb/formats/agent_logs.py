@@ -13,7 +13,8 @@ set of rules:
   or spent beyond the call rows, e.g. by sub-agents); the task's cache columns then
   come from those totals too.
 - Anything the source did not record is null in the ``tasks`` table, never 0: token
-  totals, duration, turns, and ``passed`` when the source gives no verdict (no checks).
+  totals, cache parts no call recorded, duration, turns, and ``passed`` when the source
+  gives no verdict (no checks).
 
 Example:
     >>> a = Attempt(task_id="t", category="c", prompt="p", turns=2, duration_ms=5.0, llm_calls=[
@@ -23,7 +24,7 @@ Example:
     >>> [c.cumulative_input for c in rec.trace.llm_calls], rec.trace.total_input_tokens
     ([100, 260], 260)
     >>> rec.extra["recorded"]
-    {'passed': None}
+    {'passed': None, 'cache_read_tokens': None, 'cache_write_tokens': None}
 """
 
 from __future__ import annotations
@@ -145,9 +146,9 @@ def task_record(attempt: Attempt) -> TaskRecord:
     Example:
         >>> rec = task_record(Attempt(task_id="t", category="c", duration_ms=None,
         ...     checks=[ScoreResult(check="reward", passed=True)]))
-        >>> rec.passed, rec.trace.turns, rec.extra["recorded"]
-        (True, 0, {'turns': None, 'total_input_tokens': None, 'total_output_tokens': None, \
-'duration_ms': None})
+        >>> rec.passed, rec.trace.turns, sorted(rec.extra["recorded"])
+        (True, 0, ['cache_read_tokens', 'cache_write_tokens', 'duration_ms', \
+'total_input_tokens', 'total_output_tokens', 'turns'])
     """
     calls = attempt.llm_calls
     cumulative = 0
@@ -172,9 +173,9 @@ def task_record(attempt: Attempt) -> TaskRecord:
         recorded["total_input_tokens"] = None
     if used.output_tokens is None:
         recorded["total_output_tokens"] = None
-    if totals is not None:
-        recorded["cache_read_tokens"] = totals.cache_read_tokens
-        recorded["cache_write_tokens"] = totals.cache_write_tokens
+    for part in ("cache_read_tokens", "cache_write_tokens"):
+        if totals is not None or getattr(summed, part) is None:
+            recorded[part] = getattr(used, part)  # not recorded by any call: null, not 0
     if attempt.duration_ms is None:
         recorded["duration_ms"] = None
     checks = attempt.checks or []
