@@ -46,6 +46,7 @@ READERS = (
     "evalnb.formats.gemini_cli",
     "evalnb.formats.swe_agent",
     "evalnb.formats.openhands",
+    "evalnb.formats.otel",
 )
 """Reader modules, each with a ``FORMAT``; tried in this order (most specific first)."""
 
