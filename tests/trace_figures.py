@@ -69,3 +69,38 @@ def span_ms(times: list[str]) -> float:
     """Milliseconds from the first to the last of ISO times (``Z`` or an offset)."""
     parsed = [datetime.fromisoformat(t.replace("Z", "+00:00")) for t in times]
     return (max(parsed) - min(parsed)).total_seconds() * 1000
+
+
+def sim_run(out: Path) -> Path:
+    """A finished evalnb run of the packaged ``smoke`` tasks x 2 epochs by ``sim/flailing``
+    (token usage, latencies, failed commands and failed tasks)."""
+    from evalnb.cli import main
+
+    assert (
+        main(["run", "smoke", "--model", "sim/flailing", "--epochs", "2", "--out", str(out)]) == 0
+    )
+    [run] = out.iterdir()
+    return run
+
+
+SUMMARY_FIGURES = [
+    "total_tasks",
+    "distinct_tasks",
+    "total_passed",
+    "errored_tasks",
+    "pass_rate",
+    "total_score",
+    "total_max_score",
+    "overall_rate",
+    "total_tool_calls",
+    "tool_calls_ok",
+    "tool_calls_error",
+    "tool_calls_unknown",
+    "total_turns",
+    "natural_stop_rate",
+    "total_input_tokens",
+    "total_output_tokens",
+    "total_duration_ms",
+    "cost_usd",
+]
+"""The figures of ``en.summary`` a round trip through another format must keep."""

@@ -53,6 +53,10 @@ trials. What evalnb makes of a trajectory:
   ``context_management`` step). Referenced files are read only when the reference is a
   path relative to the trajectory's folder (never an absolute path or a URI); one not
   found is counted in ``subagent_refs_missing`` with a warning.
+- **evalnb's own exports** (:mod:`evalnb.formats.atif_write`) keep what ATIF has no
+  field for in the root ``extra.evalnb``; it is restored (:func:`restore`): the task, its
+  checks and verdict, error, turns, natural stop and duration, so a run exported and
+  read back has the same summary.
 - **Models, times, prompt.** Each step's ``model_name`` (else the agent's) counts: the
   task's ``models`` column lists them and the run's model is the most used. Times are
   UTC; a step time without a zone is read as UTC, flagged (``local_times``) and warned
@@ -77,9 +81,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalnb.errors import InputError
+from evalnb.errors import InputError, from_validation_error
 from evalnb.formats.agent_logs import (
     Attempt,
     Usage,
@@ -105,6 +109,16 @@ from evalnb.records import (
 
 SOURCE = "atif"
 VERSION = re.compile(r"^ATIF-v1\.\d+$")
+EVALNB_KEY = "evalnb"
+"""The root ``extra`` key where evalnb's own exports keep what ATIF has no field for."""
+_RECORD_FIELDS = ("task", "epoch", "score", "error", "scenario", "replay", "extra")
+_TRACE_FIELDS = (
+    "turns",
+    "natural_stop",
+    "duration_ms",
+    "total_input_tokens",
+    "total_output_tokens",
+)
 
 
 class _Open(BaseModel):
@@ -129,6 +143,7 @@ class Agent(_Open):
     name: str
     version: str
     model_name: str | None = None
+    extra: dict[str, Any] | None = None
 
 
 class Metrics(_Open):
@@ -237,6 +252,7 @@ class Trajectory(_Open):
     final_metrics: FinalMetrics | None = None
     continued_trajectory_ref: str | None = None
     subagent_trajectories: list[Trajectory] | None = None
+    extra: dict[str, Any] | None = None
 
 
 def text_of(value: Text | None) -> str:
@@ -651,12 +667,13 @@ def read_atif(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
     root = read_trajectory(path)
     task_id = root.session_id or root.trajectory_id or path.stem
     attempt, model = trajectory_attempt(path, root, task_id, SOURCE)
-    record = task_record(attempt)
+    record = restore(path, task_record(attempt), stored_fields(root))
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:8]
     provider, _, name = model.rpartition("/")
+    exported = (root.agent.extra or {}).get("provider") if stored_fields(root) else None
     meta = RunMeta(
         run_id=_slug(f"atif-{root.agent.name}-{name}-{digest}"),
-        provider=provider or root.agent.name,
+        provider=provider or exported or root.agent.name,
         model=name,
         source=SOURCE,
         sandbox=root.agent.name,
@@ -666,6 +683,46 @@ def read_atif(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
         settings=RunSettings(source_files=[path.name], unavailable=_unavailable(record)),
     )
     return [(meta, [record])]
+
+
+def stored_fields(root: Trajectory) -> dict[str, Any] | None:
+    """What an evalnb export kept in the root ``extra.evalnb`` (None for other trajectories).
+
+    Example:
+        >>> root = Trajectory(schema_version="ATIF-v1.7", agent=Agent(name="a", version="1"),
+        ...     steps=[], extra={"evalnb": {"epoch": 2}})
+        >>> stored_fields(root)
+        {'epoch': 2}
+    """
+    value = (root.extra or {}).get(EVALNB_KEY)
+    return value if isinstance(value, dict) else None
+
+
+def restore(path: Path, record: TaskRecord, stored: dict[str, Any] | None) -> TaskRecord:
+    """``record`` with the fields an evalnb export stored (:func:`stored_fields`): the task,
+    its checks and score, error, scenario outcome, task columns (beside the ones read
+    here), turns, natural stop, duration and token totals. The LLM and tool calls stay
+    those read from the steps.
+
+    Example:
+        >>> from evalnb.records import Task, TaskScore
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...                  score=TaskScore(task_id="t"))
+        >>> restore(Path("t.json"), rec, {"epoch": 3}).epoch
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: t.json: extra.evalnb.task: Field required
+    """
+    if stored is None:
+        return record
+    trace = record.trace.model_copy(update={k: stored[k] for k in _TRACE_FIELDS if k in stored})
+    fields = {k: stored[k] for k in _RECORD_FIELDS if k in stored}
+    read = {k: v for k, v in record.extra.items() if k != "recorded"}  # the stored rule wins
+    fields["extra"] = {**read, **(stored.get("extra") or {})}
+    try:
+        return TaskRecord.model_validate({**fields, "trace": trace})
+    except ValidationError as exc:
+        raise from_validation_error(path, None, exc, prefix=f"extra.{EVALNB_KEY}") from None
 
 
 def _unavailable(record: TaskRecord) -> list[str]:

@@ -64,7 +64,7 @@ from evalnb.formats.agent_logs import (
     utc_text,
     warn_local_times,
 )
-from evalnb.formats.atif import read_trajectory, trajectory_attempt
+from evalnb.formats.atif import read_trajectory, restore, stored_fields, trajectory_attempt
 from evalnb.formats.detect import Format, Probe
 from evalnb.formats.json_file import read_json, validate
 from evalnb.records import RunMeta, RunSettings, ScoreResult, TaskRecord
@@ -261,12 +261,12 @@ def read_trial_folder(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]
 def _runs(
     folder: Path, job_path: Path | None, job: JobResult | None, trials: list[_Trial]
 ) -> list[tuple[RunMeta, list[TaskRecord]]]:
-    groups: dict[tuple[str, str, str], list[tuple[_Trial, Attempt]]] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list[tuple[_Trial, Attempt, Any]]] = defaultdict(list)
     local: list[str] = []
     for trial in trials:
         agent, provider, model = _identity(trial)
-        attempt = _attempt(trial, local)
-        groups[(agent, provider, model)].append((trial, attempt))
+        attempt, stored = _attempt(trial, local)
+        groups[(agent, provider, model)].append((trial, attempt, stored))
     if job is not None and job_path is not None:
         _compare_stats(job_path, job, trials)
     job_start, job_local = parse_time(job.started_at if job else None)
@@ -281,9 +281,11 @@ def _runs(
     runs = []
     for (agent, provider, model), items in groups.items():
         items.sort(key=lambda item: _started(item[0]))
-        attempts = [a for _, a in items]
-        number_epochs(attempts)
-        records = [task_record(a) for a in attempts]
+        number_epochs([a for _, a, _ in items])
+        records = [
+            restore(t.folder / "agent" / "trajectory.json", task_record(a), stored)
+            for t, a, stored in items
+        ]
         dataset = _dataset(job, agent, model)
         meta = RunMeta(
             run_id=re.sub(r"[^A-Za-z0-9._-]+", "-", f"harbor-{job_id}-{agent}-{model}"),
@@ -298,7 +300,7 @@ def _runs(
             status="complete",
             task_count=len(records),
             settings=RunSettings(
-                source_files=[str(t.result_path or t.folder) for t, _ in items],
+                source_files=[str(t.result_path or t.folder) for t, _, _ in items],
                 unavailable=["per_call_latency", "tool_call_duration"],
             ),
         )
@@ -332,13 +334,17 @@ def _dataset(job: JobResult | None, agent: str, model: str) -> str | None:
     return None
 
 
-def _attempt(trial: _Trial, local: list[str]) -> Attempt:
+def _attempt(trial: _Trial, local: list[str]) -> tuple[Attempt, dict[str, Any] | None]:
+    """The trial's attempt, and what an evalnb export stored in its trajectory."""
     result = trial.result
     name = result.trial_name if result else trial.folder.name
     task_id = (result.task_name if result else None) or name.rsplit("__", 1)[0]
     trajectory = trial.folder / "agent" / "trajectory.json"
+    stored = None
     if trajectory.is_file():
-        attempt, _ = trajectory_attempt(trajectory, read_trajectory(trajectory), task_id, SOURCE)
+        root = read_trajectory(trajectory)
+        stored = stored_fields(root)
+        attempt, _ = trajectory_attempt(trajectory, root, task_id, SOURCE)
     else:
         attempt = Attempt(task_id=task_id, category=SOURCE, totals=_harbor_usage(result))
     attempt.category = SOURCE
@@ -368,7 +374,7 @@ def _attempt(trial: _Trial, local: list[str]) -> Attempt:
         else attempt.extra.get("recorded_cost_usd"),
         local_times=bool(attempt.extra.get("local_times")) or naive,
     )
-    return attempt
+    return attempt, stored
 
 
 def _harbor_usage(result: TrialResult | None) -> Usage:

@@ -25,7 +25,9 @@ spans split across files are paired), becomes runs of task attempts:
   ``llm.token_count.prompt``/``completion``/``prompt_details.cache_read``/``cache_write``,
   or Vercel's ``ai.usage.*``). An agent span's own usage repeats its calls' and is read
   only for an agent without LLM spans (totals only; not when agents run inside it).
-- **Per call**: ``latency_ms`` is the span's duration, ``stop_reason`` the first of
+- **Per call**: ``latency_ms`` is the span's duration (null where evalnb's own export
+  says ``evalnb.latency_recorded`` false, as ``evalnb.duration_recorded`` for a tool
+  span), ``stop_reason`` the first of
   ``gen_ai.response.finish_reasons`` (an array, or a JSON string of one) or
   ``ai.response.finishReason``; a span that never ended has null usage and latency.
 - **Tool calls**: ``commands`` from ``gen_ai.tool.name`` and
@@ -340,12 +342,13 @@ def _tool(span: Span, number: int | None) -> ToolCallResult:
     )
     result = a.get("gen_ai.tool.call.result", a.get("ai.toolCall.result", a.get("output.value")))
     code = a.get("process.exit.code")
+    known = a.get("evalnb.duration_recorded") is not False
     return ToolCallResult(
         commands=command_text(name, arguments if arguments is not None else {}),
         stdout="" if result is None else result if isinstance(result, str) else str(result),
         stderr=span.error or "",
         exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
-        duration_ms=span.duration_ms,
+        duration_ms=span.duration_ms if known else None,
         call_number=number,
     )
 
