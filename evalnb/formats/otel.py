@@ -191,6 +191,12 @@ def _groups(spans: list[Span]) -> list[_Group]:
     kinds = {s.span_id: kind(s) for s in spans}
     agents = [s for s in spans if kinds[s.span_id] == "agent"]
     groups = {a.span_id: _Group(a.trace_id, a) for a in agents}
+    by_key: dict[tuple[str, str], list[Span]] = defaultdict(list)
+    for agent in agents:  # agents by trace, and Vercel calls by function
+        by_key[("trace", agent.trace_id)].append(agent)
+        function = agent.attributes.get("ai.telemetry.functionId")
+        if function:
+            by_key[("function", str(function))].append(agent)
     traces: dict[str, _Group] = {}
     for span in spans:
         k = kinds[span.span_id]
@@ -201,7 +207,7 @@ def _groups(spans: list[Span]) -> list[_Group]:
             if owner is not None:
                 groups[owner.span_id].nested = True
             continue
-        owner = owner or _agent_in_time(span, agents)
+        owner = owner or _agent_in_time(span, by_key)
         group = (
             groups[owner.span_id]
             if owner
@@ -237,19 +243,13 @@ def _holds(agent: Span, span: Span) -> bool:
     )
 
 
-def _agent_in_time(span: Span, agents: list[Span]) -> Span | None:
+def _agent_in_time(span: Span, by_key: dict[tuple[str, str], list[Span]]) -> Span | None:
     """The innermost agent span of the trace holding ``span``'s start, else a Vercel call
     of the same function (another trace) holding it."""
-    same = [a for a in agents if a.trace_id == span.trace_id and _holds(a, span)]
-    if not same:
-        function = span.attributes.get("ai.telemetry.functionId")
-        same = [
-            a
-            for a in agents
-            if function
-            and a.attributes.get("ai.telemetry.functionId") == function
-            and _holds(a, span)
-        ]
+    same = [a for a in by_key.get(("trace", span.trace_id), []) if _holds(a, span)]
+    function = span.attributes.get("ai.telemetry.functionId")
+    if not same and function:
+        same = [a for a in by_key.get(("function", str(function)), []) if _holds(a, span)]
     return max(same, key=lambda a: a.start_ns or 0) if same else None
 
 
