@@ -44,6 +44,8 @@ from evalnb.records import (
     AgentTrace,
     LLMCall,
     Message,
+    RunMeta,
+    RunSettings,
     ScoreResult,
     Task,
     TaskRecord,
@@ -206,6 +208,53 @@ def task_record(attempt: Attempt) -> TaskRecord:
         error=attempt.error,
         extra={**attempt.extra, **({"recorded": recorded} if recorded else {})},
     )
+
+
+def slug(text: str) -> str:
+    """``text`` as one folder name (a run id): runs of other characters become ``-``.
+
+    Example:
+        >>> slug("codex-openai/gpt-5 (high)")
+        'codex-openai-gpt-5-high-'
+    """
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text)
+
+
+def one_run(
+    path: Path,
+    record: TaskRecord,
+    *,
+    source: str,
+    provider: str,
+    model: str,
+    key: str,
+    unavailable: list[str],
+    **settings: Any,
+) -> list[tuple[RunMeta, list[TaskRecord]]]:
+    """A log file read as a run of its one task attempt: ``run_id`` =
+    ``<source>-<model>-<key>`` (``key`` the log's own session id or name), the source as
+    the sandbox, ``settings`` (``exit_codes``, ``sandbox_version``) beside what the format
+    does not record.
+
+    Example:
+        >>> rec = task_record(Attempt(task_id="t", category="c", turns=0))
+        >>> [(m.run_id, m.task_count) for m, _ in one_run(Path("s.json"), rec, source="x",
+        ...     provider="p", model="m/1", key="s1", unavailable=["checks"])]
+        [('x-m-1-s1', 1)]
+    """
+    version = settings.pop("sandbox_version", None)
+    meta = RunMeta(
+        run_id=slug(f"{source}-{model}-{key}"),
+        provider=provider,
+        model=model,
+        source=source,
+        sandbox=source,
+        sandbox_version=version,
+        status="complete",
+        task_count=1,
+        settings=RunSettings(source_files=[path.name], unavailable=unavailable, **settings),
+    )
+    return [(meta, [record])]
 
 
 def number_epochs(attempts: list[Attempt]) -> None:

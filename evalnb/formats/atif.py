@@ -90,6 +90,7 @@ from evalnb.formats.agent_logs import (
     command_text,
     most_common,
     parse_time,
+    slug,
     span_ms,
     stated_exit_code,
     task_record,
@@ -672,7 +673,7 @@ def read_atif(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
     provider, _, name = model.rpartition("/")
     exported = (root.agent.extra or {}).get("provider") if stored_fields(root) else None
     meta = RunMeta(
-        run_id=_slug(f"atif-{root.agent.name}-{name}-{digest}"),
+        run_id=slug(f"atif-{root.agent.name}-{name}-{digest}"),
         provider=provider or exported or root.agent.name,
         model=name,
         source=SOURCE,
@@ -733,10 +734,6 @@ def _unavailable(record: TaskRecord) -> list[str]:
     if any(t.exit_code is None for t in record.trace.tool_calls):
         out.append("exit_codes")
     return out
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text)
 
 
 FORMAT = Format("an ATIF trajectory", _recognises, read=read_atif, key="atif")

@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 from evalnb.errors import InputError
+from evalnb.formats.agent_logs import slug
 from evalnb.formats.atif import EVALNB_KEY
 from evalnb.records import LLMCall, Message, RunMeta, TaskRecord, ToolCallResult
 from evalnb.records.trace import tool_result_text
@@ -53,7 +53,7 @@ TOOL = "bash"
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "task"
+    return slug(text).strip("-") or "task"
 
 
 def _said(messages: list[Message]) -> list[str]:

@@ -51,7 +51,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -64,6 +63,7 @@ from evalnb.formats.agent_logs import (
     command_text,
     json_arguments,
     most_common,
+    one_run,
     parse_time,
     span_ms,
     stated_exit_code,
@@ -76,7 +76,6 @@ from evalnb.records import (
     LLMCall,
     Message,
     RunMeta,
-    RunSettings,
     TaskRecord,
     ToolCallResult,
 )
@@ -343,16 +342,16 @@ def read_rollout(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
             raise InputError(path, lineno, "type", f"not a rollout line type: {doc['type']!r}")
         rollout.line(lineno, doc)
     record = task_record(rollout.attempt())
-    model = most_common(rollout.models)
-    provider = str(rollout.session.get("model_provider") or "openai")
-    return [
-        (
-            _meta(
-                path, record, provider, model, str(rollout.session.get("cli_version") or "") or None
-            ),
-            [record],
-        )
-    ]
+    return one_run(
+        path,
+        record,
+        source=SOURCE,
+        provider=str(rollout.session.get("model_provider") or "openai"),
+        model=most_common(rollout.models),
+        key=str(record.extra["session_id"]),
+        unavailable=["checks", "per_call_latency"],
+        sandbox_version=rollout.session.get("cli_version"),
+    )
 
 
 def read_exec_json(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
@@ -413,7 +412,16 @@ def read_exec_json(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
         extra={"session_id": thread, "log_format": "exec-json"},
     )
     record = task_record(attempt)
-    return [(_meta(path, record, "openai", "unknown", None), [record])]
+    unavailable = ["checks", "per_call_latency", "per_call_tokens", "llm_calls", "model"]
+    return one_run(
+        path,
+        record,
+        source=SOURCE,
+        provider="openai",
+        model="unknown",
+        key=thread,
+        unavailable=unavailable,
+    )
 
 
 def _exec_tool(item: dict[str, Any]) -> ToolCallResult | None:
@@ -438,26 +446,6 @@ def _exec_tool(item: dict[str, Any]) -> ToolCallResult | None:
             commands=command_text(name, item.get("arguments") or {}), exit_code=code
         )
     return None
-
-
-def _meta(
-    path: Path, record: TaskRecord, provider: str, model: str, version: str | None
-) -> RunMeta:
-    session = str(record.extra["session_id"])
-    unavailable = ["checks", "per_call_latency"]
-    if record.extra["log_format"] == "exec-json":
-        unavailable += ["per_call_tokens", "llm_calls", "model"]
-    return RunMeta(
-        run_id=re.sub(r"[^A-Za-z0-9._-]+", "-", f"codex-{model}-{session}"),
-        provider=provider,
-        model=model,
-        source=SOURCE,
-        sandbox=SOURCE,
-        sandbox_version=version,
-        status="complete",
-        task_count=1,
-        settings=RunSettings(source_files=[path.name], unavailable=unavailable),
-    )
 
 
 def _rollout(probe: Probe) -> bool:

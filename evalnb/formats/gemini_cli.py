@@ -30,7 +30,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,7 @@ from evalnb.formats.agent_logs import (
     Usage,
     command_text,
     most_common,
+    one_run,
     parse_time,
     span_ms,
     stated_exit_code,
@@ -53,7 +53,6 @@ from evalnb.records import (
     ContentBlock,
     Message,
     RunMeta,
-    RunSettings,
     TaskRecord,
     ToolCallResult,
 )
@@ -221,23 +220,16 @@ def read_gemini_session(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord
         "exit_codes_inferred": inferred,
         "local_times": local,
     }
-    record = task_record(attempt)
-    model = most_common(models)
-    meta = RunMeta(
-        run_id=re.sub(r"[^A-Za-z0-9._-]+", "-", f"gemini-cli-{model}-{session.sessionId}"),
-        provider="google",
-        model=model,
+    return one_run(
+        path,
+        task_record(attempt),
         source=SOURCE,
-        sandbox=SOURCE,
-        status="complete",
-        task_count=1,
-        settings=RunSettings(
-            source_files=[path.name],
-            unavailable=["checks", "per_call_latency", "tool_call_duration", "cache_write_tokens"],
-            exit_codes="'Exit Code: N' in the output, else 0 for success and 1 for error",
-        ),
+        provider="google",
+        model=most_common(models),
+        key=session.sessionId,
+        unavailable=["checks", "per_call_latency", "tool_call_duration", "cache_write_tokens"],
+        exit_codes="'Exit Code: N' in the output, else 0 for success and 1 for error",
     )
-    return [(meta, [record])]
 
 
 def _recognises(probe: Probe) -> bool:

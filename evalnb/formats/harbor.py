@@ -45,7 +45,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass
@@ -60,6 +59,7 @@ from evalnb.formats.agent_logs import (
     Usage,
     number_epochs,
     parse_time,
+    slug,
     task_record,
     utc_text,
     warn_local_times,
@@ -288,7 +288,7 @@ def _runs(
         ]
         dataset = _dataset(job, agent, model)
         meta = RunMeta(
-            run_id=re.sub(r"[^A-Za-z0-9._-]+", "-", f"harbor-{job_id}-{agent}-{model}"),
+            run_id=slug(f"harbor-{job_id}-{agent}-{model}"),
             provider=provider,
             model=model,
             source=SOURCE,

@@ -31,7 +31,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,7 @@ from evalnb.formats.agent_logs import (
     command_text,
     json_arguments,
     most_common,
+    one_run,
     parse_time,
     span_ms,
     task_record,
@@ -55,7 +55,6 @@ from evalnb.records import (
     LLMCall,
     Message,
     RunMeta,
-    RunSettings,
     TaskRecord,
     ToolCallResult,
 )
@@ -200,21 +199,16 @@ def read_openhands(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
     attempt.turns = len(attempt.llm_calls)
     attempt.duration_ms = span_ms(times)
     attempt.extra = {"local_times": local}
-    model = most_common(models)
-    meta = RunMeta(
-        run_id=re.sub(r"[^A-Za-z0-9._-]+", "-", f"openhands-{model}-{path.stem}"),
-        provider=SOURCE,
-        model=model,
+    unavailable = ["checks", "per_call_latency", "tool_call_duration"]
+    return one_run(
+        path,
+        task_record(attempt),
         source=SOURCE,
-        sandbox=SOURCE,
-        status="complete",
-        task_count=1,
-        settings=RunSettings(
-            source_files=[path.name],
-            unavailable=["checks", "per_call_latency", "tool_call_duration"],
-        ),
+        provider=SOURCE,
+        model=most_common(models),
+        key=path.stem,
+        unavailable=unavailable,
     )
-    return [(meta, [task_record(attempt)])]
 
 
 def _action(

@@ -67,6 +67,7 @@ from evalnb.formats.agent_logs import (
     json_arguments,
     most_common,
     number_epochs,
+    slug,
     task_record,
 )
 from evalnb.formats.detect import Format, Probe
@@ -415,7 +416,7 @@ def read_otel(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
         )
         run_id = key[0] if len(key) == 1 else f"otel-{key[0]}-{model}-{digest}"
         meta = RunMeta(
-            run_id=re.sub(r"[^A-Za-z0-9._-]+", "-", run_id),
+            run_id=slug(run_id),
             provider=str(provider),
             model=str(model),
             source=SOURCE,

@@ -29,17 +29,16 @@ Example:
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalnb.formats.agent_logs import Attempt, Usage, task_record
+from evalnb.formats.agent_logs import Attempt, Usage, one_run, task_record
 from evalnb.formats.detect import Format, Probe
 from evalnb.formats.json_file import read_json, validate
 from evalnb.formats.yamlio import load_model
-from evalnb.records import ContentBlock, Message, RunMeta, RunSettings, TaskRecord, ToolCallResult
+from evalnb.records import ContentBlock, Message, RunMeta, TaskRecord, ToolCallResult
 
 SOURCE = "swe-agent"
 
@@ -187,29 +186,24 @@ def read_swe_agent(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
             "submission": (doc.get("info") or {}).get("submission"),
         },
     )
-    model = _model(path, config)
-    meta = RunMeta(
-        run_id=re.sub(r"[^A-Za-z0-9._-]+", "-", f"swe-agent-{model}-{path.stem}"),
-        provider=SOURCE,
-        model=model,
+    unavailable = [
+        "per_call_tokens",
+        "llm_calls",
+        "exit_codes",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "checks",
+        "duration",
+    ]
+    return one_run(
+        path,
+        task_record(attempt),
         source=SOURCE,
-        sandbox=SOURCE,
-        status="complete",
-        task_count=1,
-        settings=RunSettings(
-            source_files=[path.name],
-            unavailable=[
-                "per_call_tokens",
-                "llm_calls",
-                "exit_codes",
-                "cache_read_tokens",
-                "cache_write_tokens",
-                "checks",
-                "duration",
-            ],
-        ),
+        provider=SOURCE,
+        model=_model(path, config),
+        key=path.stem,
+        unavailable=unavailable,
     )
-    return [(meta, [task_record(attempt)])]
 
 
 def _recognises(probe: Probe) -> bool:
