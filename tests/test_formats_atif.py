@@ -263,7 +263,7 @@ def test_sub_agents_and_continuations_stay_with_their_attempt(tmp_path):
     assert [(c.input_tokens, c.compacted_before) for c in calls] == [(400, False), (60, True)]
     assert rec.trace.total_input_tokens == 510  # the sub-agent's tokens are the attempt's too
     assert (rec.extra["subagent_llm_calls"], rec.extra["subagent_tool_calls"]) == (1, 1)
-    assert rec.extra["subagent_refs_missing"] == 1
+    assert (rec.extra["subagents"], rec.extra["subagent_refs_missing"]) == (["x"], 1)
     assert rec.trace.tool_call_count == 0  # the main agent's own rows only
 
 

@@ -46,8 +46,9 @@ trials. What evalnb makes of a trajectory:
 - **Sub-agents and continuations.** ``subagent_trajectory_ref`` entries (and v1.7's
   embedded ``subagent_trajectories``) and the steps Claude Code marks ``extra.is_sidechain``
   are sub-agents: their usage is in the task's token totals, their counts in
-  ``subagent_llm_calls`` and ``subagent_tool_calls``; the ``llm_calls`` and
-  ``tool_calls`` rows are the main agent's, so spec 003's context figures describe it.
+  ``subagent_llm_calls`` and ``subagent_tool_calls``, the ids of the trajectories read in
+  ``subagents``; the ``llm_calls`` and ``tool_calls`` rows are the main agent's, so spec
+  003's context figures describe it.
   A ``continued_trajectory_ref`` continues the attempt: its steps follow, and its first
   call is marked ``compacted_before`` (as is the first call after a v1.7
   ``context_management`` step). Referenced files are read only when the reference is a
@@ -316,6 +317,7 @@ class _Reading:
     reasoning: list[int] = field(default_factory=list)
     sub_calls: int = 0
     sub_tools: int = 0
+    subagents: list[str] = field(default_factory=list)
     missing_refs: int = 0
     compact_next: bool = False
     prompt: str | None = None
@@ -361,6 +363,7 @@ def trajectory_attempt(
         "recorded_cost_usd": _cost(reading),
         "subagent_llm_calls": reading.sub_calls,
         "subagent_tool_calls": reading.sub_tools,
+        "subagents": reading.subagents,
         "subagent_refs_missing": reading.missing_refs,
         "local_times": reading.local_times,
     }
@@ -586,6 +589,9 @@ def _subagents(reading: _Reading, traj: Trajectory, step: Step, where: Path) -> 
             if sub is None:
                 sub = _referenced(reading, ref.trajectory_path, where, "subagent_trajectory_ref")
             if sub is not None:
+                reading.subagents.append(
+                    str(ref.trajectory_id or ref.session_id or ref.trajectory_path)
+                )
                 _add_subagent(reading, sub, where)
 
 
