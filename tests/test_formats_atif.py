@@ -235,6 +235,7 @@ def test_sub_agents_and_continuations_stay_with_their_attempt(tmp_path):
     cont = _trajectory(
         [
             {"source": "user", "message": "summary of before", "is_copied_context": True},
+            {"source": "user", "message": "here is where we were"},
             _agent("c", {"prompt_tokens": 60, "completion_tokens": 6}),
         ]
     )
@@ -265,6 +266,7 @@ def test_sub_agents_and_continuations_stay_with_their_attempt(tmp_path):
     assert (rec.extra["subagent_llm_calls"], rec.extra["subagent_tool_calls"]) == (1, 1)
     assert (rec.extra["subagents"], rec.extra["subagent_refs_missing"]) == (["x"], 1)
     assert rec.trace.tool_call_count == 0  # the main agent's own rows only
+    assert rec.task.prompt == "go"  # the task's, not the continuation's hand-over
 
 
 def test_a_continuation_that_loops_back_is_refused(tmp_path):

@@ -323,6 +323,7 @@ class _Reading:
     prompt: str | None = None
     system: str | None = None
     asked_tools: bool | None = None
+    started: bool = False
     seen: set[Path] = field(default_factory=set)
 
 
@@ -411,13 +412,12 @@ def _cost(reading: _Reading) -> float | None:
 def _read_main(reading: _Reading, traj: Trajectory, where: Path) -> None:
     """The steps of the main agent's trajectory (or of one of its continuations), in order."""
     reading.final += [traj.final_metrics] if traj.final_metrics else []
-    started = False
     for item in _items(traj):
         if isinstance(item, _Response):
             if item.steps[0].sidechain:
                 _count_subagent(reading, item)
             else:
-                started = True
+                reading.started = True
                 _main_response(reading, item)
             for step in item.steps:
                 _timed(reading, step)
@@ -430,7 +430,7 @@ def _read_main(reading: _Reading, traj: Trajectory, where: Path) -> None:
             reading.compact_next |= bool((item.extra or {}).get("context_management"))
         else:
             reading.messages.append(_text_message("user", text_of(item.message)))
-            if not started:
+            if not reading.started:  # the task's prompt, not a continuation's
                 reading.prompt = text_of(item.message) or reading.prompt
 
 
