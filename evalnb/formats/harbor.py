@@ -64,7 +64,8 @@ from evalnb.formats.agent_logs import (
     utc_text,
     warn_local_times,
 )
-from evalnb.formats.atif import read_trajectory, restore, stored_fields, trajectory_attempt
+from evalnb.formats.atif import restore, stored_fields, trajectory_attempt
+from evalnb.formats.atif_models import read_trajectory
 from evalnb.formats.detect import Format, Probe
 from evalnb.formats.json_file import read_json, validate
 from evalnb.records import RunMeta, RunSettings, ScoreResult, TaskRecord
