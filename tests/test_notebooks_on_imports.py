@@ -31,10 +31,19 @@ INPUTS = {
     "terminal-bench": ["terminal-bench"],
     "onetool-bench": ["onetool-bench/*.csv"],
     "inspect": ["inspect/*.json", "inspect/*.eval"],
+    "harbor": ["atif/xdotli-tbench/*/example_runs/*"],
+    "harbor-trial": ["atif/raidar/*/runs/*"],
+    "atif": ["atif/harbor-golden/*/*.json"],
+    "codex": ["codex/localpush-rollouts/raw/sessions/*.jsonl"],
+    "codex-exec-json": ["codex/agentcmd-exec-json/*.jsonl"],
+    "gemini-cli": ["gemini-cli/*.json"],
+    "swe-agent": ["swe-agent/SWE-agent/trajectories/*/*.traj"],
+    "openhands": ["openhands/runtime-trajs/*.json"],
+    "otel": ["otel/ms-agent-framework/traces.jsonl", "otel/openinference-fixtures/vercel-v6"],
 }
 
 
-SUITES_APART = ("mira", "terminal-bench", "inspect")
+SUITES_APART = ("mira", "terminal-bench", "inspect", "harbor", "harbor-trial")
 """Formats whose runs name their own dataset: each is also analysed alone (see below)."""
 
 
@@ -70,6 +79,13 @@ def test_every_format_is_in_the_folder(imported):
         "onetool-bench",
         "inspect",
         "claude-code",
+        "harbor",
+        "atif",
+        "codex",
+        "gemini-cli",
+        "swe-agent",
+        "openhands",
+        "otel",
     }
     assert expected <= {s.split(":")[0] for s in sources}, sources
 

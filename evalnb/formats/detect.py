@@ -57,6 +57,13 @@ READERS = (
     "evalnb.formats.onetool_bench",
     "evalnb.formats.inspect_log",
     "evalnb.formats.claude_code",
+    "evalnb.formats.harbor",
+    "evalnb.formats.atif",
+    "evalnb.formats.codex",
+    "evalnb.formats.gemini_cli",
+    "evalnb.formats.swe_agent",
+    "evalnb.formats.openhands",
+    "evalnb.formats.otel",
     "evalnb.formats.transcript",
 )
 """The registry: reader modules, each with a ``FORMAT``; tried in this order (most
@@ -233,16 +240,23 @@ def recognise(path: str | Path) -> Format | None:
 
     A folder format is recognised by a file directly inside the folder (``probe.child``),
     so a folder that holds no file (say one of run folders) is no format, and the
-    readers are not imported to look at it.
+    readers are not imported to look at it; except a folder in Harbor's trial layout
+    (``agent/``, ``verifier/``), which wrappers of Harbor keep without a file of its own.
 
     Example:
         >>> recognise("/") is None
         True
     """
     probe = Probe(path)
-    if probe.is_dir and _holds_no_file(probe.path):
+    if probe.is_dir and _holds_no_file(probe.path) and not _trial_layout(probe.path):
         return None
     return next((f for f in formats() if f.recognises(probe)), None)
+
+
+def _trial_layout(folder: Path) -> bool:
+    """A folder holding ``agent/`` or ``verifier/``: Harbor's trial layout, which wrappers
+    keep with Harbor's own files further down (:mod:`evalnb.formats.harbor`)."""
+    return (folder / "agent").is_dir() or (folder / "verifier").is_dir()
 
 
 def _holds_no_file(folder: Path) -> bool:
