@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from evalnb.cli.args import out_folder
 from evalnb.errors import InputError
 from evalnb.formats.detect import Probe, importable, recognise
 
@@ -21,7 +22,9 @@ def register(sub: Any) -> None:
     imp = sub.add_parser("import", help="write run folders from foreign results")
     imp.add_argument("format", choices=[*importable(), "claude-code", "transcript"])
     imp.add_argument("files", nargs="+", help="result files or folders of that format")
-    imp.add_argument("--out", default="runs", help="where run folders go (default runs/)")
+    imp.add_argument(
+        "--out", type=out_folder, default="runs", help="where run folders go (default runs/)"
+    )
     imp.add_argument(
         "--target",
         help="the tool's command (transcript: required; claude-code: optional, "

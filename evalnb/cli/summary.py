@@ -7,6 +7,8 @@ import importlib.util
 import json
 from typing import Any
 
+from evalnb.cli.args import out_folder
+
 DATASET_HELP = (
     "the dataset the imported runs ran (built-in name or tasks file): "
     "runs lacking some of its tasks are marked partial"
@@ -26,7 +28,9 @@ def register(sub: Any) -> None:
         "report", help="write report.md, report.json, comparison.md and report.html"
     )
     rep.add_argument("paths", nargs="+", help="run folders, result JSON files, globs")
-    rep.add_argument("--out", default="reports/latest", help="folder (default reports/latest)")
+    rep.add_argument(
+        "--out", type=out_folder, default="reports/latest", help="folder (default reports/latest)"
+    )
     rep.add_argument("--prices", help="token price table (default: the packaged prices)")
     rep.add_argument("--dataset", help=DATASET_HELP)
     rep.set_defaults(func=_cmd_report)
