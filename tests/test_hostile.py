@@ -15,14 +15,18 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pydantic import TypeAdapter
 
 from evalnb.analysis.runs import read_run_folder
-from evalnb.records import Task
+from evalnb.records import AgentTrace, Expectation, Task
+from evalnb.records.scenario import Gate
 from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.runner import run_cases
 from evalnb.runtime.sandbox import local
-from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS
+from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, MAX_READ_BYTES, READ_CUT_NOTE
 from evalnb.runtime.sandbox.local import LocalSandbox, confinement
+from evalnb.scoring.expectations import evaluate_check
+from evalnb.scoring.gates import run_gates
 from tests.confinement import CONFINED
 from tests.hostile import ESCAPE_PROBES, HOSTILE_COMMANDS
 
@@ -260,3 +264,60 @@ def test_tool_folders_under_tmp_stay_visible_and_read_only(confined, tmp_path):
         assert r.exit_code != 0 and "Read-only file system" in r.stderr
     finally:
         box.close()
+
+
+def test_host_side_checks_never_follow_a_link_out_of_the_workspace(box, tmp_path):
+    canary = tmp_path / "canary-secret.txt"
+    canary.write_text("canary: 0123456789\n")
+    canary.chmod(0o600)  # root's alone
+    made = asyncio.run(
+        box.exec(
+            "ln -s /etc/shadow leak.txt && ln -s /etc shadowdir && "
+            f"ln -s {canary} canary.txt && ln -s / root && "
+            "ln -s ../../../../../../../../etc/passwd up.txt && "
+            "mkdir -p inner && echo 'inside text' > inner/real.txt && "
+            "ln -s inner/real.txt inside.txt && ln -s inner in && mkfifo pipe"
+        )
+    )
+    assert made.exit_code == 0, made.stderr
+    gates = TypeAdapter(list[Gate]).validate_python(
+        [{"type": "file_contains", "path": p, "substring": ":"} for p in LEAKS]
+        + [{"type": "file_matches", "path": p, "pattern": "."} for p in LEAKS]
+        + [{"type": "file_exists", "path": p} for p in ("root/etc/passwd", "shadowdir/passwd")]
+        + [{"type": "file_contains", "path": p, "substring": "inside text"} for p in INSIDE]
+    )
+    results = asyncio.run(
+        run_gates(gates, box, AgentTrace(), workdir=box.workdir, command_pattern="x")
+    )
+    verdicts = [r.passed for r in results]
+    assert verdicts == [False] * (2 * len(LEAKS) + 2) + [True] * len(INSIDE), results
+    assert not any("0123456789" in r.message or "root:" in r.message for r in results)
+    # the expectations (spec 000 checks, absolute paths) read through the same door
+    checks = [f"file_contains:{box.workdir}/{p}:root" for p in LEAKS]
+    checks += [f"file_exists:{box.workdir}/root/etc/shadow"]
+    checks += [f"file_line_regex:{box.workdir}/{p}:inside" for p in INSIDE]
+    scored = [evaluate_check(Expectation(check=c), AgentTrace(), box).passed for c in checks]
+    assert scored == [False] * (len(LEAKS) + 1) + [True] * len(INSIDE)
+    # outside the workspace altogether, by absolute path: not there
+    assert box.read_text("/etc/passwd") is None and box.file_type("/etc") is None
+    assert [box.file_type(p) for p in ("leak.txt", "root", "inside.txt", "pipe")] == [
+        "symlink",
+        "symlink",
+        "symlink",
+        "file",
+    ]
+    assert box.read_text("pipe") is None  # a FIFO is not read (and never blocks)
+
+
+LEAKS = ("leak.txt", "canary.txt", "root/etc/passwd", "up.txt", "shadowdir/shadow")
+"""Workspace paths that reach the host through a symlink (absolute, via /, or ../..)."""
+INSIDE = ("inside.txt", "in/real.txt")
+"""Workspace paths through a symlink that stays inside: followed."""
+
+
+def test_a_check_reads_at_most_the_cap_of_a_file(box):
+    made = asyncio.run(box.exec(f"head -c {MAX_READ_BYTES + 10} /dev/zero | tr '\\0' a > big"))
+    assert made.exit_code == 0, made.stderr
+    text = box.read_text("big")
+    assert text.startswith("a" * MAX_READ_BYTES)
+    assert text[MAX_READ_BYTES:] == READ_CUT_NOTE.format(limit=MAX_READ_BYTES)

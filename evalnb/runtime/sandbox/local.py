@@ -46,8 +46,13 @@ What each call does:
 - Output: at most ``max_output_chars + 1`` bytes of each stream are kept; past that the
   process group is killed, the stream is cut and marked truncated (:data:`CUT_NOTE`).
   Bytes are decoded as UTF-8 with undecodable bytes replaced.
-- :meth:`LocalSandbox.read_text` and :meth:`LocalSandbox.file_type` resolve a relative
-  path against the working directory; an absolute path is taken as given.
+- :meth:`LocalSandbox.read_text` and :meth:`LocalSandbox.file_type` (what the gates and
+  checks read, on the host, as evalnb's user) resolve a path beneath the working
+  directory: a relative path against it, an absolute one only when it lies inside it.
+  No component may leave it (:func:`~evalnb.runtime.sandbox.beneath.open_beneath`): a
+  symlink to ``/etc/shadow``, to ``/`` or up through ``../..`` reads as nothing there
+  (None), while a symlink that stays inside is followed. ``read_text`` reads regular
+  files only, at most :data:`~evalnb.runtime.sandbox.base.MAX_READ_BYTES` of each.
 - :meth:`LocalSandbox.close` removes the working directory.
 - Confined, writes to ``/tmp`` last one call (only the working directory persists).
 
@@ -64,9 +69,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -77,7 +84,13 @@ from functools import cache
 from pathlib import Path
 
 from evalnb.records import ToolCallResult
-from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_S
+from evalnb.runtime.sandbox.base import (
+    DEFAULT_MAX_OUTPUT_CHARS,
+    DEFAULT_TIMEOUT_S,
+    MAX_READ_BYTES,
+    decode_capped,
+)
+from evalnb.runtime.sandbox.beneath import open_beneath
 from evalnb.runtime.sandbox.recording import LocalRecorder, with_recording
 
 CONFINE = r"""
@@ -393,20 +406,30 @@ class LocalSandbox:
         )
 
     def read_text(self, path: str) -> str | None:
-        """The file's text (undecodable bytes replaced), or None if it is not a file."""
-        target = self._resolve(path)
-        if not target.is_file():
+        """The file's text (undecodable bytes replaced, cut after ``MAX_READ_BYTES``), or
+        None unless it is a regular file beneath the working directory."""
+        fd = self._open_beneath(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block
+        if fd is None:
             return None
-        return target.read_bytes().decode("utf-8", errors="replace")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        with os.fdopen(fd, "rb") as file:
+            return decode_capped(file.read(MAX_READ_BYTES + 1))
 
     def file_type(self, path: str) -> str | None:
-        """``"file"``, ``"directory"``, ``"symlink"`` or None when nothing is there."""
-        target = self._resolve(path)
-        if target.is_symlink():
+        """``"file"``, ``"directory"``, ``"symlink"`` (not followed) or None when nothing
+        is there beneath the working directory."""
+        fd = self._open_beneath(path, os.O_PATH | os.O_NOFOLLOW)
+        if fd is None:
+            return None
+        try:
+            mode = os.fstat(fd).st_mode
+        finally:
+            os.close(fd)
+        if stat.S_ISLNK(mode):
             return "symlink"
-        if target.is_dir():
-            return "directory"
-        return "file" if target.exists() else None
+        return "directory" if stat.S_ISDIR(mode) else "file"
 
     def close(self) -> None:
         """Remove the working directory and everything in it."""
@@ -415,8 +438,19 @@ class LocalSandbox:
             self._recorder.close()
             self._recorder = None
 
-    def _resolve(self, path: str) -> Path:
-        return Path(path) if os.path.isabs(path) else Path(self.workdir) / path
+    def _open_beneath(self, path: str, flags: int) -> int | None:
+        """A descriptor for ``path`` resolved beneath the working directory, or None when
+        it is not there (missing, outside, or reached through a link that leaves)."""
+        if os.path.isabs(path):
+            if path != self.workdir and not path.startswith(self.workdir + "/"):
+                return None
+            path = path[len(self.workdir) + 1 :] or "."
+        try:
+            return open_beneath(self.workdir, path, flags)
+        except OSError as exc:
+            if exc.errno == errno.ENOSYS:
+                raise
+            return None
 
     def _inside(self, rel: str) -> Path:
         root = Path(self.workdir).resolve()
