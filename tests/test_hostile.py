@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import resource
+import shlex
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -24,7 +28,7 @@ from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.runner import run_cases
 from evalnb.runtime.sandbox import local
 from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, MAX_READ_BYTES, READ_CUT_NOTE
-from evalnb.runtime.sandbox.local import LocalSandbox, confinement
+from evalnb.runtime.sandbox.local import FULL_NOTE, LocalSandbox, confinement
 from evalnb.scoring.expectations import evaluate_check
 from evalnb.scoring.gates import run_gates
 from tests.confinement import CONFINED
@@ -321,3 +325,89 @@ def test_a_check_reads_at_most_the_cap_of_a_file(box):
     text = box.read_text("big")
     assert text.startswith("a" * MAX_READ_BYTES)
     assert text[MAX_READ_BYTES:] == READ_CUT_NOTE.format(limit=MAX_READ_BYTES)
+
+
+@pytest.fixture
+def host_sockets_listening():
+    """A 0777 unix socket listening on the host in each place programs keep them, and in
+    one more folder nobody masks; yields ``(paths, received)``, what each one was sent."""
+    spot = Path("/var/lib") / f"evalnb-test-{uuid.uuid4().hex[:8]}"
+    spot.mkdir(mode=0o755)
+    paths = [Path(d) / f"evalnb-test-{uuid.uuid4().hex[:8]}.sock" for d in SOCKET_PLACES]
+    paths.append(spot / "db.sock")
+    received: dict[str, bytes] = {str(p): b"" for p in paths}
+    servers = []
+    for path in paths:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        path.chmod(0o777)
+        server.listen()
+        server.settimeout(0.2)
+        servers.append(server)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            for path, server in zip(paths, servers, strict=True):
+                with contextlib.suppress(TimeoutError, OSError):
+                    conn, _ = server.accept()
+                    conn.settimeout(1)
+                    with conn, contextlib.suppress(OSError):
+                        received[str(path)] += conn.recv(100) or b"(connected)"
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield [str(p) for p in paths], received
+    stop.set()
+    thread.join()
+    for server, path in zip(servers, paths, strict=True):
+        server.close()
+        path.unlink()
+    spot.rmdir()
+
+
+SOCKET_PLACES = ("/tmp", "/var/tmp", "/run")
+"""Where host programs keep their sockets (databases, D-Bus, X, Docker)."""
+SEND = """import socket, sys
+for path in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path)
+        s.sendall(b"pwned")
+        print("SENT", path)
+    except OSError as exc:
+        print("refused", type(exc).__name__)
+"""
+
+
+def test_host_unix_sockets_cannot_be_reached(box, host_sockets_listening):
+    paths, received = host_sockets_listening
+    probe = f"{sys.executable} -c {shlex.quote(SEND)} {' '.join(paths)}"
+    r = asyncio.run(box.exec(probe))
+    assert r.stdout.count("refused") == len(paths), (r.stdout, r.stderr)
+    assert "SENT" not in r.stdout
+    time.sleep(0.5)  # anything sent would have arrived by now
+    assert received == dict.fromkeys(paths, b"")
+    # the host's sockets are still there, and still answer on the host
+    assert all(Path(p).is_socket() for p in paths)
+    host = subprocess.run(
+        [sys.executable, "-c", SEND, paths[-1]], capture_output=True, text=True, check=True
+    )
+    assert host.stdout.startswith("SENT")
+
+
+def test_the_workspace_has_a_total_quota_and_a_full_one_is_recorded(confined):
+    box = LocalSandbox(disk_quota_bytes=4 << 20, timeout_s=20)
+    try:
+        r = asyncio.run(box.exec("head -c 3M /dev/zero > a && head -c 3M /dev/zero > b"))
+        assert r.exit_code != 0 and "No space left on device" in r.stderr, r
+        assert r.stderr.endswith(FULL_NOTE.format(mib=4)), r.stderr
+        # what fitted stays for the next call; the host disk holds none of it
+        r = asyncio.run(box.exec("rm b; wc -c < a; head -c 100 /dev/zero > c && echo more"))
+        assert (r.stdout, r.exit_code) == ("3145728\nmore\n", 0), r
+        assert FULL_NOTE[:30] not in r.stderr
+        assert os.listdir(box.workdir) == []  # the host's folder is only the mount point
+        assert box.read_text("c") == "\0" * 100
+    finally:
+        box.close()
+    assert not Path(box.workdir).exists()
