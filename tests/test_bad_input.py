@@ -101,7 +101,7 @@ DATASETS = [
         "tool_calls_min_negative",
         "t.jsonl",
         jsonl(task(expectations=[{"check": "tool_calls_min:-3"}])),
-        (1, "expectations.0.check", "at least 0"),
+        (1, "expectations.0.check", "0 to 1,000,000"),
     ),
     (
         "duplicate_key",

@@ -1,16 +1,22 @@
-"""Arguments shared by the subcommands: numbers are checked where they are parsed, and the
-readers' declared options are flags."""
+"""Arguments shared by the subcommands: numbers, URLs and output folders are checked
+where they are parsed, and the readers' declared options are flags."""
 
 from __future__ import annotations
 
 import argparse
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from evalnb.formats.detect import declared_options, formats
+from evalnb.runtime.providers.endpoint import split_base_url
 
 N = TypeVar("N", int, float)
+
+MAX_EPOCHS = 1_000
+"""The most ``--epochs``: every attempt of a run is planned up front, so a count such as
+10^11 would exhaust memory before the first attempt started."""
 
 
 def positive_int(text: str) -> int:
@@ -24,6 +30,19 @@ def positive_int(text: str) -> int:
         argparse.ArgumentTypeError: expected an integer >= 1, got '0'
     """
     return _checked(text, int, lambda v: v >= 1, "an integer >= 1")
+
+
+def epoch_count(text: str) -> int:
+    """An integer from 1 to :data:`MAX_EPOCHS` (``--epochs``).
+
+    Example:
+        >>> epoch_count("5")
+        5
+        >>> epoch_count("100000000000")
+        Traceback (most recent call last):
+        argparse.ArgumentTypeError: expected an integer from 1 to 1000, got '100000000000'
+    """
+    return _checked(text, int, lambda v: 1 <= v <= MAX_EPOCHS, f"an integer from 1 to {MAX_EPOCHS}")
 
 
 def non_negative_int(text: str) -> int:
@@ -50,6 +69,34 @@ def positive_float(text: str) -> float:
         argparse.ArgumentTypeError: expected a number > 0, got 'inf'
     """
     return _checked(text, float, lambda v: math.isfinite(v) and v > 0, "a number > 0")
+
+
+def http_url(text: str) -> str:
+    """A base URL: ``http://`` or ``https://`` with a host (``--base-url``).
+
+    Example:
+        >>> http_url("localhost:8000/v1")
+        Traceback (most recent call last):
+        argparse.ArgumentTypeError: base URL 'localhost:8000/v1' is not an http:// or https:// ...
+    """
+    try:
+        split_base_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def out_folder(text: str) -> str:
+    """A folder to write into: it may be missing (it is created), but not a file.
+
+    Example:
+        >>> out_folder("/dev/null")
+        Traceback (most recent call last):
+        argparse.ArgumentTypeError: '/dev/null' exists and is not a folder
+    """
+    if Path(text).exists() and not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} exists and is not a folder")
+    return text
 
 
 def _checked(text: str, convert: Callable[[str], N], ok: Callable[[N], bool], wanted: str) -> N:

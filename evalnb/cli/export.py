@@ -12,6 +12,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from evalnb.cli.args import out_folder
+from evalnb.errors import InputError
+
 DEFAULT_OUT = {"inspect": "logs", "atif": "atif", "otel": "spans.json"}
 
 
@@ -31,6 +34,11 @@ def register(sub: Any) -> None:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     out = args.out or DEFAULT_OUT[args.format]
+    if args.format != "otel":  # the other formats write folders
+        try:
+            out_folder(out)
+        except argparse.ArgumentTypeError as exc:
+            raise InputError("--out", None, None, str(exc)) from None
     if args.format == "otel":
         from evalnb.formats.otel_write import send_otel, write_otel
 

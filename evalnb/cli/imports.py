@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evalnb.cli.args import add_reader_options, reader_options
+from evalnb.cli.args import add_reader_options, out_folder, reader_options
 from evalnb.errors import InputError
 from evalnb.formats.detect import Probe, importable, read_inputs, recognise
 
@@ -24,7 +24,9 @@ def register(sub: Any) -> None:
     imp = sub.add_parser("import", help="write run folders from foreign results")
     imp.add_argument("format", choices=list(importable()))
     imp.add_argument("files", nargs="+", help="result files or folders of that format")
-    imp.add_argument("--out", default="runs", help="where run folders go (default runs/)")
+    imp.add_argument(
+        "--out", type=out_folder, default="runs", help="where run folders go (default runs/)"
+    )
     add_reader_options(imp)
     imp.set_defaults(func=_cmd_import)
 

@@ -10,7 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalnb.cli.args import non_negative_int, positive_float, positive_int
+from evalnb.cli.args import (
+    epoch_count,
+    http_url,
+    non_negative_int,
+    out_folder,
+    positive_float,
+    positive_int,
+)
 from evalnb.errors import InputError
 from evalnb.records.run import (
     DEFAULT_MAX_RETRIES,
@@ -47,16 +54,23 @@ def register(sub: Any) -> None:
     run.add_argument(
         "--max-turns", type=positive_int, default=10, help="turn limit per task (default 10)"
     )
-    run.add_argument("--epochs", type=positive_int, default=1, help="repeat each task K times")
+    run.add_argument(
+        "--epochs", type=epoch_count, default=1, help="repeat each task K times (at most 1000)"
+    )
     run.add_argument("--tag", action="append", default=[], help="only tasks of this category/tag")
     run.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
-    run.add_argument("--out", default="runs", help="where run folders go (default runs/)")
+    run.add_argument(
+        "--out", type=out_folder, default="runs", help="where run folders go (default runs/)"
+    )
     run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
     run.add_argument(
-        "--base-url", help="OpenAI-compatible server for openai/* models (or OPENAI_BASE_URL)"
+        "--base-url",
+        type=http_url,
+        help="OpenAI-compatible server for openai/* models (or OPENAI_BASE_URL)",
     )
     run.add_argument(
         "--anthropic-base-url",
+        type=http_url,
         help="Anthropic-compatible server for anthropic/* models (or ANTHROPIC_BASE_URL)",
     )
     run.add_argument(
@@ -162,6 +176,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.resume:
         from evalnb.store import RunStore
 
+        recorded = {"--model": args.model, "--tag": args.tag, "--task": args.task}
+        recorded |= {"--guidance": args.guidance, "--shard": args.shard}
+        for flag, value in recorded.items():
+            if value:
+                raise InputError(
+                    args.resume, None, flag, "run.json records it: --resume runs it as recorded"
+                )
         meta = RunStore.open(args.resume).meta
         dataset = args.dataset or meta.dataset
         if not dataset:

@@ -7,7 +7,7 @@ import importlib.util
 import json
 from typing import Any
 
-from evalnb.cli.args import add_reader_options, reader_options
+from evalnb.cli.args import add_reader_options, out_folder, reader_options
 
 DATASET_HELP = (
     "the dataset the imported runs ran (built-in name or tasks file): "
@@ -29,7 +29,9 @@ def register(sub: Any) -> None:
         "report", help="write report.md, report.json, comparison.md and report.html"
     )
     rep.add_argument("paths", nargs="+", help="run folders, result JSON files, globs")
-    rep.add_argument("--out", default="reports/latest", help="folder (default reports/latest)")
+    rep.add_argument(
+        "--out", type=out_folder, default="reports/latest", help="folder (default reports/latest)"
+    )
     rep.add_argument("--prices", help="token price table (default: the packaged prices)")
     rep.add_argument("--dataset", help=DATASET_HELP)
     add_reader_options(rep)

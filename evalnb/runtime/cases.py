@@ -35,7 +35,9 @@ def load_cases(
     JSONL tasks or a bashkit-eval result JSON give :class:`BashCase`; a scenario YAML
     or a folder of them gives scenario cases, one per guidance version when
     ``guidance`` (``{name: file}``) is given. ``judge`` is the ``--judge`` model;
-    ``models`` are the models under test (a judge among them is refused);
+    ``models`` are the models under test (a judge among them is refused); bash tasks
+    have no judge layer, so a ``judge`` for tasks without an ``llm_judge`` expectation is
+    refused (:class:`~evalnb.errors.InputError`) rather than ignored;
     ``connection`` is how the judge is reached (the run's ``--base-url``,
     ``--anthropic-base-url``, key variable, timeout and retries, as for the models).
     """
@@ -48,7 +50,16 @@ def load_cases(
         raise InputError(path, None, "--guidance", "guidance versions apply to scenarios only")
     tasks = load_tasks(path)
     provider = None
-    if any(isinstance(e.spec, LlmJudge) for t in tasks for e in t.expectations):
+    judged = any(isinstance(e.spec, LlmJudge) for t in tasks for e in t.expectations)
+    if judge and not judged:
+        raise InputError(
+            path,
+            None,
+            "--judge",
+            "bash tasks have no judge layer (spec 000 checks only), and none of these has "
+            "an llm_judge expectation for a judge to score: drop --judge",
+        )
+    if judged:
         spec = judge_spec(judge, None)  # --judge, else $EVALNB_JUDGE, else no judge
         if spec:
             refuse_self_judging(spec, models)

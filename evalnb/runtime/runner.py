@@ -432,7 +432,8 @@ async def run_attempt(
         trace, error = outcome.trace, outcome.error
         if provider.recording is not None:
             provider.recording.apply_recording(trace, task.id, epoch)
-        scored = await case.score(trace, sandbox)
+        scored = await case.score(trace, sandbox, task_timeout_s)
+        error = error or scored.error
     except StoreError:  # the run folder cannot be written: the run stops
         raise
     except Exception as exc:  # a crash in a sandbox, scorer or provider bug: record it
@@ -440,7 +441,7 @@ async def run_attempt(
         scored = Scoring(TaskScore(task_id=task.id))
         if sandbox is not None:
             with contextlib.suppress(Exception):  # scoring failed too: keep the empty score
-                scored = await case.score(trace, sandbox)
+                scored = await case.score(trace, sandbox, task_timeout_s)
     finally:
         if sandbox is not None:
             sandbox.close()

@@ -56,6 +56,7 @@ from evalnb.runtime.agent import default_system_prompt
 from evalnb.runtime.case import Scoring
 from evalnb.runtime.sandbox.bashkit import BashkitSandbox
 from evalnb.runtime.sandbox.local import LocalSandbox
+from evalnb.scoring.deadline import Deadline, ScoringTimeout
 from evalnb.scoring.gates import gate_rows, run_gates
 from evalnb.scoring.judge import Judgement, judge_spec, refuse_self_judging, run_judge
 from evalnb.scoring.outcome import composite_score, decide_outcome, interaction_score
@@ -143,17 +144,33 @@ class ScenarioCase:
             raise
         return box
 
-    async def score(self, trace: AgentTrace, sandbox: Sandbox) -> Scoring:
-        """Gates, judge, outcome, interaction score and composite of a finished attempt."""
+    async def score(
+        self, trace: AgentTrace, sandbox: Sandbox, timeout_s: float | None = None
+    ) -> Scoring:
+        """Gates, judge, outcome, interaction score and composite of a finished attempt;
+        the gates and the interaction score within ``timeout_s``
+        (:mod:`evalnb.scoring.deadline`), the judge outside it."""
         scenario = self.scenario
         gates = scenario.gates
-        results = await run_gates(
-            gates,
-            sandbox,
-            trace,
-            workdir=sandbox.workdir,
-            command_pattern=self.command_pattern,
-        )
+        deadline = Deadline(timeout_s)
+        try:
+            results = await run_gates(
+                gates,
+                sandbox,
+                trace,
+                workdir=sandbox.workdir,
+                command_pattern=self.command_pattern,
+                deadline=deadline,
+            )
+            inter: float | None = None
+            if scenario.evaluation.composite is not None:
+                calls = AgentTrace(tool_calls=trace.tool_calls)
+                try:
+                    inter = await deadline.call(interaction_score, calls, self.command_pattern)
+                except ScoringTimeout as exc:
+                    deadline.stop(exc)
+        finally:
+            deadline.close()
         judgement: Judgement | None = None
         if self.judge is not None:
             config = scenario.evaluation.judge
@@ -165,9 +182,8 @@ class ScenarioCase:
         outcome = decide_outcome(results, judgement)
         judge_score = judgement.score if judgement else None
         weights = scenario.evaluation.composite
-        inter, composite = None, None
-        if weights is not None:
-            inter = interaction_score(trace, self.command_pattern)
+        composite = None
+        if weights is not None and inter is not None:
             composite = composite_score(weights, results, judge_score, inter)
         rows = gate_rows(gates, results) + (judgement.rows() if judgement else [])
         gates_passed = sum(r.passed for r in results)
@@ -190,7 +206,7 @@ class ScenarioCase:
             "short_help_tool": scenario.target.binary if scenario.target.short_help else None,
             "tier": scenario.tier,
         }
-        return Scoring(score, result, extra)
+        return Scoring(score, result, extra, error=deadline.error())
 
     async def _prepare(self, box: Sandbox) -> None:
         workdir = shlex.quote(box.workdir)

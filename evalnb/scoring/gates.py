@@ -56,6 +56,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from jsonpath_ng import parse as parse_jsonpath
@@ -77,6 +78,7 @@ from evalnb.records.scenario import (
     Script,
 )
 from evalnb.scoring.commands import executed_commands
+from evalnb.scoring.deadline import Deadline, ScoringTimeout
 
 _SHOWN = 200
 
@@ -89,6 +91,21 @@ class GateResult(Record):
     message: str
 
 
+REGEX_GATES = (CommandOutputMatches, FileMatches, NoTranscriptErrors)
+"""Gates that apply a regular expression (the command pattern, for
+``no_transcript_errors``): their verdicts run in the scorer process."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a gate looked at in the sandbox: its command's result, or its file's type
+    (``file_exists``) or text (``file_contains``, ``file_matches``)."""
+
+    result: ToolCallResult | None = None
+    file_type: str | None = None
+    text: str | None = None
+
+
 async def run_gates(
     gates: Sequence[Gate],
     sandbox: Sandbox,
@@ -96,12 +113,34 @@ async def run_gates(
     *,
     workdir: str,
     command_pattern: str,
+    deadline: Deadline | None = None,
 ) -> list[GateResult]:
-    """Evaluate every gate in order (no short-circuit); see the module docstring."""
-    return [
-        await evaluate_gate(g, sandbox, trace, workdir=workdir, command_pattern=command_pattern)
-        for g in gates
-    ]
+    """Evaluate every gate in order (no short-circuit); see the module docstring.
+
+    Within ``deadline`` (:mod:`evalnb.scoring.deadline`; None: no limit): each gate's
+    command is awaited within it, a :data:`REGEX_GATES` verdict runs in the scorer
+    process, and past it a gate fails with the message ``timed out: ...``.
+    """
+    own = deadline is None
+    bound = deadline or Deadline(None)
+    results = []
+    try:
+        for gate in gates:
+            try:
+                seen = await bound.run(observe_gate(gate, sandbox, workdir))
+                if isinstance(gate, REGEX_GATES):
+                    calls = AgentTrace(tool_calls=trace.tool_calls)
+                    verdict = await bound.call(gate_verdict, gate, seen, calls, command_pattern)
+                else:
+                    bound.start_check()
+                    verdict = gate_verdict(gate, seen, trace, command_pattern)
+            except ScoringTimeout as exc:
+                verdict = GateResult(gate_type=gate.type, passed=False, message=bound.stop(exc))
+            results.append(verdict)
+    finally:
+        if own:
+            bound.close()
+    return results
 
 
 async def evaluate_gate(
@@ -121,19 +160,57 @@ async def evaluate_gate(
         (False, 'exit 2')
         >>> box.close()
     """
+    seen = await observe_gate(gate, sandbox, workdir)
+    return gate_verdict(gate, seen, trace, command_pattern)
+
+
+async def observe_gate(gate: Gate, sandbox: Sandbox, workdir: str) -> Observation:
+    """Run the gate's command in the workspace, or read its file (relative to it).
+
+    Example:
+        >>> import asyncio
+        >>> from evalnb.runtime.sandbox.bashkit import BashkitSandbox
+        >>> from evalnb.records.scenario import CommandSucceeds
+        >>> gate = CommandSucceeds(type="command_succeeds", command="echo hi")
+        >>> asyncio.run(observe_gate(gate, BashkitSandbox(), "/home/eval")).result.stdout
+        'hi\\n'
+    """
+    if isinstance(gate, NoTranscriptErrors):
+        return Observation()
+    if isinstance(gate, FileExists | FileContains | FileMatches):
+        path = posixpath.join(workdir, gate.path)
+        if isinstance(gate, FileExists):
+            return Observation(file_type=sandbox.file_type(path))
+        return Observation(text=sandbox.read_text(path))
+    return Observation(
+        result=await sandbox.exec(f"cd {shlex.quote(workdir)} || exit 1\n{gate.command}")
+    )
+
+
+def gate_verdict(
+    gate: Gate, seen: Observation, trace: AgentTrace, command_pattern: str
+) -> GateResult:
+    """The gate's verdict on what :func:`observe_gate` saw (``trace``: the attempt's tool
+    calls, for ``no_transcript_errors``).
+
+    Example:
+        >>> from evalnb.records.scenario import FileContains
+        >>> gate = FileContains(type="file_contains", path="a.txt", substring="x")
+        >>> gate_verdict(gate, Observation(text="y"), AgentTrace(), "x").message
+        "'x' not in a.txt"
+    """
     kind = gate.type
     if isinstance(gate, NoTranscriptErrors):
         return no_transcript_errors(trace, command_pattern)
     if isinstance(gate, FileExists | FileContains | FileMatches):
-        path = posixpath.join(workdir, gate.path)
         if isinstance(gate, FileExists):
-            ftype = sandbox.file_type(path)
+            ftype = seen.file_type
             return GateResult(
                 gate_type=kind,
                 passed=ftype is not None,
                 message=f"{gate.path} exists ({ftype})" if ftype else f"{gate.path} not found",
             )
-        text = sandbox.read_text(path)
+        text = seen.text
         if text is None:
             return GateResult(gate_type=kind, passed=False, message=f"{gate.path} is not a file")
         if isinstance(gate, FileContains):
@@ -144,7 +221,8 @@ async def evaluate_gate(
         message = "matched" if matched else f"/{gate.pattern}/ does not match {gate.path}"
         return GateResult(gate_type=kind, passed=matched, message=message)
 
-    result = await sandbox.exec(f"cd {shlex.quote(workdir)} || exit 1\n{gate.command}")
+    result = seen.result
+    assert result is not None  # a command gate's observation is its command's result
     if isinstance(gate, CommandSucceeds):
         ok = result.exit_code == 0
         return GateResult(gate_type=kind, passed=ok, message="exit 0" if ok else _failure(result))

@@ -70,6 +70,7 @@ class AnthropicProvider(SDKProvider[anthropic.AsyncAnthropic]):
             max_retries=self.max_retries,
             timeout=self.timeout_s,
             http_client=http_client,
+            default_query=self.default_query or None,
         )
 
     def status_parts(self, exc: anthropic.APIStatusError) -> list[object]:

@@ -77,6 +77,7 @@ class OpenAIProvider(SDKProvider[openai.AsyncOpenAI]):
             max_retries=self.max_retries,
             timeout=self.timeout_s,
             http_client=http_client,
+            default_query=self.default_query or None,
         )
 
     def status_parts(self, exc: openai.APIStatusError) -> list[object]:

@@ -39,7 +39,7 @@ from evalnb.errors import ProviderError
 from evalnb.records.interfaces import Recording
 from evalnb.records.run import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_S
 from evalnb.redact import REDACTED, redact, redact_url
-from evalnb.runtime.providers.endpoint import PerLoop, choose_key
+from evalnb.runtime.providers.endpoint import PerLoop, choose_key, split_base_url
 
 
 class Closable(Protocol):
@@ -96,6 +96,13 @@ class SDKProvider(Generic[Client]):
             "http_client": http_client,
         }
         self.base_url = base_url or os.environ.get(self.BASE_URL_ENV) or None
+        self.default_query: dict[str, str] = {}
+        if self.base_url is not None:
+            try:
+                self.base_url, self.default_query = split_base_url(self.base_url)
+            except ValueError as exc:
+                source = "" if base_url else f" (from ${self.BASE_URL_ENV})"
+                raise ValueError(f"{exc}{source}") from None
         self._key = choose_key(
             self.KEY_ENV, self.base_url, self.DEFAULT_URL, api_key=api_key, api_key_env=api_key_env
         )
