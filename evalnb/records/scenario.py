@@ -41,10 +41,12 @@ import math
 import re
 import warnings
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, TypedDict, cast
 
-from jsonpath_ng import parse as parse_jsonpath
+from jsonpath_ng import JSONPath
+from jsonpath_ng.ext import parse as parse_jsonpath
 from pydantic import (
     AfterValidator,
     ConfigDict,
@@ -61,6 +63,27 @@ ASSERTION = re.compile(
     r"^(?:exists|equals (?P<value>.+)|contains (?P<sub>.+)|len (?P<op>>=|==|>) (?P<n>\d+))$"
 )
 """The ``command_json_path`` assertion forms of spec 002."""
+
+
+@lru_cache(maxsize=1024)
+def parse_json_path(path: str) -> JSONPath:
+    """A ``command_json_path`` path parsed by jsonpath-ng's extended parser (filters included).
+
+    Raises ValueError naming the path when it does not parse. Cached: a scenario's
+    gates run once per attempt.
+
+    Example:
+        >>> parse_json_path("$.notes[0]")
+        Child(Child(Root(), Fields('notes')), Index(indices=(0,)))
+        >>> parse_json_path("$[")
+        Traceback (most recent call last):
+        ...
+        ValueError: invalid JSONPath '$[': Parse error near the end of string!
+    """
+    try:
+        return parse_jsonpath(path)
+    except Exception as exc:  # jsonpath-ng raises several types for bad syntax
+        raise ValueError(f"invalid JSONPath {path!r}: {exc}") from None
 
 
 def default_command_pattern(binary: str) -> str:
@@ -267,10 +290,7 @@ class CommandJsonPath(_Gate):
     @field_validator("path")
     @classmethod
     def _valid_path(cls, value: str) -> str:
-        try:
-            parse_jsonpath(value)
-        except Exception as exc:  # jsonpath-ng raises several types for bad syntax
-            raise ValueError(f"invalid JSONPath {value!r}: {exc}") from None
+        parse_json_path(value)
         return value
 
     @field_validator("assertion")
