@@ -4,9 +4,10 @@ Every model forbids unknown keys, so a typo is an error naming the key and its l
 Paths inside a scenario (``target.builtin``, ``target.path``, ``fixture``,
 ``guidance.file``, ``evaluation.judge.rubric``) are relative to the scenario file's
 folder and must exist; the builtin's Python file is imported and the rubric loaded at
-load time, so every problem shows before a model is called. Regexes
-(``command_pattern``, gate ``pattern``), JSONPath expressions and ``command_json_path``
-assertions are checked at load time too.
+load time, so every problem shows before a model is called. Regexes (gate
+``pattern`` in the Rust dialect llm-tool-test uses, :mod:`evalnb.records.rust_regex`;
+``command_pattern`` in Python's, as the interaction metrics match it), JSONPath
+expressions and ``command_json_path`` assertions are checked at load time too.
 
 Gates may be listed at the top level (``gates:``) or, as in spec 002's example, under
 ``evaluation.gates``; not in both.
@@ -58,6 +59,7 @@ from pydantic import (
 )
 
 from evalnb.records.base import Record
+from evalnb.records.rust_regex import compile_pattern
 
 ASSERTION = re.compile(
     r"^(?:exists|equals (?P<value>.+)|contains (?P<sub>.+)|len (?P<op>>=|==|>) (?P<n>\d+))$"
@@ -134,7 +136,15 @@ def _regex(value: str) -> str:
     return value
 
 
+def _rust_regex(value: str) -> str:
+    compile_pattern(value)
+    return value
+
+
 Regex = Annotated[str, Field(min_length=1), AfterValidator(_regex)]
+"""A command pattern: Python's ``re``, as evalnb's interaction metrics match it."""
+RustPattern = Annotated[str, Field(min_length=1), AfterValidator(_rust_regex)]
+"""A gate's pattern: Rust's regex dialect (:func:`evalnb.records.rust_regex.compile_pattern`)."""
 Command = Annotated[str, Field(min_length=1)]
 
 
@@ -268,11 +278,11 @@ class CommandOutputContains(_Gate):
 
 
 class CommandOutputMatches(_Gate):
-    """Run ``command``; pass when ``re.search(pattern, stdout)`` matches."""
+    """Run ``command``; pass when ``pattern`` (Rust's dialect) matches in its stdout."""
 
     type: Literal["command_output_matches"]
     command: Command
-    pattern: Regex
+    pattern: RustPattern
 
     def describe(self) -> str:
         """``notes list`` stdout matches /p/."""
@@ -332,11 +342,11 @@ class FileContains(_Gate):
 
 
 class FileMatches(_Gate):
-    """Pass when ``re.search(pattern, content of path)`` matches."""
+    """Pass when ``pattern`` (Rust's dialect) matches in the content of ``path``."""
 
     type: Literal["file_matches"]
     path: str = Field(min_length=1)
-    pattern: Regex
+    pattern: RustPattern
 
     def describe(self) -> str:
         """report.md matches /p/."""

@@ -11,14 +11,14 @@ gate                        passes when
 ==========================  ====================================================
 ``command_succeeds``        the command exits 0
 ``command_output_contains`` its stdout contains ``substring`` (exit code ignored)
-``command_output_matches``  ``re.search(pattern, stdout)`` matches (no flags: use
-                            ``(?m)`` for ``^``/``$`` at every line)
+``command_output_matches``  ``pattern`` matches somewhere in stdout (no flags:
+                            use ``(?m)`` for ``^``/``$`` at every line)
 ``command_json_path``       stdout parses as JSON and ``assertion`` holds for the
                             value at ``path`` (a non-singular path: the list of
                             its matches)
 ``file_exists``             the path exists (a directory counts)
 ``file_contains``           the file's text contains ``substring``
-``file_matches``            ``re.search(pattern, text)`` matches
+``file_matches``            ``pattern`` matches somewhere in the file's text
 ``no_transcript_errors``    no target-tool command of the attempt exited non-zero
                             (commands found with the command pattern by
                             :func:`evalnb.scoring.commands.target_commands`)
@@ -26,6 +26,9 @@ gate                        passes when
                             ``passed`` (and optional ``message``), which decides;
                             a timed-out script fails
 ==========================  ====================================================
+
+Patterns are in the Rust ``regex`` dialect llm-tool-test uses, matched in linear time
+(:mod:`evalnb.records.rust_regex`): ``$`` is the end of the text unless ``(?m)``.
 
 ``command_json_path`` reads stdout as llm-tool-test (a Rust program) does, with serde_json's
 number types: an integer literal is an integer (``u64`` from 0 up, ``i64`` below 0; a
@@ -75,6 +78,7 @@ from jsonpath_ng import Child, Fields, Index, JSONPath, Root, This
 from evalnb.records import AgentTrace, ScoreResult, ToolCallResult
 from evalnb.records.base import Record
 from evalnb.records.interfaces import Sandbox
+from evalnb.records.rust_regex import compile_pattern
 from evalnb.records.scenario import (
     ASSERTION,
     CommandJsonPath,
@@ -153,7 +157,7 @@ async def evaluate_gate(
             found = gate.substring in text
             message = "found" if found else f"{gate.substring!r} not in {gate.path}"
             return GateResult(gate_type=kind, passed=found, message=message)
-        matched = re.search(gate.pattern, text) is not None
+        matched = compile_pattern(gate.pattern).is_match(text)
         message = "matched" if matched else f"/{gate.pattern}/ does not match {gate.path}"
         return GateResult(gate_type=kind, passed=matched, message=message)
 
@@ -166,7 +170,7 @@ async def evaluate_gate(
         message = "found" if found else f"{gate.substring!r} not in stdout ({_status(result)})"
         return GateResult(gate_type=kind, passed=found, message=message)
     if isinstance(gate, CommandOutputMatches):
-        matched = re.search(gate.pattern, result.stdout) is not None
+        matched = compile_pattern(gate.pattern).is_match(result.stdout)
         message = "matched" if matched else f"/{gate.pattern}/ not matched ({_status(result)})"
         return GateResult(gate_type=kind, passed=matched, message=message)
     if isinstance(gate, CommandJsonPath):
