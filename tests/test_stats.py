@@ -13,13 +13,11 @@ import math
 
 import numpy as np
 import pytest
-from scipy.special import stdtrit
 from scipy.stats import binom, binomtest, permutation_test
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from evalnb.analysis.stats import (
-    Z95,
     _mcnemar_power,
     clustered_wilson,
     clustered_wilson_sums,
@@ -29,7 +27,6 @@ from evalnb.analysis.stats import (
     paired_mean_diff,
     paired_rate_diff,
     sign_flip_test,
-    t_quantile,
     tasks_needed,
     wilson,
 )
@@ -52,38 +49,6 @@ def batch_interval(y: np.ndarray, m: np.ndarray, counts: bool) -> tuple[np.ndarr
     sums = (y.sum(1), m.sum(1), (y * y).sum(1), (y * m).sum(1), (m * m).sum(1))
     limits = clustered_wilson_sums(k, *sums, counts=counts)
     return limits["lo"].to_numpy(), limits["hi"].to_numpy()
-
-
-# --- t quantile -------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("df", [0.1, 0.5, 1, 1.5, 2, 3, 4, 9, 29, 99, 100, 999, 1e4, 1e5])
-def test_t_quantile_agrees_with_scipy(df):
-    for p in (1e-10, 1e-8, 0.001, 0.025, 0.3, 0.51, 0.6, 0.8, 0.9, 0.95, 0.975, 0.999):
-        assert t_quantile(p, df) == pytest.approx(float(stdtrit(df, p)), rel=1e-12)
-    for p in (1 - 1e-8, 1 - 1e-10):
-        assert t_quantile(p, df) == pytest.approx(float(stdtrit(df, p)), rel=1e-12)
-
-
-def test_t_quantile_stays_close_to_scipy_at_a_billion_degrees_of_freedom():
-    assert t_quantile(0.975, 1e9) == pytest.approx(float(stdtrit(1e9, 0.975)), rel=1e-8)
-
-
-def test_t_quantile_near_the_median_follows_the_density_at_zero():
-    # P(T <= t) = 1/2 + t f(0) + O(t³), f(0) = 3/8 at 4 degrees of freedom
-    assert t_quantile(0.5 + 1e-7, 4) == pytest.approx(1e-7 / 0.375, rel=1e-9)
-    assert t_quantile(0.5, 4) == 0.0
-
-
-def test_t_quantile_with_infinite_degrees_of_freedom_is_the_normal_quantile():
-    assert t_quantile(0.975, math.inf) == Z95
-
-
-def test_t_quantile_refuses_probabilities_outside_zero_to_one_and_tiny_df():
-    with pytest.raises(ValueError, match="0 < p < 1"):
-        t_quantile(1.0, 3)
-    with pytest.raises(ValueError, match=r"df >= 0\.1"):
-        t_quantile(0.975, 0.01)
 
 
 # --- Wilson -------------------------------------------------------------------------
