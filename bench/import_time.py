@@ -69,11 +69,9 @@ def first_summary(folder: Path) -> tuple[float, float, bool]:
 def summary_lines() -> list[str]:
     """The first ``en.summary`` call's cost on a 3-epoch run of the bash suite."""
     with tempfile.TemporaryDirectory() as tmp:
+        run = ["run", "bash", "--model", "sim/careful", "--epochs", "3", "--quiet", "--out"]
         subprocess.run(
-            [sys.executable, "-m", "evalnb.cli", "run", "bash", "--model", "sim/careful"]
-            + ["--epochs", "3", "--out", tmp, "--quiet"],
-            capture_output=True,
-            check=True,
+            [sys.executable, "-m", "evalnb.cli", *run, tmp], capture_output=True, check=True
         )
         [folder] = Path(tmp).iterdir()
         times = [first_summary(folder) for _ in range(RUNS)]

@@ -446,6 +446,26 @@ def test_compare_leaves_errored_attempts_out_and_counts_them():
     assert (counted.tasks, counted.a_higher, counted.errored_b) == (3, 2, 0)
 
 
+def test_compare_leaves_a_task_with_an_unknown_score_out_of_the_weighted_test():
+    # Issue 25 item 6: a NaN-score task counted as a score of 0 in the sign-flip test
+    # while the weighted rates left it out.
+    x = pass_fail_run("x", "mx", [True, True, True, True])
+    y = pass_fail_run("y", "my", [True, False, False, True])
+    runs = make_runs(x, y)
+    runs.tasks = runs.tasks.with_columns(
+        pl.when((pl.col("run_id") == "x") & (pl.col("task_id") == "t0"))
+        .then(float("nan"))
+        .otherwise(pl.col("score"))
+        .alias("score")
+    )
+    c = compare(runs, "x", "y")
+    assert c.tasks == 4 and c.tasks_unscored == 1
+    # x scores -, 2, 2, 2 of 2 and y 2, 1, 1, 2: t0 is in neither rate nor the test
+    assert (c.rate_a, c.rate_b) == pytest.approx((6 / 6, 6 / 8))
+    assert c.rate_p == sign_flip_test([0.5, 0.5, 0.0]) == 0.5
+    assert "1 tasks without a known score on a side" in str(c)
+
+
 def test_compare_refuses_a_run_compared_with_itself():
     runs = make_runs(pass_fail_run("x", "mx", [True, False]))
     with pytest.raises(ValueError, match="itself"):

@@ -260,20 +260,29 @@ def test_newcombe_interval_covers_95_percent_on_correlated_pairs():
 # --- clustered paired difference ----------------------------------------------------
 
 
-def test_paired_rate_diff_with_one_attempt_is_method_10_without_the_continuity_correction():
-    # Pass/fail per task: the residual correlation is the table's plain phi.
-    a = [1, 1, 1, 0, 1, 0, 1, 1]
-    b = [1, 0, 0, 0, 1, 0, 1, 0]
-    d, lo, hi = paired_rate_diff(a, [1] * 8, b, [1] * 8, counts=True)
-    both, only_a, only_b, neither = 3, 3, 0, 2
-    phi = (both * neither - only_a * only_b) / math.sqrt(6 * 2 * 3 * 5)
-    la, _ua = wilson(6, 8)
-    _lb, ub = wilson(3, 8)
-    expected_lo = 0.375 - math.sqrt(
-        (0.75 - la) ** 2 - 2 * phi * (0.75 - la) * (ub - 0.375) + (ub - 0.375) ** 2
-    )
-    assert d == 0.375 and lo == pytest.approx(expected_lo)
-    assert hi > d
+def test_paired_rate_diff_with_one_attempt_is_newcombes_method_10():
+    # Pass/fail per task: the residual cross product is (AD - BC) / n, so its
+    # continuity correction (less 1/2) is Newcombe's (AD - BC - n/2) on the table.
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 5, 8, 27, 60):
+        for _ in range(20):
+            a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
+            table = [int(v) for v in ((a & b).sum(), (a & ~b & 1).sum(), (~a & 1 & b).sum())]
+            expected = newcombe_paired_diff(*table, n - sum(table))
+            _, lo, hi = paired_rate_diff(a, [1] * n, b, [1] * n, counts=True)
+            assert (lo, hi) == pytest.approx(expected, abs=1e-12)
+
+
+def test_identical_runs_with_epochs_get_an_interval_around_zero_not_a_point():
+    # Issue 25 item 6: 26 tasks x 3 epochs with the same per-task results collapsed to
+    # [0.000, 0.000]; one attempt per task gives Newcombe's +-0.035 at 27 tasks.
+    passes = np.resize([3, 2, 0, 1, 3, 3, 0, 2], 26)
+    d, lo, hi = paired_rate_diff(passes, [3] * 26, passes, [3] * 26, counts=True)
+    assert d == 0
+    assert lo == pytest.approx(-hi) and 0.02 < hi < 0.05
+    scores = np.resize([4.0, 2.5, 0.0, 5.0], 26)
+    _, lo, hi = paired_rate_diff(scores, [5.0] * 26, scores, [5.0] * 26)
+    assert lo < 0 < hi
 
 
 def test_paired_rate_diff_covers_95_percent_with_epochs():
@@ -306,6 +315,13 @@ def test_sign_flip_test_by_hand():
     assert sign_flip_test([1.0, 2.0, 3.0]) == 0.25
     assert sign_flip_test([0.0, 0.0]) == 1.0
     assert sign_flip_test([0.5, 0.0, -0.5]) == 1.0
+
+
+def test_sign_flip_leaves_out_unknown_differences():
+    # Issue 25 item 6: a NaN made the observed sum NaN and p = 0.0.
+    nan = float("nan")
+    assert sign_flip_test([0.5, nan, 0.2]) == sign_flip_test([0.5, 0.2]) == 0.5
+    assert sign_flip_test([nan, nan]) == 1.0
 
 
 def test_sign_flip_on_pass_fail_differences_is_the_exact_mcnemar_test():
@@ -369,6 +385,18 @@ def test_paired_mean_diff_is_a_t_interval_from_10_tasks_with_the_sign_flip_p():
     # Fewer than 10 tasks: no t interval, only the exact p-value.
     assert paired_mean_diff(x[:9], y[:9])[1:] == (None, None, sign_flip_test(d[:9]))
     assert paired_mean_diff([], []) == (None, None, None, None)
+
+
+def test_paired_mean_diff_gives_no_point_interval_when_every_task_differs_alike():
+    # Issue 25 item 6: equal differences gave the point interval [d, d].
+    assert paired_mean_diff([0.75] * 12, [0.25] * 12) == (0.5, None, None, 2 / 2**12)
+    assert paired_mean_diff([0.4] * 12, [0.4] * 12) == (0.0, None, None, 1.0)
+
+
+def test_paired_mean_diff_leaves_out_pairs_unknown_on_a_side():
+    x = [3.0, 5.0, 4.0, 6.0, 2.0, 4.0, 5.0, 3.0, 6.0, 5.0, float("nan")]
+    y = [1.0, 2.0, 4.0, 2.0, 2.0, 5.0, 3.0, 1.0, 4.0, 2.0, 0.0]
+    assert paired_mean_diff(x, y) == paired_mean_diff(x[:10], y[:10])
 
 
 def test_paired_t_interval_covers_95_percent_on_bounded_per_task_rates():

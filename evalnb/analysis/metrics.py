@@ -453,7 +453,9 @@ class Comparison:
     errored; ``errored_a``/``errored_b`` errored attempts left out of the paired figures
     (infrastructure errors are not model failures; with ``include_errored`` they count
     as failed attempts instead and these are 0); ``attempts_a``/``attempts_b`` the
-    attempts used.
+    attempts used; ``tasks_unscored`` tasks used whose score is unknown (NaN) in every
+    attempt on a side, left out of the weighted rate's test as they add nothing to its
+    rates (an attempt with an unknown score counts in neither).
 
     Pass rates: ``pass_rate_a``/``pass_rate_b`` (passes / attempts used), ``diff`` =
     A - B, ``diff_lo``/``diff_hi`` its 95% interval and ``p`` its two-sided p-value,
@@ -467,7 +469,8 @@ class Comparison:
     Weighted rates: ``rate_a``/``rate_b`` = Σscore / Σmax_score over the attempts used
     (the reports' overall rate when the runs share every task and nothing errored),
     ``rate_diff`` with its clustered interval, and ``rate_p`` the sign-flip test on
-    per-task mean scores. ``per_task``: one row per shared task used.
+    per-task mean scores (over the attempts whose score is known). ``per_task``: one
+    row per shared task used.
     """
 
     a: str
@@ -482,6 +485,7 @@ class Comparison:
     attempts_b: int
     errored_a: int
     errored_b: int
+    tasks_unscored: int
     include_errored: bool
     a_higher: int
     b_higher: int
@@ -539,6 +543,8 @@ class Comparison:
                 f"errored attempts left out: {self.errored_a} in A, {self.errored_b} in B"
                 + (f" ({self.tasks_errored} tasks with none left)" if self.tasks_errored else "")
             )
+        if self.tasks_unscored:
+            parts.append(f"{self.tasks_unscored} tasks without a known score on a side")
         return "; ".join(parts)
 
     def _discordance(self) -> str:
@@ -699,6 +705,7 @@ def _compare(
             PASSED.sum().cast(pl.Int64).alias("passes"),
             pl.col("score").fill_null(0).sum().cast(pl.Float64).alias("score"),
             pl.col("max_score").fill_null(0).sum().cast(pl.Float64).alias("max_score"),
+            pl.col("score").is_not_null().sum().cast(pl.Int64).alias("scored"),
         )
         return per_task, set(mine.get_column("task_id").to_list())
 
@@ -706,12 +713,16 @@ def _compare(
     side_b, ids_b = side(tasks_b)
     per_task = (
         side_a.join(side_b.drop("category"), on="task_id", suffix="_b")
-        .rename({c: f"{c}_a" for c in ("attempts", "passes", "score", "max_score")})
+        .rename({c: f"{c}_a" for c in ("attempts", "passes", "score", "max_score", "scored")})
         .with_columns(
             (pl.col("passes_a") / pl.col("attempts_a")).alias("pass_share_a"),
             (pl.col("passes_b") / pl.col("attempts_b")).alias("pass_share_b"),
-            (pl.col("score_a") / pl.col("attempts_a")).alias("mean_score_a"),
-            (pl.col("score_b") / pl.col("attempts_b")).alias("mean_score_b"),
+            *(
+                pl.when(pl.col(f"scored_{s}") > 0)
+                .then(pl.col(f"score_{s}") / pl.col(f"scored_{s}"))
+                .alias(f"mean_score_{s}")
+                for s in "ab"
+            ),
         )
         .with_columns(
             pl.when(pl.col("pass_share_a") > pl.col("pass_share_b"))
@@ -770,6 +781,7 @@ def _compare(
         attempts_b=attempts_b,
         errored_a=0 if include_errored else tasks_a.filter(left_out).height,
         errored_b=0 if include_errored else tasks_b.filter(left_out).height,
+        tasks_unscored=per_task.get_column("score_diff").null_count(),
         include_errored=include_errored,
         a_higher=a_higher,
         b_higher=b_higher,

@@ -308,15 +308,24 @@ def paired_rate_diff(
     Element ``i`` of the four arrays is task ``i`` (its totals over its epochs) in runs A
     and B. The interval is Newcombe's method 10 generalised to clustered data (the
     MOVER construction): each rate's :func:`clustered_wilson` limits, combined with
-    the correlation of the per-task residuals ``y - r m`` of the two runs (which is
-    the 2x2 table's φ for one pass/fail attempt per task). ``counts`` as in
-    :func:`clustered_wilson`. Three Nones for no tasks or a zero denominator.
+    the correlation of the per-task residuals ``e = y - r m`` of the two runs,
+    ``Σe_a e_b / sqrt(Σe_a² Σe_b²)``, with Newcombe's continuity correction: the cross
+    product ``Σe_a e_b`` less 1/2 when above 1/2, kept when negative and 0 in between
+    (``y`` in attempts, or in score). For one pass/fail attempt per task this is the
+    2x2 table's corrected φ, so the interval is :func:`newcombe_paired_diff`'s; with
+    epochs, two runs with identical per-task results get a correlation below 1 and an
+    interval around 0 that does not collapse, as one attempt per task gets.
+    ``counts`` as in :func:`clustered_wilson`. Three Nones for no tasks or a zero
+    denominator.
 
     Example:
         >>> d, lo, hi = paired_rate_diff([3, 2, 3, 1], [3, 3, 3, 3], [1, 2, 0, 1], [3, 3, 3, 3],
         ...     counts=True)
         >>> round(d, 3), lo < d < hi
         (0.417, True)
+        >>> same = [3, 2, 0, 1] * 6
+        >>> [round(v, 3) for v in paired_rate_diff(same, [3] * 24, same, [3] * 24, counts=True)]
+        [0.0, -0.028, 0.028]
     """
     import numpy as np
 
@@ -328,7 +337,9 @@ def paired_rate_diff(
     l_b, u_b = clustered_wilson(yb, mb, counts=counts, z=z)
     e_a, e_b = ya - r_a * ma, yb - r_b * mb
     scale = math.sqrt(float((e_a * e_a).sum() * (e_b * e_b).sum()))
-    corr = float((e_a * e_b).sum()) / scale if scale > 0 else 0.0
+    cross = float((e_a * e_b).sum())
+    cross = cross - 0.5 if cross > 0.5 else min(cross, 0.0)
+    corr = cross / scale if scale > 0 else 0.0
     assert l_a is not None and u_a is not None and l_b is not None and u_b is not None
     lo, hi = _mover(r_a - r_b, (r_a, l_a, u_a), (r_b, l_b, u_b), corr)
     return float(r_a - r_b), lo, hi
@@ -342,25 +353,27 @@ def sign_flip_test(
     Under the null (the two runs exchangeable within a task) each per-task difference
     is as likely negated. The p-value is the share of sign patterns whose
     ``|Σ ±d|`` reaches the observed ``|Σd|``. Zero differences do not move the sum and
-    are left out. Up to :data:`EXACT_MAX` non-zero differences every pattern is
-    enumerated (exact); above, ``draws`` random patterns are drawn with ``seed`` and
-    ``p = (1 + hits) / (1 + draws)``, which never rejects more often than the nominal
-    level. On ±1 differences (one pass/fail attempt per task) the exact test is the
-    exact McNemar test.
+    are left out; so are NaN differences (a figure unknown on one side: the caller
+    counts them). No difference left, or none but zeros, gives ``p = 1``. Up to
+    :data:`EXACT_MAX` non-zero differences every pattern is enumerated (exact); above,
+    ``draws`` random patterns are drawn with ``seed`` and ``p = (1 + hits) / (1 +
+    draws)``, which never rejects more often than the nominal level. On ±1 differences
+    (one pass/fail attempt per task) the exact test is the exact McNemar test.
 
     Example:
         >>> sign_flip_test([1, 1, 1, 1, 1, 1])  # 2 of 64 patterns as extreme
         0.03125
         >>> sign_flip_test([1, -1, 1, 1, 1, 1, -1]) == mcnemar_exact(5, 2)
         True
-        >>> sign_flip_test([0.0, 0.0])
-        1.0
+        >>> sign_flip_test([0.0, 0.0]), sign_flip_test([0.5, float("nan"), 0.2])
+        (1.0, 0.5)
     """
     import numpy as np
 
-    values = np.abs(np.asarray(d, dtype=float))
-    observed = abs(float(np.sum(d)))
-    values = values[values > 0]
+    known = np.asarray(d, dtype=float)
+    known = known[~np.isnan(known)]
+    observed = abs(float(known.sum()))
+    values = np.abs(known[known != 0])
     if values.size == 0:
         return 1.0
     tol = 1e-9 * max(1.0, float(values.sum()))
@@ -383,28 +396,36 @@ def paired_mean_diff(
 ) -> tuple[float | None, float | None, float | None, float | None]:
     """``(diff, lo, hi, p)`` for the mean paired difference ``mean(x - y)``, one pair per task.
 
-    The p-value is :func:`sign_flip_test`'s, exact for few tasks (no normal
-    approximation behind it). The interval is the paired t interval
+    A pair with a NaN on either side is left out (the caller counts it). The p-value
+    is :func:`sign_flip_test`'s, exact for few tasks (no normal approximation behind
+    it); it is 1 when every difference is 0. The interval is the paired t interval
     ``diff ± t(0.975, n-1) s / sqrt(n)``, given only from :data:`T_MIN_PAIRS` pairs on
-    (below, the t interval's coverage rests on a normality few tasks cannot show, so
-    ``lo`` and ``hi`` are None and the exact p-value is the evidence). Four Nones for
-    no pairs.
+    (below, the t interval's coverage rests on a normality few tasks cannot show) and
+    only when the differences vary (``s`` above rounding): when every task differs by the same
+    amount, the sample shows no spread to build an interval from, and a point
+    ``[diff, diff]`` would claim a certainty no sample of tasks gives. In both cases
+    ``lo`` and ``hi`` are None and the exact p-value is the evidence. Four Nones for no
+    pairs.
 
     Example:
         >>> diff, lo, hi, p = paired_mean_diff([1.0, 1.0, 0.5, 1.0], [0.5, 1.0, 0.0, 0.5])
         >>> diff, lo, hi, p  # 3 tasks differ, all one way: 2 of 8 patterns
         (0.375, None, None, 0.25)
+        >>> paired_mean_diff([0.5] * 12, [0.25] * 12)  # no spread: no interval
+        (0.25, None, None, 0.00048828125)
     """
     import numpy as np
 
     d = np.asarray(x, dtype=float) - np.asarray(y, dtype=float)
+    d = d[~np.isnan(d)]
     if d.size == 0:
         return None, None, None, None
     diff = float(d.mean())
     p = sign_flip_test(d, seed=seed)
-    if d.size < T_MIN_PAIRS:
+    spread = float(d.std(ddof=1)) if d.size > 1 else 0.0
+    if d.size < T_MIN_PAIRS or spread <= 1e-12 * max(1.0, float(np.abs(d).max())):
         return diff, None, None, p
-    half = t_quantile(0.975, d.size - 1) * float(d.std(ddof=1)) / math.sqrt(d.size)
+    half = t_quantile(0.975, d.size - 1) * spread / math.sqrt(d.size)
     return diff, diff - half, diff + half, p
 
 
