@@ -23,6 +23,7 @@ from evalnb.analysis.metrics import (
 )
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import (
+    agresti_coull,
     clustered_wilson,
     mcnemar_exact,
     newcombe_paired_diff,
@@ -168,8 +169,8 @@ def test_summary_recomputes_every_spec_000_field_from_task_rows():
 
 def test_summary_intervals_are_clustered_by_task():
     row = summary(make_runs(("r", "m", THREE)), prices=FREE).row(0, named=True)
-    # One attempt per task: the pass rate's interval is the ordinary Wilson interval.
-    assert (row["pass_rate_lo"], row["pass_rate_hi"]) == pytest.approx(wilson(1, 3))
+    # One attempt per task: the pass rate's interval is the ordinary Agresti-Coull one.
+    assert (row["pass_rate_lo"], row["pass_rate_hi"]) == pytest.approx(agresti_coull(1, 3))
     # Tool calls: t1 has 1 of 2 ok, t2 1 of 1, t3 none: clusters (1, 2) and (1, 1).
     assert (row["tool_call_success_rate_lo"], row["tool_call_success_rate_hi"]) == pytest.approx(
         clustered_wilson([1, 1, 0], [2, 1, 0], counts=True)
@@ -190,7 +191,7 @@ def test_epochs_of_a_task_count_as_one_unit_in_every_interval():
     row = summary(make_runs(("r", "m", recs)), prices=FREE).row(0, named=True)
     assert (row["total_tasks"], row["distinct_tasks"], row["total_passed"]) == (20, 4, 10)
     # r = 0.5, V = 0.25 / 4: n_eff = 4 tasks, small-sample corrected to 3 with t(3).
-    expected = pytest.approx(wilson(1.5, 3, z=3.182446))
+    expected = pytest.approx(agresti_coull(1.5, 3, z=3.182446))
     assert (row["pass_rate_lo"], row["pass_rate_hi"]) == expected
     assert (row["overall_rate_lo"], row["overall_rate_hi"]) == expected
     assert (row["tool_call_success_rate_lo"], row["tool_call_success_rate_hi"]) == expected
@@ -203,7 +204,7 @@ def test_the_overall_rate_interval_does_not_collapse_at_100_percent():
     assert row["overall_rate"] == 1.0
     # Every task at the same rate: the effective sample size is the 5 tasks, small-sample
     # corrected to 4 with t(0.975, 4) = 2.776445 (two epochs: the variance is estimated).
-    corrected = pytest.approx(wilson(4, 4, z=2.776445)[0])
+    corrected = pytest.approx(agresti_coull(4, 4, z=2.776445)[0])
     assert row["overall_rate_lo"] == corrected and row["overall_rate_hi"] == 1
     assert row["pass_rate_lo"] == corrected
 
