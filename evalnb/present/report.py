@@ -53,7 +53,7 @@ from evalnb.store import utc_now
 from evalnb.store.tables import TABLES
 
 CI_NOTE = (
-    "Brackets: 95% interval clustered by task (Wilson on the effective sample size, "
+    "Brackets: 95% interval clustered by task (Agresti-Coull on the effective sample size, "
     "small-sample corrected; a task's epochs, checks and tool calls count as one unit)."
 )
 
