@@ -243,7 +243,7 @@ def comparison_markdown(
     parts += ["### Per-Category Rates", ""]
     parts += [
         "Cells: the category's overall rate (weighted check score / maximum, "
-        "not a pass rate), then tasks passed / tasks.",
+        "not a pass rate) with its 95% interval clustered by task, then tasks passed / tasks.",
         "",
     ]
     cats = categories.join(latest.select("run_id", "label"), on="run_id")
@@ -252,7 +252,7 @@ def comparison_markdown(
         [
             cat,
             *(
-                f"{_pct(c['rate'])} ({c['passed']}/{c['tasks']})"
+                f"{_rate_ci(c['rate'], c['rate_lo'], c['rate_hi'])} ({c['passed']}/{c['tasks']})"
                 if (c := cells.get((cat, label)))
                 else "–"
                 for label in labels
