@@ -25,6 +25,7 @@ from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import (
     agresti_coull,
     clustered_wilson,
+    detectable_difference,
     mcnemar_exact,
     newcombe_paired_diff,
     paired_rate_diff,
@@ -465,6 +466,24 @@ def test_compare_leaves_a_task_with_an_unknown_score_out_of_the_weighted_test():
     assert (c.rate_a, c.rate_b) == pytest.approx((6 / 6, 6 / 8))
     assert c.rate_p == sign_flip_test([0.5, 0.5, 0.0]) == 0.5
     assert "1 tasks without a known score on a side" in str(c)
+
+
+def test_a_comparison_on_few_tasks_says_what_it_could_detect():
+    few = make_runs(
+        pass_fail_run("x", "mx", [True] * 8 + [False] * 4),
+        pass_fail_run("y", "my", [True] * 4 + [False] * 8),
+    )
+    c = compare(few, "x", "y")
+    assert c.tasks == 12 and c.detectable == detectable_difference(12, 0.5)
+    sentence = (
+        f"With 12 shared tasks only pass-rate differences of {c.detectable:.2f} or more "
+        "are detectable at 80% power (exact McNemar test at α = 0.05, around the pooled "
+        "pass rate 0.50"
+    )
+    assert sentence in str(c) and sentence in c._repr_markdown_()
+    many = make_runs(pass_fail_run("x", "mx", [True] * 25), pass_fail_run("y", "my", [True] * 25))
+    c = compare(many, "x", "y")
+    assert c.detectable is None and "detectable" not in str(c)
 
 
 def test_compare_refuses_a_run_compared_with_itself():

@@ -133,6 +133,13 @@ def test_comparison_md_gives_each_category_rate_its_interval(tmp_path):
     assert 0 < lo < 60 < hi < 100
 
 
+def test_comparison_md_says_what_a_pair_on_few_tasks_could_detect(tmp_path):
+    a = _run("a", "ma", [_record(f"t{i}", [i < 8]) for i in range(12)])
+    b = _run("b", "mb", [_record(f"t{i}", [i < 4]) for i in range(12)])
+    text = write_report(Runs.concat([a, b]), tmp_path)["comparison.md"].read_text()
+    assert "- ma (a) − mb (b): With 12 shared tasks only pass-rate differences of " in text
+
+
 def test_comparison_md_adds_a_trend_for_a_model_run_on_several_dates(tmp_path):
     day1 = _run("a", "m", [_record("t1", [True]), _record("t2", [False])], started_at="2026-02-07")
     day2 = _run("b", "m", [_record("t1", [True]), _record("t2", [True])], started_at="2026-02-08")

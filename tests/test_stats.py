@@ -23,6 +23,7 @@ from evalnb.analysis.stats import (
     agresti_coull,
     clustered_wilson,
     clustered_wilson_sums,
+    detectable_difference,
     holm,
     mcnemar_exact,
     newcombe_paired_diff,
@@ -577,3 +578,28 @@ def test_tasks_needed_rejects_impossible_inputs():
         tasks_needed(0.9, 0.7, epochs=3, within=0.9)
     with pytest.raises(ValueError, match="epochs"):
         tasks_needed(0.9, 0.7, epochs=0)
+
+
+# --- what a small comparison can detect ------------------------------------------------
+
+
+def test_detectable_difference_is_the_smallest_with_80_percent_power_by_simulation():
+    # 12 tasks around a pooled pass rate of 0.5, the runs' outcomes independent.
+    d = detectable_difference(12, 0.5)
+    assert d is not None
+    rng = np.random.default_rng(12)
+
+    def power(diff: float) -> float:
+        a = rng.random((4000, 12)) < 0.5 + diff / 2
+        b = rng.random((4000, 12)) < 0.5 - diff / 2
+        only_a, only_b = (a & ~b).sum(1), (~a & b).sum(1)
+        rejected = [mcnemar_exact(x, y) <= 0.05 for x, y in zip(only_a, only_b, strict=True)]
+        return float(np.mean(rejected))
+
+    assert power(d) >= 0.78  # 0.8 by the exact law, within the simulation's error
+    assert power(d - 0.05) < 0.8
+
+
+def test_no_difference_is_detectable_with_very_few_tasks_or_near_the_ceiling():
+    assert detectable_difference(4, 0.5) is None
+    assert detectable_difference(20, 0.97) is None  # at most 0.06 keeps both rates below 1

@@ -522,6 +522,44 @@ def _mcnemar_power(n: np.ndarray, psi: float, share_a: float, alpha: float) -> n
     return binom.pmf(k[None, :], n[:, None], psi) @ reject
 
 
+SMALL_N = 25
+"""Below this many shared tasks a comparison says what its test could detect."""
+
+
+def detectable_difference(
+    n: int, p: float, alpha: float = 0.05, power: float = 0.8
+) -> float | None:
+    """The smallest difference of pass rates the exact McNemar test detects with ``n`` tasks.
+
+    The difference ``d`` is taken around ``p`` (``p + d/2`` against ``p - d/2``, e.g. the
+    pooled pass rate of the two runs), with the two runs' outcomes independent (the
+    discordant share ``ψ`` :func:`tasks_needed` assumes by default, conservative when
+    the runs tend to pass the same tasks). The power at exactly ``n`` tasks is computed
+    as :func:`tasks_needed` computes it (the binomial law of the discordant count, then
+    the exact test's rejection region at ``alpha``); the result is the smallest ``d`` on
+    a grid of 0.01 whose power reaches ``power``, or None when no difference that keeps
+    both rates within [0, 1] does. One attempt per task: with epochs the sign-flip test
+    can detect somewhat smaller differences, as epochs average away the within-task
+    variance.
+
+    Example:
+        >>> detectable_difference(12, 0.5)
+        0.65
+        >>> detectable_difference(2, 0.5) is None
+        True
+    """
+    import numpy as np
+
+    if not 0 < p < 1 or n < 1:
+        return None
+    for d in np.arange(1, round(200 * min(p, 1 - p))) / 100:
+        p_a, p_b = p + d / 2, p - d / 2
+        psi = p_a * (1 - p_b) + p_b * (1 - p_a)
+        if _mcnemar_power(np.array([n]), psi, (psi + d) / (2 * psi), alpha)[0] >= power:
+            return float(d)
+    return None
+
+
 def _flip_n(q_alpha: float, q_power: float, var: float, d: float) -> float:
     """Tasks for a sign-flip test of mean ``d``: its null variance is ``E[dᵢ²] = var + d²``."""
     return (q_alpha * math.sqrt(var + d * d) + q_power * math.sqrt(var)) ** 2 / (d * d)

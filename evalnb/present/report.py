@@ -46,9 +46,10 @@ import polars as pl
 from evalnb.analysis.baseline import baseline_runs
 from evalnb.analysis.cost import Prices
 from evalnb.analysis.diagnostics import friction
-from evalnb.analysis.metrics import by_category, compare_all, summary
+from evalnb.analysis.metrics import by_category, compare_all, power_note, summary
 from evalnb.analysis.report_file import REPORT_FORMAT, REPORT_VERSION
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.stats import SMALL_N
 from evalnb.store import utc_now
 from evalnb.store.tables import TABLES
 
@@ -465,6 +466,12 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
         for r in pairs.iter_rows(named=True)
     ]
     header = ["Pair (A − B)", "Metric", "Shared tasks", "A vs B", "A − B", "95% CI", "p", "Holm p"]
+    notes = [
+        f"- {r['model_a']} ({r['a']}) − {r['model_b']} ({r['b']}): "
+        + power_note(r["tasks"], (r["value_a"] + r["value_b"]) / 2, r["detectable"])
+        for r in pairs.filter(pl.col("metric") == "pass rate").iter_rows(named=True)
+        if r["tasks"] < SMALL_N
+    ]
     return [
         "### Paired comparisons",
         "",
@@ -472,6 +479,7 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
         "",
         *_table(header, rows),
         "",
+        *([*notes, ""] if notes else []),
     ]
 
 
