@@ -359,15 +359,16 @@ def test_paired_rate_diff_with_one_attempt_takes_newcombes_corrected_phi():
 
 
 def test_identical_runs_with_epochs_get_an_interval_around_zero_not_a_point():
-    # Issue 25 item 6: 26 tasks x 3 epochs with the same per-task results collapsed to
-    # [0.000, 0.000]; one attempt per task gives Newcombe's +-0.035 at 27 tasks.
-    passes = np.resize([3, 2, 0, 1, 3, 3, 0, 2], 26)
+    # Issue 25 item 6: 26 tasks x 3 epochs with the same per-task results (here at a
+    # rate of 1/2, where each rate's interval is symmetric) collapsed to [0.000, 0.000];
+    # one attempt per task gives Newcombe's +-0.035 at 27 tasks.
+    passes = np.resize([3, 0, 2, 1], 26)
     d, lo, hi = paired_rate_diff(passes, [3] * 26, passes, [3] * 26, counts=True)
     assert d == 0
     assert lo == pytest.approx(-hi) and 0.02 < hi < 0.05
-    scores = np.resize([4.0, 2.5, 0.0, 5.0], 26)
-    _, lo, hi = paired_rate_diff(scores, [5.0] * 26, scores, [5.0] * 26)
-    assert lo < 0 < hi
+    scores = np.resize([4.0, 2.5, 0.0, 5.0, 1.0], 25)  # weighted: 62.5 of 125
+    _, lo, hi = paired_rate_diff(scores, [5.0] * 25, scores, [5.0] * 25)
+    assert lo < -0.01 and hi > 0.01
 
 
 def test_paired_rate_diff_covers_95_percent_with_epochs():
