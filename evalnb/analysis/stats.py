@@ -156,9 +156,9 @@ def clustered_wilson_sums(
     )
     k_, sy_, sm_, syy_, sym_, smm_ = (pl.col(c) for c in sums.columns)
     r, var, spread, n_eff, q = (pl.col(c) for c in ("r", "var", "spread", "n_eff", "q"))
-    # The variance is estimated from the k clusters wherever there are two or more,
-    # except for one pass/fail trial per task (Σm² = Σm), whose variance p(1-p)/n the
-    # binomial fixes: there the pseudo-task and the small-sample correction apply.
+    # Wherever the variance is estimated from k >= 2 clusters, the pseudo-task and the
+    # small-sample correction apply; not for one pass/fail trial per task (Σm² = Σm),
+    # whose variance p(1-p)/n the binomial fixes, nor for a single cluster.
     binomial = (smm_ <= sm_ * (1 + 1e-12)) if counts else pl.lit(False)
     corrected = (k_ >= 2) & ~binomial
     # Degrees of freedom: the effective number of tasks (Σm)²/Σm² (k when they weigh
@@ -228,7 +228,7 @@ def clustered_wilson(
     calls, or checks) be correlated however they are, and the interval is
     Agresti-Coull's at the effective sample size ``n_eff = r(1-r) / V``: with
     ``ñ = n_eff + q²`` and ``p̃ = (r n_eff + q²/2) / ñ``, ``p̃ ± q sqrt(p̃(1-p̃)/ñ)``,
-    clipped to [0, 1] (``q`` is 1.96, or ``t(k-1)`` below). When ``V`` is 0 (every task
+    clipped to [0, 1] (``q`` is 1.96, or ``t(df)`` below). When ``V`` is 0 (every task
     at the same rate, in particular ``r`` of 0 or 1) ``n_eff`` is the effective number
     of tasks ``(Σm)² / Σm²`` (the number of tasks when they weigh the same), so the
     interval never collapses to a point. With ``counts`` (``y`` counts successes out
@@ -366,9 +366,10 @@ def paired_rate_diff(
     ``Σe_a e_b / sqrt(Σe_a² Σe_b²)``, with Newcombe's continuity correction: the cross
     product ``Σe_a e_b`` less 1/2 when above 1/2, kept when negative and 0 in between
     (``y`` in attempts, or in score). For one pass/fail attempt per task this is the
-    2x2 table's corrected φ, so the interval is :func:`newcombe_paired_diff`'s; with
-    epochs, two runs with identical per-task results get a correlation below 1 and an
-    interval around 0 that does not collapse, as one attempt per task gets.
+    2x2 table's corrected φ of :func:`newcombe_paired_diff` (which combines Wilson
+    limits; here each rate's limits are :func:`clustered_wilson`'s); with epochs, two
+    runs with identical per-task results get a correlation below 1 and an interval
+    around 0 that does not collapse, as one attempt per task gets.
     ``counts`` as in :func:`clustered_wilson`. Three Nones for no tasks or a zero
     denominator.
 

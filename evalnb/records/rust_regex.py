@@ -1,9 +1,9 @@
 """User patterns in the Rust ``regex`` crate's dialect, matched by RE2 in linear time.
 
-bashkit-eval and llm-tool-test, whose checks (``stdout_regex``, and evalnb's own
-``file_line_regex``) and gates (``command_output_matches``, ``file_matches``) evalnb
-runs, are Rust programs using the ``regex`` crate: ``$`` is the end of the text unless
-``(?m)`` is set (Python's ``re`` also matches before a final newline, so
+bashkit-eval's checks (``stdout_regex``, and evalnb's own ``file_line_regex`` with them)
+and llm-tool-test's gates (``command_output_matches``, ``file_matches``) are matched by
+Rust programs with the ``regex`` crate: ``$`` is the end of the text unless ``(?m)`` is
+set (Python's ``re`` also matches before a final newline, so
 ``stdout_regex:^42$`` matched ``42\\n``), and there is no backtracking, so no
 backreferences or lookaround. :func:`compile_pattern` is the one place a user's
 pattern is compiled: it translates the pattern to RE2 (``google-re2``), the engine the
