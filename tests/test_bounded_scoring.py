@@ -36,8 +36,8 @@ def evalnb_run(dataset: Path, model: str, out: Path) -> tuple[float, list[dict]]
     return elapsed, sorted(records, key=lambda r: r["task"]["id"])
 
 
-def test_a_catastrophic_regex_is_stopped_at_the_deadline_and_blocks_nothing(tmp_path):
-    pathological = "stdout_regex:^(a+)+$"  # exponential in Python's re on 34 'a' and a 'b'
+def test_a_catastrophic_regex_is_answered_at_once_and_blocks_nothing(tmp_path):
+    pathological = "stdout_regex:^(a+)+$"  # exponential in a backtracking engine (Python's re)
     dataset = tmp_path / "t.jsonl"
     dataset.write_text(
         jsonl(
@@ -46,17 +46,13 @@ def test_a_catastrophic_regex_is_stopped_at_the_deadline_and_blocks_nothing(tmp_
                 solution="printf 'a%.0s' {1..34}; echo b",
                 expectations=[{"check": pathological}, {"check": "exit_code:0"}],
             ),
-            # runs while the regex does: only a free event loop lets it finish
             task(id="beside", solution="sleep 1; echo ok"),
         )
     )
     _, (beside, bomb) = evalnb_run(dataset, "reference", tmp_path / "runs")
-    assert [(r["check"], r["passed"], r["detail"]) for r in bomb["score"]["results"]] == [
-        (pathological, False, TIMED_OUT),
-        ("exit_code:0", False, TIMED_OUT),  # past the deadline no check starts
-    ]
-    assert bomb["error"] == f"scoring timeout: 2 check(s) stopped at the {DEADLINE_S}s deadline"
-    assert bomb["trace"]["tool_calls"][0]["stdout"] == "a" * 34 + "b\n"  # the trace is kept
+    verdicts = [(r["check"], r["passed"]) for r in bomb["score"]["results"]]
+    assert verdicts == [(pathological, False), ("exit_code:0", True)]  # RE2: linear time
+    assert bomb["error"] is None
     assert beside["error"] is None and beside["score"]["score"] == 1.0
 
 

@@ -46,14 +46,15 @@ import polars as pl
 from evalnb.analysis.baseline import baseline_runs
 from evalnb.analysis.cost import Prices
 from evalnb.analysis.diagnostics import friction
-from evalnb.analysis.metrics import by_category, compare_all, summary
+from evalnb.analysis.metrics import by_category, compare_all, power_note, summary
 from evalnb.analysis.report_file import REPORT_FORMAT, REPORT_VERSION
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.stats import SMALL_N
 from evalnb.store import utc_now
 from evalnb.store.tables import TABLES
 
 CI_NOTE = (
-    "Brackets: 95% interval clustered by task (Wilson on the effective sample size, "
+    "Brackets: 95% interval clustered by task (Agresti-Coull on the effective sample size, "
     "small-sample corrected; a task's epochs, checks and tool calls count as one unit)."
 )
 
@@ -242,7 +243,7 @@ def comparison_markdown(
     parts += ["### Per-Category Rates", ""]
     parts += [
         "Cells: the category's overall rate (weighted check score / maximum, "
-        "not a pass rate), then tasks passed / tasks.",
+        "not a pass rate) with its 95% interval clustered by task, then tasks passed / tasks.",
         "",
     ]
     cats = categories.join(latest.select("run_id", "label"), on="run_id")
@@ -251,7 +252,7 @@ def comparison_markdown(
         [
             cat,
             *(
-                f"{_pct(c['rate'])} ({c['passed']}/{c['tasks']})"
+                f"{_rate_ci(c['rate'], c['rate_lo'], c['rate_hi'])} ({c['passed']}/{c['tasks']})"
                 if (c := cells.get((cat, label)))
                 else "–"
                 for label in labels
@@ -506,6 +507,12 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
         for r in pairs.iter_rows(named=True)
     ]
     header = ["Pair (A − B)", "Metric", "Shared tasks", "A vs B", "A − B", "95% CI", "p", "Holm p"]
+    notes = [
+        f"- {r['model_a']} ({r['a']}) − {r['model_b']} ({r['b']}): "
+        + power_note(r["tasks"], (r["value_a"] + r["value_b"]) / 2, r["detectable"])
+        for r in pairs.filter(pl.col("metric") == "pass rate").iter_rows(named=True)
+        if r["tasks"] < SMALL_N
+    ]
     return [
         "### Paired comparisons",
         "",
@@ -513,6 +520,7 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
         "",
         *_table(header, rows),
         "",
+        *([*notes, ""] if notes else []),
     ]
 
 

@@ -9,7 +9,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
@@ -17,6 +16,7 @@ from typing import ClassVar
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from evalnb.records.base import Record
+from evalnb.records.rust_regex import RustRegex, compile_pattern
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,9 @@ class StdoutContains:
 
 @dataclass(frozen=True)
 class StdoutRegex:
-    """``stdout_regex:pattern``: ``re.search(pattern)`` matches any call's stdout."""
+    """``stdout_regex:pattern``: ``pattern`` (Rust's dialect) matches in any call's stdout."""
 
-    pattern: re.Pattern[str]
+    pattern: RustRegex
     kind: ClassVar[str] = "stdout_regex"
 
 
@@ -80,7 +80,7 @@ class FileLineRegex:
     """``file_line_regex:/path:pattern``: some line of the file matches ``pattern``."""
 
     path: str
-    pattern: re.Pattern[str]
+    pattern: RustRegex
     kind: ClassVar[str] = "file_line_regex"
 
 
@@ -163,7 +163,8 @@ def parse_check(check: str) -> Check:
     ``file_contains:/path:text`` and ``file_line_regex:/path:regex`` split at the
     first ``:`` after the path, so the text may itself contain colons. Paths are
     absolute; ``exit_code`` is -1 (no tool call) to :data:`MAX_EXIT_CODE`; counts
-    (``tool_calls_min``/``max``) are 0 to :data:`MAX_TOOL_CALLS`; regexes must compile.
+    (``tool_calls_min``/``max``) are 0 to :data:`MAX_TOOL_CALLS`; regexes are in the Rust
+    dialect bashkit-eval uses (:func:`evalnb.records.rust_regex.compile_pattern`).
 
     Example:
         >>> parse_check("exit_code:0")
@@ -197,7 +198,7 @@ def parse_check(check: str) -> Check:
             raise ValueError(f"{kind} needs a value after ':'")
         return StdoutContains(arg) if kind == "stdout_contains" else LlmJudge(arg)
     if kind == "stdout_regex":
-        return StdoutRegex(_regex(arg))
+        return StdoutRegex(compile_pattern(arg))
     if kind in ("file_exists", "dir_exists"):
         if not arg.startswith("/"):
             raise ValueError(f"{kind} needs an absolute path, got {check!r}")
@@ -206,15 +207,10 @@ def parse_check(check: str) -> Check:
     if not path.startswith("/") or not sep:
         raise ValueError(f"{kind} needs '{kind}:/absolute/path:text', got {check!r}")
     return (
-        FileContains(path, value) if kind == "file_contains" else FileLineRegex(path, _regex(value))
+        FileContains(path, value)
+        if kind == "file_contains"
+        else FileLineRegex(path, compile_pattern(value))
     )
-
-
-def _regex(value: str) -> re.Pattern[str]:
-    try:
-        return re.compile(value)
-    except re.error as exc:
-        raise ValueError(f"invalid regex {value!r}: {exc}") from None
 
 
 class Expectation(Record):

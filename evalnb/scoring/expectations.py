@@ -8,7 +8,7 @@ check                  passes when
 =====================  ==========================================================
 ``exit_code:N``        the last tool call exited with N (no call counts as -1)
 ``stdout_contains:t``  ``t`` is a case-sensitive substring of any call's stdout
-``stdout_regex:p``     ``re.search(p)`` matches any call's stdout
+``stdout_regex:p``     ``p`` matches somewhere in any call's stdout
 ``stderr_empty``       every call's stderr is empty (true with no calls)
 ``file_exists:/p``     ``/p`` exists (a directory counts)
 ``dir_exists:/p``      ``/p`` is a directory
@@ -69,7 +69,7 @@ def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None)
             passed = any(text in c.stdout for c in calls)
             detail = "found" if passed else f"{text!r} not found in any tool output"
         case StdoutRegex(pattern=pattern):
-            passed = any(pattern.search(c.stdout) for c in calls)
+            passed = any(pattern.is_match(c.stdout) for c in calls)
             detail = "matched" if passed else f"pattern {pattern.pattern!r} not matched"
         case StderrEmpty():
             noisy = [c.call_index for c in calls if c.stderr]
@@ -95,7 +95,7 @@ def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None)
         case FileLineRegex(path=path, pattern=pattern):
             content = _fs(sandbox).read_text(path)
             passed = content is not None and any(
-                pattern.search(line) for line in content.splitlines()
+                pattern.is_match(line) for line in content.splitlines()
             )
             detail = (
                 f"{path} not found"
