@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import warnings
@@ -40,6 +41,7 @@ from pydantic import ValidationError
 from evalnb.errors import InputError, StoreError, from_validation_error, read_input
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.redact import redact, secret_values
+from evalnb.store.lock import RunLock
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -67,7 +69,13 @@ class RunStore:
         self._events = self.path / EVENTS
         self._secrets = secret_values()
         self._writer: BinaryIO | None = None
-        self._lock: BaseFileLock | None = None
+        self._events_lock: BaseFileLock | None = None
+
+    @functools.cached_property
+    def lock(self) -> RunLock:
+        """The folder's run lock (:mod:`evalnb.store.lock`): whoever runs, resumes, merges
+        or finalizes the run holds it (``with store.lock: ...``; reentrant)."""
+        return RunLock(self.path)
 
     @classmethod
     def create(cls, root: str | Path, meta: RunMeta) -> RunStore:
@@ -129,9 +137,9 @@ class RunStore:
                 from filelock import FileLock
 
                 self._writer = self._events.open("ab", buffering=0)
-                self._lock = FileLock(self.path / f".{EVENTS}.lock")
-            assert self._lock is not None
-            self._lock.acquire()
+                self._events_lock = FileLock(self.path / f".{EVENTS}.lock")
+            assert self._events_lock is not None
+            self._events_lock.acquire()
         except OSError as exc:
             raise StoreError(self.path, EVENTS, exc) from None
         start = None
@@ -146,7 +154,7 @@ class RunStore:
                     self._writer.truncate(start)
             raise StoreError(self.path, EVENTS, exc) from None
         finally:
-            self._lock.release()
+            self._events_lock.release()
 
     def close(self) -> None:
         """Close the events file (appending reopens it)."""
@@ -238,22 +246,23 @@ class RunStore:
             raise InputError(target, None, None, "run folder already exists; remove it first")
         store = cls.create(root, meta)
         latest = {(r.task.id, r.epoch): r for r in records}
-        for n, record in enumerate(records, start=1):
-            store.append(
-                {
-                    "event": "task_finished",
-                    "task_id": record.task.id,
-                    "epoch": record.epoch,
-                    "attempt": f"import-{n}",
-                    "ts": meta.finished_at,
-                    "record": record.model_dump(mode="json"),
-                }
+        with store.lock:
+            for n, record in enumerate(records, start=1):
+                store.append(
+                    {
+                        "event": "task_finished",
+                        "task_id": record.task.id,
+                        "epoch": record.epoch,
+                        "attempt": f"import-{n}",
+                        "ts": meta.finished_at,
+                        "record": record.model_dump(mode="json"),
+                    }
+                )
+            store.finalize(
+                meta.status if meta.status != "running" else "complete",
+                finished_at=meta.finished_at,
+                records=list(latest.values()),
             )
-        store.finalize(
-            meta.status if meta.status != "running" else "complete",
-            finished_at=meta.finished_at,
-            records=list(latest.values()),
-        )
         return store.path
 
     def _redacted(self, record: TaskRecord) -> TaskRecord:
@@ -273,7 +282,14 @@ class RunStore:
         ``finished_at`` defaults to now (an importer passes the recording's time).
         ``records``: every finished record of the run when the caller holds them all in
         memory (then events.jsonl is not re-read); by default they are read from it.
+        The run lock is held throughout (the caller's hold, or taken here).
         """
+        with self.lock:
+            self._finalize(status, finished_at, records)
+
+    def _finalize(
+        self, status: str, finished_at: str | None, records: list[TaskRecord] | None
+    ) -> None:
         from polars.exceptions import ComputeError
 
         from evalnb.store.command_counts import with_command_counts
