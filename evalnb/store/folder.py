@@ -41,13 +41,15 @@ from pydantic import ValidationError
 from evalnb.errors import InputError, StoreError, from_validation_error, read_input
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.redact import redact, secret_values
-from evalnb.store.lock import RunLock
+from evalnb.store.lock import RunLock, holder
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
 
 EVENTS = "events.jsonl"
 META = "run.json"
+MERGING = ".merging"
+"""The suffix of the hidden folder ``evalnb merge`` builds a run in (:func:`merging_folder`)."""
 
 
 def utc_now() -> str:
@@ -105,6 +107,9 @@ class RunStore:
         """Reopen a run folder to read it or resume it (reading never modifies it)."""
         path = Path(path)
         meta_path = path / META
+        if _merging(path):
+            msg = "an unfinished `evalnb merge` (stopped before it ended), not a run: merge again"
+            raise InputError(path, None, None, msg)
         if not meta_path.is_file():
             raise InputError(path, None, None, f"not an evalnb run folder (no {META})")
         meta = _read_meta(meta_path)
@@ -223,6 +228,34 @@ class RunStore:
                 raise from_validation_error(self._events, lineno, exc, "record") from None
             latest[(record.task.id, record.epoch)] = record
         return list(latest.values())
+
+    def observed(self, finished: int) -> RunMeta:
+        """The run as a reader sees it, given its ``finished`` attempts.
+
+        A complete run is as ``run.json`` says. Any other is ``running`` while a process
+        holds its run lock (:func:`~evalnb.store.lock.holder`) and ``partial`` when none
+        does (it was stopped, or killed before it could say so), and its
+        ``missing_tasks`` are the attempts it planned (``task_count``) and has not
+        finished, ``finished`` being those it holds: still to come while running,
+        lacking when partial.
+
+        Example:
+            >>> import tempfile
+            >>> meta = RunMeta(run_id="r", provider="p", model="m", task_count=177)
+            >>> store = RunStore.create(tempfile.mkdtemp(), meta)  # run.json says running
+            >>> seen = store.observed(97)
+            >>> seen.status, seen.missing_tasks
+            ('partial', 80)
+            >>> with store.lock:
+            ...     store.observed(97).status
+            'running'
+        """
+        if self.meta.status == "complete":
+            return self.meta
+        status = "running" if holder(self.path) is not None else "partial"
+        count = self.meta.task_count
+        missing = max(count - finished, 0) if count is not None else self.meta.missing_tasks
+        return self.meta.model_copy(update={"status": status, "missing_tasks": missing})
 
     def finished_keys(self) -> set[tuple[str, int]]:
         """The (task_id, epoch) pairs that have a ``task_finished`` event."""
@@ -374,10 +407,26 @@ def _newer(version: str, than: str) -> bool:
 
 
 def is_run_folder(path: str | Path) -> bool:
-    """True when ``path`` is an evalnb run folder (it has a ``run.json``).
+    """True when ``path`` is an evalnb run folder (it has a ``run.json``, and it is no
+    unfinished merge: :func:`merging_folder`).
 
     Example:
         >>> is_run_folder("/")
         False
     """
-    return (Path(path) / META).is_file()
+    return (Path(path) / META).is_file() and not _merging(Path(path))
+
+
+def merging_folder(target: Path) -> Path:
+    """The hidden sibling folder in which ``evalnb merge`` builds the run it then renames
+    to ``target`` (:mod:`evalnb.store.merge`); never read as a run.
+
+    Example:
+        >>> merging_folder(Path("runs/haiku")).as_posix()
+        'runs/.haiku.merging'
+    """
+    return target.parent / f".{target.name}{MERGING}"
+
+
+def _merging(path: Path) -> bool:
+    return path.name.startswith(".") and path.name.endswith(MERGING)
