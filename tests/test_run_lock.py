@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import evalnb as en
+from evalnb.present.report import report_markdown
 from evalnb.store import RunStore
 from tests.test_runner import CLI_RUN, crash_after, dataset, totals
 
@@ -94,11 +96,12 @@ def test_a_refused_resume_leaves_the_folder_byte_for_byte_as_it_was(tmp_path):
 
 HOLD_THE_LOCK = """
 import sys, time
-from evalnb.store import RunStore
-with RunStore.open(sys.argv[1]).lock:
+from evalnb.store.lock import RunLock
+with RunLock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(60)
 """
+"""A process that holds the run lock of the folder given (``sys.argv[1]``) for a minute."""
 
 
 def test_two_resumes_started_together_run_each_pending_attempt_once(tmp_path):
@@ -162,3 +165,31 @@ def test_workers_die_with_their_parent_and_append_nothing_after_it_is_killed(tmp
     assert resumed.returncode == 0, resumed.stderr
     keys = finished_keys(run)
     assert len(keys) == len(set(keys)) == 25
+
+
+def test_a_run_shows_as_running_while_it_runs_and_as_partial_with_its_missing_after_a_kill(
+    tmp_path,
+):
+    data = dataset(tmp_path, n=16, sleep=2)  # 17 attempts, 16 s: it outlives the first summary
+    out = tmp_path / "runs"
+    proc = subprocess.Popen([*CLI_RUN, str(data), "--out", str(out)])
+    try:
+        run = wait_for_finished(out, 2, proc)
+        live = subprocess.run([*CLI, "summary", str(run)], capture_output=True, text=True)
+        assert proc.poll() is None, "the run ended before the summary"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert live.returncode == 0, live.stderr
+    assert " not finished ==" in live.stdout.splitlines()[0]
+    assert "· running: " in live.stdout.splitlines()[0]
+
+    done = len(set(finished_keys(run)))
+    row = en.summary(en.load(run)).row(0, named=True)
+    assert (row["status"], row["missing_tasks"], row["total_tasks"]) == ("partial", 17 - done, done)
+    shown = subprocess.run([*CLI, "summary", str(run)], capture_output=True, text=True).stdout
+    assert f"· partial: {17 - done} missing ==" in shown.splitlines()[0]
+    assert f"Tasks passed: {row['total_passed']}/{done} ({17 - done} missing)" in shown
+    runs = en.load(run)
+    text = report_markdown(runs, en.summary(runs), en.by_category(runs))
+    assert f"**Partial run**: only the tasks present are counted. It lacks {17 - done}" in text
