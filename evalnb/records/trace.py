@@ -92,7 +92,9 @@ class LLMCall(Record):
     written to the provider's prompt cache, so the uncached part is
     ``input_tokens - cache_read_tokens - cache_write_tokens``.
     ``cumulative_input`` is the running sum of ``input_tokens`` over calls 1..N.
-    Token counts are None where the source did not record them.
+    Token counts are None where the source did not record them; ``usage_error`` says why
+    a provider's reply left them unknown (no usage, a count missing, negative or not a
+    whole number), None when nothing was wrong.
 
     Example:
         >>> LLMCall(call_number=1, input_tokens=70_000, cache_read_tokens=69_000,
@@ -111,6 +113,7 @@ class LLMCall(Record):
     latency_ms: float | None = None
     tool_calls_made: int = 0
     stop_reason: str | None = None
+    usage_error: str | None = None
 
     @property
     def uncached_input_tokens(self) -> int | None:
