@@ -4,7 +4,7 @@ Writes ``SHARDS`` shard run folders holding ``ATTEMPTS`` attempts in all (the
 ``BENCH_MERGE_ATTEMPTS`` environment variable changes it), each attempt a copy of one
 real attempt of the reference agent on the ``smoke`` dataset under its own task id: its
 events (``task_started``, LLM calls, tool calls, ``task_finished`` with the whole
-record) and its rows of every table. Then merges them with
+record) and its rows of every table, its texts (:data:`TEXTS`) made distinct. Then merges them with
 :func:`evalnb.store.merge.merge_shards` in a fresh process and reports its wall time,
 CPU seconds and peak RSS (VmHWM), the peak as a ratio to the 2 GiB limit, with the load
 average beside them. The data is deleted afterwards.
@@ -35,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 ATTEMPTS = 1_000_000
 SHARDS = 4
 LIMIT_MIB = 2048
+TEXTS = ("stdout", "text", "commands", "detail")
+"""Text columns made distinct per attempt (the attempt's id appended)."""
 PEAK = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])"
 MERGE = f"""
 import sys, time
@@ -71,10 +73,12 @@ def write_shards(root: Path, attempts: int, shards: int) -> list[Path]:
                 out.write(text.replace(task_id, new_id))
         index = pl.DataFrame({"_a": range(n), "_id": ids})
         for name, rows in tables.items():
+            texts = [c for c in TEXTS if c in rows.columns]  # no two attempts' texts alike
             copied = index.join(rows, how="cross").with_columns(
                 pl.lit(folder.name).alias("run_id"),
                 pl.col("_id").alias("task_id"),
                 pl.col("_a").cast(pl.Int64).alias("attempt_key"),
+                *(pl.concat_str(pl.col(c), pl.lit(" "), pl.col("_id")).alias(c) for c in texts),
             )
             copied.select(rows.columns).write_parquet(folder / f"{name}.parquet")
         shard = meta.model_copy(deep=True)
