@@ -36,7 +36,7 @@ def load_cases(
     JSONL tasks or a bashkit-eval result JSON give :class:`BashCase`; a scenario YAML
     or a folder of them gives scenario cases, one per guidance version when
     ``guidance`` (``{name: file}``) is given. ``judge`` is the ``--judge`` model,
-    resolved only for the cases selected (a judge no selected case needs needs no key);
+    resolved only for the cases selected (a judge no selected case uses needs no key);
     ``models`` are the models under test: a judge among them is refused, and so is a
     scripted agent (``scripted:FILE``) that scripts a task the dataset lacks;
     ``connection`` is how the judge is reached (the run's ``--base-url``,

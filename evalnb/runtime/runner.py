@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import re
 import uuid
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -356,18 +357,18 @@ async def _attempts(
     runs them again)."""
     limit = asyncio.Semaphore(max(1, concurrency))
     watches = {id(plan): FailFast() for plan, _, _ in order}
-    left = len(order)
+    left = Counter(id(plan) for plan, _, _ in order)  # each run's attempts not finished
 
     async def one(plan: RunPlan, case: Case, epoch: int) -> None:
-        nonlocal left
         async with limit:
             record = await run_attempt(
                 plan.provider, plan.store, case, epoch, plan.max_turns, plan.task_timeout_s
             )
         on_finished(plan, record)
-        left -= 1
+        left[id(plan)] -= 1
         reached = not (record.error or "").startswith(UNREACHABLE)
-        if watches[id(plan)].down(reached=reached) and left:  # the last one finalizes the run
+        down = watches[id(plan)].down(reached=reached)
+        if down and left[id(plan)]:  # a run's last attempt lets it finalize
             raise RunStopped(
                 f"{plan.store.meta.model}: the provider could not be reached "
                 f"{FAIL_FAST_AFTER} times in a row, nor once in the last {WINDOW_S:g}s or "

@@ -236,17 +236,16 @@ def token_counts(
     counts: dict[str, int | None] = {}
     problems: dict[str, str] = {}
     for count, field in names.items():
-        value = getattr(usage, field, None)
+        value: Any = getattr(usage, field, None)
         whole = isinstance(value, int) and not isinstance(value, bool)
-        counts[count] = value if isinstance(value, int) and whole and value >= 0 else None
-        if counts[count] is not None or (value is None and count not in REQUIRED_COUNTS):
-            continue
+        counts[count] = value if whole and value >= 0 else None
         if value is None:
-            problems[count] = f"no {field}"
-        elif whole:
-            problems[count] = f"negative {field} ({value})"
-        else:
+            if count in REQUIRED_COUNTS:
+                problems[count] = f"no {field}"
+        elif not whole:
             problems[count] = f"{field} is not a count ({str(value)[:40]!r})"
+        elif value < 0:
+            problems[count] = f"negative {field} ({value})"
     return counts, problems
 
 
