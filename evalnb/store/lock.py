@@ -77,11 +77,11 @@ class RunLock:
             raise InputError(self.folder, None, None, f"already running ({who})") from None
         except OSError as exc:
             raise StoreError(self.folder, LOCK, exc) from None
-        try:
-            self._path.write_text(f"{os.getpid()}\n", encoding="utf-8")
-        except OSError as exc:
-            self._lock.release(force=True)
-            raise StoreError(self.folder, LOCK, exc) from None
+        # the pid names the holder in messages; written only where flock holds the lock
+        # (where it does not, filelock falls back to a marker file of its own in it)
+        if holder(self.folder) is not None:
+            with contextlib.suppress(OSError):
+                self._path.write_text(f"{os.getpid()}\n", encoding="utf-8")
 
     def release(self) -> None:
         """Give up one level of the hold; the last one releases the lock."""
