@@ -356,7 +356,9 @@ def read_run_folder(path: str | Path) -> Runs:
     A complete folder is not read here: its tables are scanned lazily (see the module
     docstring), also when an older evalnb wrote them (see :func:`runs_from_scans`). A
     run in progress is built from ``events.jsonl`` in memory, each record in today's
-    token meaning (:meth:`~evalnb.store.RunStore.records`).
+    token meaning (:meth:`~evalnb.store.RunStore.records`); its status is ``running``
+    while a process holds its run lock, else ``partial``, with the attempts it lacks as
+    ``missing_tasks`` (:meth:`~evalnb.store.RunStore.observed`).
 
     The events are the source of truth: a complete run whose parquet tables are
     missing, unreadable or lack a key column (``run_id``, ``model``, ``task_id``,
@@ -367,8 +369,8 @@ def read_run_folder(path: str | Path) -> Runs:
         >>> from evalnb.store import RunStore
         >>> from evalnb.records import RunMeta
         >>> s = RunStore.create(tempfile.mkdtemp(), RunMeta(run_id="r", provider="p", model="m"))
-        >>> read_run_folder(s.path).runs.get_column("status").to_list()
-        ['running']
+        >>> read_run_folder(s.path).runs.get_column("status").to_list()  # nobody runs it
+        ['partial']
     """
     return runs_from_store(RunStore.open(path))
 
@@ -387,7 +389,9 @@ def runs_from_store(store: RunStore) -> Runs:
     scans = _parquet_scans(parquet) if store.meta.status == "complete" else None
     if scans is not None:
         return runs_from_scans(store.meta, scans)
-    return _finish(store.meta, dict(tables_from_records(store.meta, store.records())))
+    records = store.records()
+    meta = store.observed(len(records))  # running, or partial with its missing attempts
+    return _finish(meta, dict(tables_from_records(meta, records)))
 
 
 def runs_from_scans(meta: RunMeta, scans: dict[str, pl.LazyFrame]) -> Runs:

@@ -157,6 +157,8 @@ def report_markdown(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFram
             missing = run.get("missing_tasks")
             lacks = f" It lacks {missing} task(s)." if missing is not None else ""
             parts += [f"**Partial run**: only the tasks present are counted.{lacks}", ""]
+        elif note := _partial_note(run):  # running, with attempts still to finish
+            parts += [f"**Running** ({note}): only the tasks finished are counted.", ""]
         parts += [*_table(["Metric", "Value"], [list(kv) for kv in _header(row)]), ""]
         cats = categories.filter(pl.col("run_id") == run_id).sort("category")
         parts += ["### By category", ""]
@@ -232,7 +234,7 @@ def comparison_markdown(
         [name, *(dict(_header(r))[name] for r in latest.iter_rows(named=True))]
         for name in BASELINE_ROWS
     ]
-    partial = [r["status"] == "partial" for r in latest.iter_rows(named=True)]
+    partial = [bool(_partial_note(r)) for r in latest.iter_rows(named=True)]
     heads = [
         f"{label} {PARTIAL_MARK}" if p else label for label, p in zip(labels, partial, strict=True)
     ]
@@ -365,7 +367,7 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
     """The headline figures of one summary row, labelled as in spec 000's baseline table."""
     ok, err, total = row["tool_calls_ok"], row["tool_calls_error"], row["total_tool_calls"]
     return [
-        ("Tasks passed", _passed(row)),
+        ("Tasks passed", _passed(row) + _missing(row)),
         ("Tasks (attempts)", f"{row['distinct_tasks']} ({row['total_tasks']})"),
         ("Pass rate", _rate_ci(row["pass_rate"], row["pass_rate_lo"], row["pass_rate_hi"])),
         (
@@ -411,6 +413,12 @@ def _cost(row: dict[str, Any]) -> str:
     if abs(priced) < 5e-10:
         return f"{_usd(total)} (recorded)"
     return f"{_usd(total)} ({_usd(recorded)} recorded, {_usd(priced)} from prices)"
+
+
+def _missing(row: dict[str, Any]) -> str:
+    """ " (N missing)" after a partial or running run's tasks, where N is known."""
+    missing = row.get("missing_tasks")
+    return f" ({missing} missing)" if _partial_note(row) and missing else ""
 
 
 def _layers(row: dict[str, Any]) -> list[tuple[str, str]]:
@@ -570,7 +578,7 @@ def _trend(rows: pl.DataFrame) -> list[str]:
                 if r is None:
                     line.append("–")
                     continue
-                mark = PARTIAL_MARK if r["status"] == "partial" else ""
+                mark = PARTIAL_MARK if _partial_note(r) else ""
                 mark += SIZE_MARK if r["_size"] != first_size else ""
                 marks.update(mark)
                 line.append(_pct(r[col]) + (f" {mark}" if mark else ""))
@@ -591,10 +599,14 @@ def _task_cell(r: dict[str, Any]) -> str:
 
 
 def _partial_note(r: dict[str, Any]) -> str:
-    """ "partial: N missing" for a partial run, else empty."""
+    """ "partial: N missing" for a partial run, "running: N not finished" for a run in
+    progress with N attempts to go, else empty (a run whose figures cover every task).
+    Marked runs (:data:`PARTIAL_MARK`) are those with a note."""
+    missing = r.get("missing_tasks")
+    if r["status"] == "running" and missing:
+        return f"running: {missing} not finished"
     if r["status"] != "partial":
         return ""
-    missing = r.get("missing_tasks")
     return "partial: " + (f"{missing} missing" if missing is not None else "number missing unknown")
 
 

@@ -92,9 +92,11 @@ class LLMCall(Record):
     written to the provider's prompt cache, so the uncached part is
     ``input_tokens - cache_read_tokens - cache_write_tokens``.
     ``cumulative_input`` is the running sum of ``input_tokens`` over calls 1..N.
-    Token counts are None where the source did not record them. ``compacted_before``
-    marks a call made just after the agent compacted its context (Codex's ``compacted``
-    event, an ATIF continuation or compaction step): the history it sees was replaced.
+    Token counts are None where the source did not record them; ``usage_error`` says why
+    a provider's reply left them unknown (no usage, a count missing, negative or not a
+    whole number), None when nothing was wrong. ``compacted_before`` marks a call made just
+    after the agent compacted its context (Codex's ``compacted`` event, an ATIF
+    continuation or compaction step): the history it sees was replaced.
 
     Example:
         >>> LLMCall(call_number=1, input_tokens=70_000, cache_read_tokens=69_000,
@@ -114,6 +116,7 @@ class LLMCall(Record):
     tool_calls_made: int = 0
     stop_reason: str | None = None
     compacted_before: bool = False
+    usage_error: str | None = None
 
     @property
     def uncached_input_tokens(self) -> int | None:

@@ -30,7 +30,7 @@ table           one row per                columns
                                            output_tokens, cache_read_tokens,
                                            cache_write_tokens, cumulative_input,
                                            latency_ms, tool_calls_made, stop_reason,
-                                           compacted_before
+                                           compacted_before, usage_error
 ``tool_calls``  tool invocation            keys, call_index, call_number, commands,
                                            stdout, stderr, exit_code, duration_ms,
                                            stdout_truncated, stderr_truncated,
@@ -165,6 +165,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "tool_calls_made": pl.Int64,
         "stop_reason": pl.Utf8,
         "compacted_before": pl.Boolean,
+        "usage_error": pl.Utf8,
         "attempt_key": pl.Int64,
     },
     "tool_calls": {
