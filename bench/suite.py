@@ -13,6 +13,7 @@ machines are noisy: compare the ratios):
 - finalize: reading events before / now (bench/finalize.py);
 - workers: calls/s through the real OpenAI SDK to a local server at 1, 2, 4 worker
   processes, against one worker and the server's zero-overhead limit (bench/workers.py);
+- merge: ``evalnb merge`` of 1,000,000 attempts, peak memory against 2 GiB (bench/merge.py);
 - runner: the runner's own cost per task against 5 ms, a sleeping provider against the
   ideal (bench/runner_overhead.py);
 - notebooks: the notebook suite under nbmake against as many import-only notebooks;
@@ -56,6 +57,7 @@ from bench import finalize as finalize_bench
 from bench import folders as folders_bench
 from bench import frames as frames_bench
 from bench import import_time, inspect_load, remote, runner_overhead, runner_throughput, trace_sets
+from bench import merge as merge_bench
 from bench import scale as scale_bench
 from bench import workers as workers_bench
 from evalnb.records import Task
@@ -492,6 +494,7 @@ SECTIONS = {
     "finalize": ("Finalize and reading events (issue 18)", finalize_bench.main),
     "workers": ("Real-API throughput: worker processes (issue 18)", workers_bench.lines),
     "throughput": ("Runner throughput against Inspect AI (issue 28)", runner_throughput.lines),
+    "merge": ("Merge at scale: 1,000,000 attempts in under 2 GiB (issue 28)", merge_bench.lines),
     "runner": ("Runner overhead (issue 2)", runner),
     "notebooks": ("Notebooks", notebooks),
     "memory": ("Memory", memory),

@@ -28,22 +28,33 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from evalnb.analysis.diagnostics import common_errors, diagnose, failing_commands, friction
-from evalnb.analysis.guidance import compare_guidance
-from evalnb.analysis.interaction import command_rows, interaction
-from evalnb.analysis.load import load
-from evalnb.analysis.metrics import (
-    by_category,
-    compare,
-    compare_all,
-    context_growth,
-    epoch_variance,
-    summary,
-)
+from evalnb.analysis import diagnostics as _diagnostics
+from evalnb.analysis import guidance as _guidance
+from evalnb.analysis import interaction as _interaction
+from evalnb.analysis import load as _load
+from evalnb.analysis import metrics as _metrics
+from evalnb.analysis import stats as _stats
+from evalnb.analysis.boundary import checked
 from evalnb.analysis.runs import Runs
-from evalnb.analysis.stats import tasks_needed
 from evalnb.errors import EvalnbError, InputError, ProviderError, SetupError
 from evalnb.version import __version__
+
+# the public analysis API checks its arguments' types (evalnb.analysis.boundary)
+common_errors = checked(_diagnostics.common_errors)
+diagnose = checked(_diagnostics.diagnose)
+failing_commands = checked(_diagnostics.failing_commands)
+friction = checked(_diagnostics.friction)
+compare_guidance = checked(_guidance.compare_guidance)
+command_rows = checked(_interaction.command_rows)
+interaction = checked(_interaction.interaction)
+load = checked(_load.load)
+by_category = checked(_metrics.by_category)
+compare = checked(_metrics.compare)
+compare_all = checked(_metrics.compare_all)
+context_growth = checked(_metrics.context_growth)
+epoch_variance = checked(_metrics.epoch_variance)
+summary = checked(_metrics.summary)
+tasks_needed = checked(_stats.tasks_needed)
 
 if TYPE_CHECKING:
     from evalnb.demo import ensure_demo_runs

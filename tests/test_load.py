@@ -13,8 +13,8 @@ import pytest
 
 from evalnb.analysis.load import load
 from evalnb.analysis.runs import PandasRuns, Runs
+from evalnb.cli.imports import import_format
 from evalnb.errors import InputError
-from evalnb.formats.bashkit_eval import import_bashkit_eval
 from evalnb.formats.detect import READERS
 from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
 from evalnb.store import RunStore
@@ -54,8 +54,6 @@ def test_result_files_and_run_folders_load_together(bashkit_eval_files, tmp_path
     runs = load(bashkit_eval_files[0], native)
     assert runs.runs.get_column("source").to_list() == ["bashkit-eval", "evalnb"]
     assert runs.tasks.filter(pl.col("run_id") == "native").height == 1
-    # columns only one format has (source_category) are null for the other
-    assert runs.tasks.filter(pl.col("run_id") == "native").get_column("source_category")[0] is None
 
 
 def test_a_folder_of_run_folders_is_read_without_the_foreign_format_readers(tmp_path):
@@ -89,11 +87,11 @@ def test_the_same_file_reached_twice_is_read_once(bashkit_eval_files):
 
 
 def test_one_run_from_two_inputs_is_refused(bashkit_eval_files, tmp_path):
-    (folder,) = import_bashkit_eval(bashkit_eval_files[:1], tmp_path)
+    (folder,) = import_format("bashkit-eval", bashkit_eval_files[:1], tmp_path)
     with pytest.raises(InputError) as err:
         load(bashkit_eval_files[0], folder)
     assert err.value.field == "run_id"
-    assert str(bashkit_eval_files[0]) in str(err.value)
+    assert str(bashkit_eval_files[0].resolve()) in str(err.value)
 
 
 def test_unknown_and_missing_inputs_are_input_errors(tmp_path):
@@ -107,10 +105,13 @@ def test_unknown_and_missing_inputs_are_input_errors(tmp_path):
     empty.mkdir()
     with pytest.raises(InputError, match=r"no run folders, recognised trace files or \.json files"):
         load(empty)
-    notes = tmp_path / "notes.txt"
+    notes = tmp_path / "notes.dat"
     notes.write_text("not json")
-    with pytest.raises(InputError, match=r"notes\.txt:1: invalid JSON"):
+    with pytest.raises(InputError, match=r"notes\.dat:1: invalid JSON"):
         load(notes)
+    notes.rename(tmp_path / "notes.txt")  # a plain-text transcript, which needs its target
+    with pytest.raises(InputError, match=r"notes\.txt: target: a plain-text transcript needs"):
+        load(tmp_path / "notes.txt")
 
 
 def test_a_mira_report_given_alone_points_to_its_folder(tmp_path):

@@ -15,9 +15,14 @@ prompt, cache included (see :class:`~evalnb.records.LLMCall`), so::
     cost_usd = (uncached * input + cache_read * cached_input
                 + cache_write * (cache_write price or input) + total_output_tokens * output) / 1e6
 
-A task whose source recorded its own cost (the ``recorded_cost_usd`` column, such as
-Claude Code's ``total_cost_usd``) keeps that figure as its ``cost_usd``;
-``cost_source`` says which it is (``recorded`` or ``prices``).
+A cost the source recorded is the task's cost: the ``recorded_cost_usd`` column
+(Claude Code's ``total_cost_usd``, onetool-bench's per-row ``cost_usd``, mira's
+``usage.cost_usd``, llm-tool-test's ``cost_estimate_usd``/``cost_usd``; a recorded
+0.0 included) is its ``cost_usd``; prices fill in only the tasks without one.
+``cost_source`` says which it is (``recorded`` or ``prices``), and both figures are
+shown: :func:`task_cost` gives ``recorded_cost_usd`` and ``priced_cost_usd`` (what the
+price table says) beside it, and a run's summary its ``recorded_cost_usd`` (the part
+of its ``cost_usd`` the source recorded).
 
 Example:
     >>> prices = load_prices()
@@ -155,12 +160,14 @@ def price_for(model: str, provider: str | None, prices: Prices) -> Price | None:
 
 
 def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
-    """Cost in USD of every task attempt: keys, token counts, ``cost_usd`` and ``cost_source``.
+    """Cost in USD of every task attempt: keys, token counts, ``cost_usd``, ``cost_source``,
+    ``recorded_cost_usd`` and ``priced_cost_usd``.
 
     ``cost_usd`` is the source's own ``recorded_cost_usd`` where there is one
-    (``cost_source`` "recorded"), else priced from the tokens ("prices"). It is null
-    for a model without a price entry (one warning lists such models) and for a
-    task whose token counts were not recorded.
+    (``cost_source`` "recorded"), else ``priced_cost_usd``, priced from the tokens
+    ("prices"). A priced cost is null for a model without a price entry (one warning
+    lists such models, when a task needs the price) and for a task whose token counts
+    were not recorded.
 
     Example:
         >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
@@ -176,7 +183,14 @@ def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
     columns = [*KEYS, "total_input_tokens", "cache_read_tokens", "cache_write_tokens"]
     return (
         _attempt_costs(runs, prices, KEYS)
-        .select(*columns, "total_output_tokens", "cost_usd", "cost_source")
+        .select(
+            *columns,
+            "total_output_tokens",
+            "cost_usd",
+            "cost_source",
+            "recorded_cost_usd",
+            "priced_cost_usd",
+        )
         .collect()
     )
 
@@ -218,6 +232,8 @@ def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.Laz
     )
     return tokens.with_columns(
         pl.coalesce("_rec", _PRICED).alias("cost_usd"),
+        pl.col("_rec").alias("recorded_cost_usd"),
+        _PRICED.alias("priced_cost_usd"),
         pl.when(pl.col("_rec").is_not_null())
         .then(pl.lit("recorded"))
         .when(_PRICED.is_not_null())
@@ -269,7 +285,9 @@ def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Exp
 
 
 def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
-    """Per run (``run_key``): total cost in USD, null when any task's cost is unknown.
+    """Per run (``run_key``): total cost in USD (``cost_usd``, null when any task's cost
+    is unknown) and the part of it the source recorded (``recorded_cost_usd``, null
+    when no task has a recorded cost).
 
     The total is each task's :func:`task_cost` summed, in a way that does not depend on
     row order: the recorded costs are summed in sorted order, and the other tasks'
@@ -298,11 +316,15 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
             # a task to price without its token counts has an unknown cost (unless free)
             (priced & pl.any_horizontal(pl.col(_TOKENS[:2]).is_null())).any().alias("_unknown"),
             priced.any().alias("_any_priced"),
-            pl.col("_rec").drop_nulls().sort().cum_sum().last().fill_null(0.0).alias("_rec"),
+            pl.col("_rec").drop_nulls().sort().cum_sum().last().alias("recorded_cost_usd"),
             *(pl.col(c).filter(priced).fill_null(0).sum() for c in _TOKENS),
         )
     )
-    total = pl.col("_rec") + pl.when(pl.col("_any_priced")).then(_PRICED).otherwise(0.0)
+    total = pl.col("recorded_cost_usd").fill_null(0.0) + pl.when(pl.col("_any_priced")).then(
+        _PRICED
+    ).otherwise(0.0)
     return token_sums.join(table, on="run_key", how="left").select(
-        "run_key", pl.when(~pl.col("_unknown") | pl.col("_free")).then(total).alias("cost_usd")
+        "run_key",
+        pl.when(~pl.col("_unknown") | pl.col("_free")).then(total).alias("cost_usd"),
+        "recorded_cost_usd",
     )

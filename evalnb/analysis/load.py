@@ -6,7 +6,11 @@ Each path (or glob) may be:
 - a ``report.json`` written by :func:`evalnb.present.report.write_report`,
 - a file or folder of a foreign trace format that :mod:`evalnb.formats.detect` recognises
   (bashkit-eval and scripting-eval result JSON, bashkit mira run folders, llm-tool-test
-  artifact folders and results.jsonl, Terminal-Bench run folders, onetool-mcp bench CSV),
+  artifact folders and results.jsonl, Terminal-Bench run folders, onetool-mcp bench CSV,
+  Inspect AI logs, Claude Code sessions, plain-text transcripts); readers' declared
+  options go in ``options`` (``load("t/*.txt", options={"target": "notes"})``), and
+  the files of a format that gathers (Claude Code, transcripts: a file is one task
+  attempt) form their runs together, as ``evalnb import`` does,
 - any other folder: stands for the run folders, recognised inputs and ``*.json`` files
   directly inside it,
 - a URL (``s3://``, ``https://``, ``memory://``...): complete run folders read through
@@ -49,6 +53,8 @@ from __future__ import annotations
 import glob
 import os
 import warnings
+from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Literal, overload
 from urllib.parse import urlsplit
@@ -68,7 +74,7 @@ from evalnb.analysis.runs import (
     runs_from_records,
 )
 from evalnb.errors import EvalnbError, InputError
-from evalnb.formats.detect import recognise
+from evalnb.formats.detect import Format, Run, check_options, read_gathered, recognise
 from evalnb.formats.json_file import read_json
 from evalnb.store import RunStore, is_run_folder
 
@@ -79,6 +85,7 @@ def load(
     backend: Literal["polars"] = "polars",
     strict: bool = True,
     dataset: str | Path | None = None,
+    options: Mapping[str, str] | None = None,
 ) -> Runs: ...
 @overload
 def load(
@@ -86,16 +93,20 @@ def load(
     backend: Literal["pandas"],
     strict: bool = True,
     dataset: str | Path | None = None,
+    options: Mapping[str, str] | None = None,
 ) -> PandasRuns: ...
 def load(
     *paths_or_globs: str | Path,
     backend: Literal["polars", "pandas"] = "polars",
     strict: bool = True,
     dataset: str | Path | None = None,
+    options: Mapping[str, str] | None = None,
 ) -> Runs | PandasRuns:
     """Load run folders, result files and foreign trace formats together.
 
     ``strict=False`` returns what could be read, with the failures in ``.errors``.
+    ``options`` are readers' declared options (``{"target": "notes"}``); a name no
+    reader declares is a ValueError.
 
     Example:
         >>> import tempfile
@@ -108,9 +119,11 @@ def load(
     """
     if backend not in ("polars", "pandas"):
         raise ValueError(f"backend must be 'polars' or 'pandas', not {backend!r}")
+    options = options or {}
+    check_options(options)
     errors: list[LoadError] = []
     inputs = _expand(paths_or_globs, errors, strict)
-    parts, failed = _read_all(inputs)
+    parts, failed = _read_all(inputs, options)  # inputs gain the formats read together
     owner: dict[str, int] = {}  # run_id -> the input it is read from
     for run_id, position in sorted(
         ((run_id, pos) for _, origin in parts for run_id, pos in origin.items()),
@@ -157,12 +170,13 @@ def _expand(
 
 
 def _read_all(
-    inputs: list[Path | str],
+    inputs: list[Path | str], options: Mapping[str, str]
 ) -> tuple[list[tuple[Runs, dict[str, int]]], list[tuple[int, EvalnbError]]]:
     """Read every input: the run folders together, one batch per filesystem
     (:func:`~evalnb.analysis.runs.read_run_folders`), the rest one by one
-    (:func:`read_input`). Gives each part read with the input each of its runs came from
-    (by position), and the inputs that failed."""
+    (:func:`read_input`), the runs of a format that gathers formed together at the end
+    (each such format then appended to ``inputs``, by name). Gives each part read with
+    the input each of its runs came from (by position), and the inputs that failed."""
     batches: dict[str, list[int]] = {}
     alone: list[int] = []
     for position, item in enumerate(inputs):
@@ -181,9 +195,20 @@ def _read_all(
         read.append((found.runs, {r: positions[i] for r, i in found.positions.items()}))
         failed += [(positions[i], exc) for i, exc in found.failed]
         alone += [positions[i] for i in found.foreign]
-    for position in sorted(alone):
+    gathered: dict[Format, list[Run]] = {}
+    readers = [(p, partial(read_input, inputs[p], gathered, options)) for p in sorted(alone)]
+    for position, reader in readers:
         try:
-            part = read_input(inputs[position])
+            part = reader()
+        except EvalnbError as exc:
+            failed.append((position, exc))
+            continue
+        read.append((part, dict.fromkeys(part.runs.get_column("run_id").to_list(), position)))
+    for fmt, runs in gathered.items():
+        position = len(inputs)
+        inputs.append(fmt.name)
+        try:
+            part = _formed(fmt, runs)
         except EvalnbError as exc:
             failed.append((position, exc))
             continue
@@ -251,8 +276,16 @@ def _inside(folder: Path) -> list[Path]:
     ]
 
 
-def read_input(path: str | Path) -> Runs:
+def read_input(
+    path: str | Path,
+    gathered: dict[Format, list[Run]] | None = None,
+    options: Mapping[str, str] | None = None,
+) -> Runs:
     """Read one input: a recognised format, an evalnb run folder, a report.json or a URL.
+
+    The runs of a format that gathers go to ``gathered`` (by format) to be formed
+    together (:func:`~evalnb.formats.detect.read_gathered`), and nothing is returned for
+    them; without ``gathered`` they are formed at once, from this input alone.
 
     Example:
         >>> read_input("/")
@@ -261,18 +294,20 @@ def read_input(path: str | Path) -> Runs:
         evalnb.errors.InputError: /: not a run folder or a folder of a recognised format
     """
     if is_url(path):
-        read = read_run_folders([path], url_access(str(path)))
-        if read.failed:
-            raise read.failed[0][1]
-        return read.runs
+        found = read_run_folders([path], url_access(str(path)))
+        if found.failed:
+            raise found.failed[0][1]
+        return found.runs
     path = Path(path)
     if _evalnb_run(path) is not None:
         return read_run_folder(path)
     fmt = recognise(path)
     if fmt is not None:
-        if fmt.read is None:
-            raise InputError(path, None, None, f"{fmt.name}: {fmt.advice}")
-        return Runs.concat([runs_from_records(meta, records) for meta, records in fmt.read(path)])
+        read = fmt.read_one(path, options or {})
+        if gathered is None or fmt.gather is None:
+            return _formed(fmt, read)
+        gathered.setdefault(fmt, []).extend(read)
+        return Runs.empty()
     if path.is_dir():
         if is_run_folder(path):
             return read_run_folder(path)
@@ -288,6 +323,11 @@ def read_input(path: str | Path) -> Runs:
         f"unknown format (JSON with {keys}): expected an evalnb report.json or a format "
         "evalnb reads (see the README's formats table)",
     )
+
+
+def _formed(fmt: Format, read: list[Run]) -> Runs:
+    """The runs read from inputs of ``fmt``, gathered when it gathers, as tables."""
+    return Runs.concat([runs_from_records(meta, recs) for meta, recs in read_gathered(fmt, read)])
 
 
 def _evalnb_run(path: Path) -> RunStore | None:

@@ -371,7 +371,9 @@ def read_run_folders(folders: Sequence[str | Path], access: Access = LOCAL) -> F
       scanned lazily (see the module docstring), also when an older evalnb wrote them
       (see :func:`runs_from_scans`).
     - A run in progress is built from ``events.jsonl`` in memory, each record in today's
-      token meaning (:meth:`~evalnb.store.RunStore.records`).
+      token meaning (:meth:`~evalnb.store.RunStore.records`); its status is ``running``
+      while a process holds its run lock, else ``partial``, with the attempts it lacks as
+      ``missing_tasks`` (:meth:`~evalnb.store.RunStore.observed`).
     - The events are the source of truth: a complete run whose parquet tables are
       damaged (:mod:`evalnb.analysis.folders`) is rebuilt from them, with a warning
       naming the file and the damage, when they hold the run's attempts, and refused
@@ -405,8 +407,8 @@ def read_run_folder(path: str | Path) -> Runs:
         >>> from evalnb.store import RunStore
         >>> from evalnb.records import RunMeta
         >>> s = RunStore.create(tempfile.mkdtemp(), RunMeta(run_id="r", provider="p", model="m"))
-        >>> read_run_folder(s.path).runs.get_column("status").to_list()
-        ['running']
+        >>> read_run_folder(s.path).runs.get_column("status").to_list()  # nobody runs it
+        ['partial']
     """
     read = read_run_folders([path])
     if read.failed:
@@ -432,8 +434,11 @@ def _read_alone(folder: Folder, access: Access) -> Runs:
             "URL; load a run in progress from its folder"
         )
         raise InputError(f"{folder.path}/run.json", None, "status", msg)
-    records = RunStore(folder.path, meta).records()
-    if folder.problem:
+    store = RunStore(folder.path, meta)
+    records = store.records()
+    if not folder.problem:  # running while a process holds its run lock, else partial
+        meta = store.observed(len(records))
+    else:
         file, reason = folder.problem
         if meta.source == "evalnb" and meta.task_count not in (None, len(records)):
             msg = (

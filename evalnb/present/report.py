@@ -46,14 +46,15 @@ import polars as pl
 from evalnb.analysis.baseline import baseline_runs
 from evalnb.analysis.cost import Prices
 from evalnb.analysis.diagnostics import friction
-from evalnb.analysis.metrics import by_category, compare_all, summary
+from evalnb.analysis.metrics import by_category, compare_all, power_note, summary
 from evalnb.analysis.report_file import REPORT_FORMAT, REPORT_VERSION
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.stats import SMALL_N
 from evalnb.store import utc_now
 from evalnb.store.tables import TABLES
 
 CI_NOTE = (
-    "Brackets: 95% interval clustered by task (Wilson on the effective sample size, "
+    "Brackets: 95% interval clustered by task (Agresti-Coull on the effective sample size, "
     "small-sample corrected; a task's epochs, checks and tool calls count as one unit)."
 )
 
@@ -95,8 +96,7 @@ def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
         ]
         width = max(map(len, names), default=0)
         for name, task in zip(names, tasks.iter_rows(named=True), strict=True):
-            verdict = "PASS" if task["passed"] else "FAIL"
-            line = f"  {verdict}  {name:<{width}}  {_task_score(task)}"
+            line = f"  {_verdict(task)}  {name:<{width}}  {_task_score(task)}"
             if task["error"]:
                 line += f"  error: {_one_line(task['error'])}"
             lines.append(line)
@@ -157,6 +157,8 @@ def report_markdown(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFram
             missing = run.get("missing_tasks")
             lacks = f" It lacks {missing} task(s)." if missing is not None else ""
             parts += [f"**Partial run**: only the tasks present are counted.{lacks}", ""]
+        elif note := _partial_note(run):  # running, with attempts still to finish
+            parts += [f"**Running** ({note}): only the tasks finished are counted.", ""]
         parts += [*_table(["Metric", "Value"], [list(kv) for kv in _header(row)]), ""]
         cats = categories.filter(pl.col("run_id") == run_id).sort("category")
         parts += ["### By category", ""]
@@ -232,7 +234,7 @@ def comparison_markdown(
         [name, *(dict(_header(r))[name] for r in latest.iter_rows(named=True))]
         for name in BASELINE_ROWS
     ]
-    partial = [r["status"] == "partial" for r in latest.iter_rows(named=True)]
+    partial = [bool(_partial_note(r)) for r in latest.iter_rows(named=True)]
     heads = [
         f"{label} {PARTIAL_MARK}" if p else label for label, p in zip(labels, partial, strict=True)
     ]
@@ -243,7 +245,7 @@ def comparison_markdown(
     parts += ["### Per-Category Rates", ""]
     parts += [
         "Cells: the category's overall rate (weighted check score / maximum, "
-        "not a pass rate), then tasks passed / tasks.",
+        "not a pass rate) with its 95% interval clustered by task, then tasks passed / tasks.",
         "",
     ]
     cats = categories.join(latest.select("run_id", "label"), on="run_id")
@@ -252,7 +254,7 @@ def comparison_markdown(
         [
             cat,
             *(
-                f"{_pct(c['rate'])} ({c['passed']}/{c['tasks']})"
+                f"{_rate_ci(c['rate'], c['rate_lo'], c['rate_hi'])} ({c['passed']}/{c['tasks']})"
                 if (c := cells.get((cat, label)))
                 else "–"
                 for label in labels
@@ -336,11 +338,36 @@ def _unknown(row: dict[str, Any]) -> str:
     return f", {unknown} exit code unknown" if unknown else ""
 
 
+def _verdict(task: dict[str, Any]) -> str:
+    """PASS, FAIL, or UNSCORED for an attempt without a verdict (null ``passed``, no error).
+
+    Example:
+        >>> cases = [(True, None), (None, "x"), (None, None)]
+        >>> [_verdict({"passed": p, "error": e}) for p, e in cases]
+        ['PASS', 'FAIL', 'UNSCORED']
+    """
+    if task["passed"] is None and task["error"] is None:
+        return "UNSCORED"
+    return "PASS" if task["passed"] else "FAIL"
+
+
+def _passed(row: dict[str, Any]) -> str:
+    """``passed/total``, over the attempts with a verdict, the unscored ones said apart.
+
+    Example:
+        >>> _passed({"total_passed": 2, "total_tasks": 5, "unscored_tasks": 2})
+        '2/3 (2 unscored: no verdict, outside the pass rate)'
+    """
+    unscored = row.get("unscored_tasks") or 0
+    text = f"{row['total_passed']}/{row['total_tasks'] - unscored}"
+    return text + (f" ({unscored} unscored: no verdict, outside the pass rate)" if unscored else "")
+
+
 def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
     """The headline figures of one summary row, labelled as in spec 000's baseline table."""
     ok, err, total = row["tool_calls_ok"], row["tool_calls_error"], row["total_tool_calls"]
     return [
-        ("Tasks passed", f"{row['total_passed']}/{row['total_tasks']}"),
+        ("Tasks passed", _passed(row) + _missing(row)),
         ("Tasks (attempts)", f"{row['distinct_tasks']} ({row['total_tasks']})"),
         ("Pass rate", _rate_ci(row["pass_rate"], row["pass_rate_lo"], row["pass_rate_hi"])),
         (
@@ -366,8 +393,32 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
             f"{_tokens(row['total_input_tokens'])}/{_tokens(row['total_output_tokens'])}",
         ),
         ("Duration", _duration(row["total_duration_ms"])),
-        ("Cost", "unknown" if row["cost_usd"] is None else _usd(row["cost_usd"])),
+        ("Cost", _cost(row)),
     ]
+
+
+def _cost(row: dict[str, Any]) -> str:
+    """The run's cost, and how much of it the source recorded (the rest priced).
+
+    Example:
+        >>> _cost({"cost_usd": 1.5, "recorded_cost_usd": 1.0}), _cost({"cost_usd": None})
+        ('$1.50 ($1.00 recorded, $0.50 from prices)', 'unknown')
+    """
+    total, recorded = row["cost_usd"], row.get("recorded_cost_usd")
+    if total is None:
+        return "unknown"
+    if recorded is None:
+        return f"{_usd(total)} (from prices)"
+    priced = total - recorded
+    if abs(priced) < 5e-10:
+        return f"{_usd(total)} (recorded)"
+    return f"{_usd(total)} ({_usd(recorded)} recorded, {_usd(priced)} from prices)"
+
+
+def _missing(row: dict[str, Any]) -> str:
+    """ " (N missing)" after a partial or running run's tasks, where N is known."""
+    missing = row.get("missing_tasks")
+    return f" ({missing} missing)" if _partial_note(row) and missing else ""
 
 
 def _layers(row: dict[str, Any]) -> list[tuple[str, str]]:
@@ -419,9 +470,8 @@ def _task_details(runs: Runs, run_id: str) -> list[str]:
     checks = runs.checks.filter(pl.col("run_id") == run_id)
     lines: list[str] = []
     for t in tasks.iter_rows(named=True):
-        verdict = "PASS" if t["passed"] else "FAIL"
         lines += [
-            f"#### {verdict} {t['task_id']} (epoch {t['epoch']}, {t['category']}): "
+            f"#### {_verdict(t)} {t['task_id']} (epoch {t['epoch']}, {t['category']}): "
             f"{_task_score(t)}",
             "",
             f"Turns {t['turns']} · tool calls {t['tool_call_count']} "
@@ -465,6 +515,12 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
         for r in pairs.iter_rows(named=True)
     ]
     header = ["Pair (A − B)", "Metric", "Shared tasks", "A vs B", "A − B", "95% CI", "p", "Holm p"]
+    notes = [
+        f"- {r['model_a']} ({r['a']}) − {r['model_b']} ({r['b']}): "
+        + power_note(r["tasks"], (r["value_a"] + r["value_b"]) / 2, r["detectable"])
+        for r in pairs.filter(pl.col("metric") == "pass rate").iter_rows(named=True)
+        if r["tasks"] < SMALL_N
+    ]
     return [
         "### Paired comparisons",
         "",
@@ -472,6 +528,7 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
         "",
         *_table(header, rows),
         "",
+        *([*notes, ""] if notes else []),
     ]
 
 
@@ -521,7 +578,7 @@ def _trend(rows: pl.DataFrame) -> list[str]:
                 if r is None:
                     line.append("–")
                     continue
-                mark = PARTIAL_MARK if r["status"] == "partial" else ""
+                mark = PARTIAL_MARK if _partial_note(r) else ""
                 mark += SIZE_MARK if r["_size"] != first_size else ""
                 marks.update(mark)
                 line.append(_pct(r[col]) + (f" {mark}" if mark else ""))
@@ -542,10 +599,14 @@ def _task_cell(r: dict[str, Any]) -> str:
 
 
 def _partial_note(r: dict[str, Any]) -> str:
-    """ "partial: N missing" for a partial run, else empty."""
+    """ "partial: N missing" for a partial run, "running: N not finished" for a run in
+    progress with N attempts to go, else empty (a run whose figures cover every task).
+    Marked runs (:data:`PARTIAL_MARK`) are those with a note."""
+    missing = r.get("missing_tasks")
+    if r["status"] == "running" and missing:
+        return f"running: {missing} not finished"
     if r["status"] != "partial":
         return ""
-    missing = r.get("missing_tasks")
     return "partial: " + (f"{missing} missing" if missing is not None else "number missing unknown")
 
 

@@ -44,6 +44,8 @@ SUMMARY_COLUMNS = [
     "run_id",
     "model",
     "guidance",
+    "status",
+    "missing_tasks",
     "total_tasks",
     "total_passed",
     "pass_rate",

@@ -92,7 +92,11 @@ class LLMCall(Record):
     written to the provider's prompt cache, so the uncached part is
     ``input_tokens - cache_read_tokens - cache_write_tokens``.
     ``cumulative_input`` is the running sum of ``input_tokens`` over calls 1..N.
-    Token counts are None where the source did not record them.
+    Token counts are None where the source did not record them; ``usage_error`` says why
+    a provider's reply left them unknown (no usage, a count missing, negative or not a
+    whole number), None when nothing was wrong. ``compacted_before`` marks a call made just
+    after the agent compacted its context (Codex's ``compacted`` event, an ATIF
+    continuation or compaction step): the history it sees was replaced.
 
     Example:
         >>> LLMCall(call_number=1, input_tokens=70_000, cache_read_tokens=69_000,
@@ -111,6 +115,8 @@ class LLMCall(Record):
     latency_ms: float | None = None
     tool_calls_made: int = 0
     stop_reason: str | None = None
+    compacted_before: bool = False
+    usage_error: str | None = None
 
     @property
     def uncached_input_tokens(self) -> int | None:
@@ -148,6 +154,8 @@ class AgentTrace(Record):
     ``natural_stop`` (spec 002's completion, spec 000's natural stop) is None when the
     source does not say how the attempt ended (an imported plain transcript, a Claude
     Code session without its ``result`` line): unknown, neither completed nor not.
+    ``duration_ms`` is None when the source did not record it (an Inspect sample
+    without ``total_time``, a Terminal-Bench trial without timestamps): unknown, not 0.
     """
 
     messages: list[Message] = Field(default_factory=list)
@@ -158,7 +166,7 @@ class AgentTrace(Record):
     natural_stop: bool | None = False
     total_input_tokens: int = 0
     total_output_tokens: int = 0
-    duration_ms: float = 0.0
+    duration_ms: float | None = 0.0
 
     @property
     def last_tool_response(self) -> ToolCallResult | None:

@@ -44,6 +44,7 @@ Example:
 from __future__ import annotations
 
 import shlex
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -52,12 +53,20 @@ from evalnb.formats.scenario import load_callable, load_scenario
 from evalnb.records import AgentTrace, Connection, ScenarioResult, Task, TaskScore
 from evalnb.records.interfaces import Provider, Sandbox
 from evalnb.records.scenario import Scenario
+from evalnb.resources import data_path
 from evalnb.runtime.agent import default_system_prompt
 from evalnb.runtime.case import Scoring
 from evalnb.runtime.sandbox.bashkit import BashkitSandbox
 from evalnb.runtime.sandbox.local import LocalSandbox
+from evalnb.scoring.deadline import Deadline, ScoringTimeout
 from evalnb.scoring.gates import gate_rows, run_gates
-from evalnb.scoring.judge import Judgement, judge_spec, refuse_self_judging, run_judge
+from evalnb.scoring.judge import (
+    JUDGE_ENV,
+    Judgement,
+    judge_spec,
+    refuse_self_judging,
+    run_judge,
+)
 from evalnb.scoring.outcome import composite_score, decide_outcome, interaction_score
 
 WORKDIR = "/home/eval/work"
@@ -143,17 +152,33 @@ class ScenarioCase:
             raise
         return box
 
-    async def score(self, trace: AgentTrace, sandbox: Sandbox) -> Scoring:
-        """Gates, judge, outcome, interaction score and composite of a finished attempt."""
+    async def score(
+        self, trace: AgentTrace, sandbox: Sandbox, timeout_s: float | None = None
+    ) -> Scoring:
+        """Gates, judge, outcome, interaction score and composite of a finished attempt;
+        the gates and the interaction score within ``timeout_s``
+        (:mod:`evalnb.scoring.deadline`), the judge outside it."""
         scenario = self.scenario
         gates = scenario.gates
-        results = await run_gates(
-            gates,
-            sandbox,
-            trace,
-            workdir=sandbox.workdir,
-            command_pattern=self.command_pattern,
-        )
+        deadline = Deadline(timeout_s)
+        try:
+            results = await run_gates(
+                gates,
+                sandbox,
+                trace,
+                workdir=sandbox.workdir,
+                command_pattern=self.command_pattern,
+                deadline=deadline,
+            )
+            inter: float | None = None
+            if scenario.evaluation.composite is not None:
+                calls = AgentTrace(tool_calls=trace.tool_calls)
+                try:
+                    inter = await deadline.call(interaction_score, calls, self.command_pattern)
+                except ScoringTimeout as exc:
+                    deadline.stop(exc)
+        finally:
+            deadline.close()
         judgement: Judgement | None = None
         if self.judge is not None:
             config = scenario.evaluation.judge
@@ -165,9 +190,8 @@ class ScenarioCase:
         outcome = decide_outcome(results, judgement)
         judge_score = judgement.score if judgement else None
         weights = scenario.evaluation.composite
-        inter, composite = None, None
-        if weights is not None:
-            inter = interaction_score(trace, self.command_pattern)
+        composite = None
+        if weights is not None and inter is not None:
             composite = composite_score(weights, results, judge_score, inter)
         rows = gate_rows(gates, results) + (judgement.rows() if judgement else [])
         gates_passed = sum(r.passed for r in results)
@@ -190,7 +214,7 @@ class ScenarioCase:
             "short_help_tool": scenario.target.binary if scenario.target.short_help else None,
             "tier": scenario.tier,
         }
-        return Scoring(score, result, extra)
+        return Scoring(score, result, extra, error=deadline.error())
 
     async def _prepare(self, box: Sandbox) -> None:
         workdir = shlex.quote(box.workdir)
@@ -216,32 +240,31 @@ def load_scenario_cases(
     models: Sequence[str] = (),
     connection: Connection | None = None,
 ) -> list[ScenarioCase]:
-    """Load a scenario YAML, or every ``*.yaml``/``*.yml`` in a folder, as runner cases.
+    """Load a scenario YAML, or every ``*.yaml``/``*.yml`` in a folder, as runner cases:
+    :func:`scenario_cases` of :func:`load_scenarios`.
 
-    With ``guidance`` (``{name: file}``, from ``--guidance NAME=FILE``) each scenario
-    gives one case per version, ordered version by version; ``case.guidance`` is the
-    name (None without ``guidance``: each scenario then uses its own guidance file).
-    ``judge`` (``--judge``) is resolved per scenario with :func:`judge_spec` and
-    :func:`evalnb.runtime.runner.resolve_provider`, once per model spec; a judge that is one of
-    ``models`` (the models under test) raises ValueError; ``connection`` is how it is
-    reached (as for the models under test). Bad input raises
-    :class:`~evalnb.errors.InputError`.
+    Bad input raises :class:`~evalnb.errors.InputError`.
     """
-    from evalnb.runtime.providers.registry import resolve_provider
+    return scenario_cases(
+        load_scenarios(path), guidance, judge, models=models, connection=connection
+    )
 
+
+def load_scenarios(path: str | Path) -> list[tuple[Path, Scenario]]:
+    """Each scenario of a YAML file, or of every ``*.yaml``/``*.yml`` in a folder, with its
+    file; two scenarios of one name are an InputError.
+
+    Example:
+        >>> from evalnb.resources import dataset_path
+        >>> [s.name for _, s in load_scenarios(dataset_path("notes"))][:2]
+        ['notes_capture', 'notes_cleanup']
+    """
     root = Path(path)
     files = sorted([*root.glob("*.yaml"), *root.glob("*.yml")]) if root.is_dir() else [root]
     if root.is_dir() and not files:
         raise InputError(root, None, None, "no *.yaml scenarios in this folder")
-    versions: list[tuple[str, Path] | None] = [None]
-    if guidance:
-        for name, file in guidance.items():
-            if not Path(file).is_file():
-                raise InputError(file, None, None, f"guidance {name!r}: file not found")
-        versions = [(name, Path(file).resolve()) for name, file in guidance.items()]
     seen: dict[str, Path] = {}
-    judges: dict[str, Provider] = {}
-    loaded: list[tuple[Scenario, Provider | None]] = []
+    loaded = []
     for file in files:
         scenario = load_scenario(file)
         if scenario.name in seen:
@@ -252,28 +275,88 @@ def load_scenario_cases(
                 f"duplicate scenario name {scenario.name!r} (also {seen[scenario.name]})",
             )
         seen[scenario.name] = file
+        loaded.append((file, scenario))
+    return loaded
+
+
+def scenario_cases(
+    scenarios: Sequence[tuple[Path, Scenario]],
+    guidance: Mapping[str, Path] | None = None,
+    judge: str | None = None,
+    *,
+    models: Sequence[str] = (),
+    connection: Connection | None = None,
+) -> list[ScenarioCase]:
+    """The runner cases of ``scenarios`` (``(file, scenario)`` pairs).
+
+    With ``guidance`` (``{name: file}``, from ``--guidance NAME=FILE``) each scenario
+    gives one case per version, ordered version by version; ``case.guidance`` is the
+    name (None without ``guidance``: each scenario then uses its own guidance file).
+    ``judge`` (``--judge``) is resolved per scenario with :func:`judge_spec` and
+    :func:`evalnb.runtime.runner.resolve_provider`, once per model spec (so only the
+    judges of these scenarios need their keys); a judge that is one of ``models`` (the
+    models under test) raises ValueError; ``connection`` is how it is reached (as for the
+    models under test). A scenario that enables the judge without any judge model
+    (none from ``--judge``, the scenario or ``EVALNB_JUDGE``) is an InputError, except
+    a scenario evalnb ships (in its data folder), which then runs without its judge,
+    with a warning: the bundled suites run offline (its outcome is then its gates').
+    """
+    from evalnb.runtime.providers.registry import resolve_provider
+
+    versions: list[tuple[str, Path] | None] = [None]
+    if guidance:
+        for name, file in guidance.items():
+            if not Path(file).is_file():
+                raise InputError(file, None, None, f"guidance {name!r}: file not found")
+        versions = [(name, Path(file).resolve()) for name, file in guidance.items()]
+    judges: dict[str, Provider] = {}
+    loaded: list[tuple[Scenario, Provider | None]] = []
+    for file, scenario in scenarios:
         provider = None
         if scenario.evaluation.judge_enabled:
             config = scenario.evaluation.judge
             spec = judge_spec(judge, config.model if config else None)
-            if spec is None:
+            if spec is None and _bundled(file):
+                scenario = _without_judge(scenario)
+                warnings.warn(
+                    f"{file}: no judge model (--judge or {JUDGE_ENV}): scenario "
+                    f"{scenario.name!r} runs without its judge; its outcome is its gates'",
+                    stacklevel=2,
+                )
+            elif spec is None:
                 raise InputError(
                     file,
                     None,
                     "evaluation.judge",
                     "the judge is enabled but no judge model is set: "
-                    "pass --judge, set evaluation.judge.model or EVALNB_JUDGE",
+                    f"pass --judge, set evaluation.judge.model or {JUDGE_ENV}",
                 )
-            refuse_self_judging(spec, models)
-            if spec not in judges:
-                judges[spec] = resolve_provider(spec, connection=connection)
-            provider = judges[spec]
+            else:
+                refuse_self_judging(spec, models)
+                if spec not in judges:
+                    judges[spec] = resolve_provider(spec, connection=connection)
+                provider = judges[spec]
         loaded.append((scenario, provider))
     return [
         ScenarioCase(scenario, guidance=version, judge=provider)
         for version in versions
         for scenario, provider in loaded
     ]
+
+
+def _bundled(file: Path) -> bool:
+    """Whether a scenario file is one evalnb ships (under its package data folder)."""
+    return file.resolve().is_relative_to(data_path().resolve())
+
+
+def _without_judge(scenario: Scenario) -> Scenario:
+    """``scenario`` with its judge disabled."""
+    evaluation = scenario.evaluation
+    assert evaluation.judge is not None
+    judge = evaluation.judge.model_copy(update={"enabled": False})
+    return scenario.model_copy(
+        update={"evaluation": evaluation.model_copy(update={"judge": judge})}
+    )
 
 
 def _read_guidance(file: Path) -> str:

@@ -16,6 +16,12 @@ itself). Once the SDK gives up, the failure becomes a
 ``"connection"`` otherwise) whose text names the model, status, error type and request
 id, never the key or a URL's secrets.
 
+A reply both providers read the same way: one that is not JSON (a proxy's ``text/html``
+page with status 200) is a ``"response"`` ProviderError quoting its start (a ``bad
+provider response``); token counts are read by :func:`token_counts`, so a missing usage
+block, a missing count, one that is not a whole number or a negative one is an unknown
+(null) count with ``usage_error`` saying why, and the rest of the reply is used.
+
 A provider pickles as the arguments it was built with (its SDK clients are rebuilt),
 so worker processes (:mod:`evalnb.runtime.workers`) can run it; a key read from the
 environment is read there again, never pickled.
@@ -42,7 +48,7 @@ from evalnb.errors import ProviderError
 from evalnb.records.interfaces import Recording
 from evalnb.records.run import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_S
 from evalnb.redact import REDACTED, redact, redact_url
-from evalnb.runtime.providers.endpoint import PerLoop, choose_key
+from evalnb.runtime.providers.endpoint import PerLoop, choose_key, split_base_url
 
 
 class Closable(Protocol):
@@ -102,6 +108,13 @@ class SDKProvider(Generic[Client]):
             "http_client": http_client,
         }
         self.base_url = base_url or os.environ.get(self.BASE_URL_ENV) or None
+        self.default_query: dict[str, str] = {}
+        if self.base_url is not None:
+            try:
+                self.base_url, self.default_query = split_base_url(self.base_url)
+            except ValueError as exc:
+                source = "" if base_url else f" (from ${self.BASE_URL_ENV})"
+                raise ValueError(f"{exc}{source}") from None
         self._key = choose_key(
             self.KEY_ENV, self.base_url, self.DEFAULT_URL, api_key=api_key, api_key_env=api_key_env
         )
@@ -150,7 +163,7 @@ class SDKProvider(Generic[Client]):
         client = self._clients[self._sent % len(self._clients)].get()
         try:
             async with asyncio.timeout(deadline):
-                return await call(client)
+                reply = await call(client)
         except TimeoutError:
             detail = f"no complete answer within {deadline:g}s (base URL {self._url})"
             raise ProviderError(self._clean(detail), kind="connection") from None
@@ -158,6 +171,14 @@ class SDKProvider(Generic[Client]):
             raise ProviderError(self._reason(exc), kind=self._kind(exc)) from None
         finally:
             self._in_flight -= 1
+        if isinstance(reply, str | bytes):  # the SDK hands back a body that is not JSON as is
+            text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else reply
+            raise self.bad_response(f"the answer is not JSON: {quoted(text)}")
+        return reply
+
+    def bad_response(self, detail: str) -> ProviderError:
+        """A ``bad provider response`` error: an answer that came but cannot be used."""
+        return ProviderError(self._clean(detail), kind="response")
 
     def _kind(self, exc: Exception) -> str:
         return "status" if isinstance(exc, self.STATUS_ERROR) else "connection"
@@ -197,6 +218,61 @@ class SDKProvider(Generic[Client]):
         text = f"{self.provider} {self.model}: {detail} (max_retries={self.max_retries})"
         text = text.replace(self._url, redact_url(self._url) or "")
         return redact(text.replace(self._key, REDACTED))
+
+
+def quoted(text: str) -> str:
+    """The start of an unreadable answer, on one line, quoted.
+
+    Example:
+        >>> quoted("<html>\\n  <body>Bad gateway</body>\\n</html>")
+        "'<html> <body>Bad gateway</body> </html>'"
+    """
+    return repr(" ".join(text.split())[:MAX_BODY_CHARS])
+
+
+def token_counts(
+    usage: object, names: dict[str, str]
+) -> tuple[dict[str, int | None], dict[str, str]]:
+    """The token counts of a reply's usage block, and what was wrong with them.
+
+    ``names`` maps each count wanted to its field in ``usage`` (an SDK object, or None
+    when the reply had no usage block). A count is None when its field is missing or
+    null, not a whole number, or negative; the second value says why, per count (for
+    the required counts, ``input_tokens`` and ``output_tokens``, also when missing: a
+    null cache count only means the server does not report caching), or under
+    ``usage`` when there was no usage block.
+
+    Example:
+        >>> from types import SimpleNamespace as Usage
+        >>> counts, problems = token_counts(Usage(prompt_tokens=-5, completion_tokens=12),
+        ...     {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"})
+        >>> counts
+        {'input_tokens': None, 'output_tokens': 12}
+        >>> problems
+        {'input_tokens': 'negative prompt_tokens (-5)'}
+        >>> token_counts(None, {"input_tokens": "input_tokens"})
+        ({'input_tokens': None}, {'usage': 'the reply had no usage'})
+    """
+    if usage is None:
+        return dict.fromkeys(names), {"usage": "the reply had no usage"}
+    counts: dict[str, int | None] = {}
+    problems: dict[str, str] = {}
+    for count, field in names.items():
+        value: Any = getattr(usage, field, None)
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        counts[count] = value if whole and value >= 0 else None
+        if value is None:
+            if count in REQUIRED_COUNTS:
+                problems[count] = f"no {field}"
+        elif not whole:
+            problems[count] = f"{field} is not a count ({str(value)[:40]!r})"
+        elif value < 0:
+            problems[count] = f"negative {field} ({value})"
+    return counts, problems
+
+
+REQUIRED_COUNTS = ("input_tokens", "output_tokens")
+"""The counts every usage block should have (see :func:`token_counts`)."""
 
 
 def plain_text(body: object) -> str | None:
