@@ -224,7 +224,7 @@ def read_stored(folders: Sequence[str | Path], access: Access = LOCAL) -> Stored
     )
     found.tables["tasks"] = _keyed_tasks(found.intact, counts, held, access)
     for name in TABLES[2:]:
-        found.tables[name] = _keyed(scan(found.intact, name, access), found.runs)
+        found.tables[name] = _keyed(_scan(found.intact, name, access), found.runs)
     return found
 
 
@@ -344,7 +344,7 @@ def _tasks(
     else:
         held = None
         counts = [
-            scan(folders, "tasks", access).group_by("run_id").len().collect(engine="streaming")
+            _scan(folders, "tasks", access).group_by("run_id").len().collect(engine="streaming")
         ]
     return held, {run_id: n for frame in counts for run_id, n in frame.iter_rows()}
 
@@ -418,12 +418,12 @@ def _group_scan(
     return with_recorded(conform(pl.scan_parquet(files, schema=schema), name)).lazy()
 
 
-def scan(folders: list[Folder], name: str, access: Access) -> pl.LazyFrame:
+def _scan(folders: list[Folder], name: str, access: Access) -> pl.LazyFrame:
     """One scan of table ``name`` over the folders' files, conformed to its schema: one
     ``scan_parquet`` per distinct stored schema (usually one), stacked.
 
     Example:
-        >>> scan([], "checks", LOCAL).collect().height
+        >>> _scan([], "checks", LOCAL).collect().height
         0
     """
     scans = [
