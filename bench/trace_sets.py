@@ -165,12 +165,20 @@ def lines(n: int = SAMPLES) -> list[str]:
             f"| Inspect: samples_df | {theirs['wall']:.1f} | {theirs['cpu']:.1f} "
             f"| {theirs['rss_mib'] / 1024:.2f} |"
         )
-    out += [
-        "",
-        f"- evalnb: **{ours['wall'] / LIMIT_S:.2f}x the {LIMIT_S:.0f} s limit**, peak RSS "
-        f"**{ours['rss_mib'] / 1024 / LIMIT_GIB:.2f}x the {LIMIT_GIB:.0f} GiB limit**"
-        + (f"; {ours['wall'] / theirs['wall']:.2f}x Inspect's samples_df" if theirs else ""),
-    ]
+    ratio = f"; {ours['wall'] / theirs['wall']:.2f}x Inspect's samples_df" if theirs else ""
+    if n == SAMPLES:
+        verdict = (
+            f"**{ours['wall'] / LIMIT_S:.2f}x the {LIMIT_S:.0f} s limit**, peak RSS "
+            f"**{ours['rss_mib'] / 1024 / LIMIT_GIB:.2f}x the {LIMIT_GIB:.0f} GiB limit**"
+        )
+    else:  # fewer than the goal's: the rate, and what it would come to (not measured)
+        per = ours["wall"] / n * 1000
+        verdict = (
+            f"{per:.2f} ms per trajectory; at that rate {SAMPLES:,} would take about "
+            f"{per * SAMPLES / 1000:.0f} s, **{per * SAMPLES / 1000 / LIMIT_S:.1f}x the "
+            f"{LIMIT_S:.0f} s limit** (extrapolated, not measured)"
+        )
+    out += ["", f"- evalnb: {verdict}{ratio}"]
     return out
 
 
