@@ -56,6 +56,7 @@ _DIAGNOSIS_COLOURS = {
     "tool limitation": "#E45756",
     "all models fail": "#F58518",
     "model capability difference": "#B279A2",
+    "not enough attempts": "#BAB0AC",
     "reasoning efficiency gap": "#72B7B2",
     "cost efficiency gap": "#EECA3B",
     "consistent": "#54A24B",
