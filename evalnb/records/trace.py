@@ -92,7 +92,10 @@ class LLMCall(Record):
     written to the provider's prompt cache, so the uncached part is
     ``input_tokens - cache_read_tokens - cache_write_tokens``.
     ``cumulative_input`` is the running sum of ``input_tokens`` over calls 1..N.
-    Token counts are None where the source did not record them.
+    Token counts are None where the source did not record them. ``compacted`` is True
+    when the agent compacted (summarised and dropped) its history right before this
+    call, as the source marks it (Claude Code's ``compact_boundary`` line, Codex's
+    ``compacted`` event), and None where the source has no such marker.
 
     Example:
         >>> LLMCall(call_number=1, input_tokens=70_000, cache_read_tokens=69_000,
@@ -111,6 +114,7 @@ class LLMCall(Record):
     latency_ms: float | None = None
     tool_calls_made: int = 0
     stop_reason: str | None = None
+    compacted: bool | None = None
 
     @property
     def uncached_input_tokens(self) -> int | None:

@@ -29,7 +29,9 @@ table           one row per                columns
 ``llm_calls``   ``provider.chat()`` call   keys, call_number, input_tokens,
                                            output_tokens, cache_read_tokens,
                                            cache_write_tokens, cumulative_input,
-                                           latency_ms, tool_calls_made, stop_reason
+                                           latency_ms, tool_calls_made, stop_reason,
+                                           compacted (a marker: history compacted
+                                           right before the call)
 ``tool_calls``  tool invocation            keys, call_index, call_number, commands,
                                            stdout, stderr, exit_code, duration_ms,
                                            stdout_truncated, stderr_truncated,
@@ -163,6 +165,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "latency_ms": pl.Float64,
         "tool_calls_made": pl.Int64,
         "stop_reason": pl.Utf8,
+        "compacted": pl.Boolean,
         "attempt_key": pl.Int64,
     },
     "tool_calls": {
