@@ -12,6 +12,13 @@ The analysis API, one function per tidy table or figure::
     en.diagnose(runs)         # spec 000 cross-model diagnostics
     en.compare(runs, "a", "b")   # paired comparison on shared tasks
     en.compare_all(runs)         # every pair on the same dataset, Holm-adjusted
+    en.pass_at_k(runs, k=[1, 3, 5])   # pass@k and pass^k per run, with intervals
+    en.flaky_tasks(runs)         # tasks whose attempts disagree, per model
+    en.consistency(runs)         # per run: share of repeated tasks whose attempts agree
+    en.task_diff(runs, "a", "b")      # the tasks that flipped from run a to run b
+    en.regression_gate(en.compare(runs, "a", "b"))   # is b significantly worse than a?
+    en.context_peaks(runs)       # per attempt: peak context, drops, tokens re-read
+    en.judge_agreement(runs, labels="human.csv")   # Krippendorff's alpha of the judges
 
 ``import evalnb`` loads only this analysis layer. ``evalnb.charts`` and
 ``evalnb.widgets`` (the presentation layer) and :func:`ensure_demo_runs` (which runs
@@ -28,9 +35,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from evalnb.analysis.context import context_peaks
 from evalnb.analysis.diagnostics import common_errors, diagnose, failing_commands, friction
+from evalnb.analysis.flaky import consistency, flaky_tasks
 from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.interaction import command_rows, interaction
+from evalnb.analysis.judge_agreement import judge_agreement
 from evalnb.analysis.load import load
 from evalnb.analysis.metrics import (
     by_category,
@@ -40,6 +50,8 @@ from evalnb.analysis.metrics import (
     epoch_variance,
     summary,
 )
+from evalnb.analysis.pass_at_k import pass_at_k
+from evalnb.analysis.regression import regression_gate, task_diff
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import tasks_needed
 from evalnb.errors import EvalnbError, InputError, ProviderError, SetupError
@@ -86,15 +98,22 @@ __all__ = [
     "compare",
     "compare_all",
     "compare_guidance",
+    "consistency",
     "context_growth",
+    "context_peaks",
     "diagnose",
     "ensure_demo_runs",
     "epoch_variance",
     "failing_commands",
+    "flaky_tasks",
     "friction",
     "interaction",
+    "judge_agreement",
     "load",
+    "pass_at_k",
+    "regression_gate",
     "summary",
+    "task_diff",
     "tasks_needed",
     "widgets",
 ]

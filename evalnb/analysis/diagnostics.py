@@ -23,7 +23,6 @@ from typing import Any, Literal, NamedTuple
 
 import polars as pl
 from pydantic import ConfigDict, Field
-from scipy.stats import fisher_exact
 
 from evalnb.analysis.interaction import command_rows
 from evalnb.analysis.metrics import PASSED, by_category, summary
@@ -409,6 +408,8 @@ def _classify(
 def _split(rows: list[dict]) -> tuple[str, list[str]]:
     """Some models pass, others fail: a capability difference only when the attempts
     show it (:data:`CAPABILITY_ALPHA`), else "not enough attempts"; with the evidence."""
+    from scipy.stats import fisher_exact  # scipy loads only when models are compared
+
     best = max(rows, key=lambda r: r["passes"] / r["attempts"])
     worst = min(rows, key=lambda r: r["passes"] / r["attempts"])
     table = [[r["passes"], r["attempts"] - r["passes"]] for r in (best, worst)]

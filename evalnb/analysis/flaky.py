@@ -1,15 +1,15 @@
 """Flaky tasks: tasks whose attempts disagree (some passed, some not), and each run's consistency.
 
 A task is flaky for a model when, over that model's ``n`` attempts at it (its epochs,
-in every run of the model), ``c`` passed with ``0 < c < n`` (an errored attempt counts
-as not passed). A run's consistency is the share of its repeated tasks (``n >= 2``
+in every run of the model with the same guidance version), ``c`` passed with
+``0 < c < n`` (an errored attempt counts as not passed). A run's consistency is the share of its repeated tasks (``n >= 2``
 in the run) whose attempts all agree, with a 95% Wilson interval (one trial per
 task, so the task is the unit).
 
 Example:
     >>> from evalnb.analysis.runs import Runs
     >>> flaky_tasks(Runs.empty()).columns
-    ['model', 'task_id', 'attempts', 'passed', 'pass_share', 'runs']
+    ['model', 'guidance', 'task_id', 'attempts', 'passed', 'pass_share', 'runs']
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ FLAKY = (pl.col("c") > 0) & (pl.col("c") < pl.col("n"))
 
 
 def flaky_tasks(runs: Runs) -> pl.DataFrame:
-    """One row per (model, flaky task): ``attempts`` and ``passed`` over all the model's
-    runs, ``pass_share`` and ``runs`` (how many runs attempted it); by model, then the
-    tasks nearest a coin flip first.
+    """One row per (model, guidance, flaky task): ``attempts`` and ``passed`` over the
+    model's runs with that guidance (null: none), ``pass_share`` and ``runs`` (how many
+    runs attempted it); by model, then the tasks nearest a coin flip first.
 
     Example:
         >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
@@ -40,15 +40,17 @@ def flaky_tasks(runs: Runs) -> pl.DataFrame:
         >>> flaky_tasks(runs).select("task_id", "attempts", "passed").rows()
         [('a', 3, 1)]
     """
+    guidance = runs.runs.select("run_id", "guidance")
     return (
         task_passes(runs)
-        .group_by("model", "task_id")
+        .join(guidance, on="run_id", how="left")
+        .group_by("model", "guidance", "task_id")
         .agg(pl.col("n").sum(), pl.col("c").sum(), pl.len().cast(pl.Int64).alias("runs"))
         .filter(FLAKY)
         .rename({"n": "attempts", "c": "passed"})
         .with_columns((pl.col("passed") / pl.col("attempts")).alias("pass_share"))
-        .sort("model", (pl.col("pass_share") - 0.5).abs(), "task_id")
-        .select("model", "task_id", "attempts", "passed", "pass_share", "runs")
+        .sort("model", "guidance", (pl.col("pass_share") - 0.5).abs(), "task_id")
+        .select("model", "guidance", "task_id", "attempts", "passed", "pass_share", "runs")
     )
 
 

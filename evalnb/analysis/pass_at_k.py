@@ -31,7 +31,6 @@ from collections.abc import Iterable
 
 import numpy as np
 import polars as pl
-from scipy.special import comb
 
 from evalnb.analysis.metrics import PASSED, clustered_interval
 from evalnb.analysis.runs import Runs
@@ -76,6 +75,8 @@ def estimates(n: np.ndarray, c: np.ndarray, k: int) -> tuple[np.ndarray, np.ndar
         >>> [round(float(v), 3) for v in at], [round(float(v), 3) for v in hat]
         ([0.7, 1.0], [0.1, 1.0])
     """
+    from scipy.special import comb  # scipy loads only when pass@k is computed
+
     total = comb(n, k, exact=False)
     return 1.0 - comb(n - c, k, exact=False) / total, comb(c, k, exact=False) / total
 
