@@ -2,9 +2,9 @@
 
 A task is flaky for a model when, over that model's ``n`` attempts at it (its epochs,
 in every run of the model with the same guidance version), ``c`` passed with
-``0 < c < n`` (an errored attempt counts as not passed). A run's consistency is the share of its repeated tasks (``n >= 2``
-in the run) whose attempts all agree, with a 95% Wilson interval (one trial per
-task, so the task is the unit).
+``0 < c < n`` (an errored attempt counts as not passed). A run's consistency is the
+share of its repeated tasks (``n >= 2`` in the run) whose attempts all agree, with a
+95% Wilson interval (one trial per task, so the task is the unit).
 
 Example:
     >>> from evalnb.analysis.runs import Runs
