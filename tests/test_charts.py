@@ -421,7 +421,8 @@ def test_task_matrix_puts_tasks_every_model_failed_first(runs):
     cells = by(rows(chart), "task_id", "model_label")
     assert cells["t4", "alpha"]["outcome"] == "fail"
     assert cells["t3", "alpha"]["outcome"] == "pass"
-    assert cells["t3", "beta (simulated)"]["diagnosis"] == "model capability difference"
+    # one attempt each: a split, but no evidence of a capability difference (issue 25)
+    assert cells["t3", "beta (simulated)"]["diagnosis"] == "not enough attempts"
 
 
 def test_interaction_by_guidance_plots_the_spec_002_run_metrics(runs):
@@ -481,13 +482,62 @@ def test_trend_follows_one_model_over_its_dated_runs_of_one_dataset(runs):
     )
     data = rows(charts.trend(Runs.concat([runs, again])))
     alpha = sorted(
-        (r["when"], r["run_id"], r["value"])
+        (r["when"], r["point"], r["value"])
         for r in data
         if r["model_label"] == "alpha" and r["measure"] == charts.PASS_LABEL
     )
     # a1 (v1, Jan 1) then a3 (v1, Jan 3); a2 ran guidance v2, so it is no point of the trend.
-    assert [(run, v) for _, run, v in alpha] == [("a1", 0.5), ("a3", 1.0)]
+    assert [(point, v) for _, point, v in alpha] == [
+        ("alpha · 2026-01-01", 0.5),
+        ("alpha · 2026-01-03", 1.0),
+    ]
     assert not [r for r in data if r["model_label"] == "beta (simulated)"]  # a single run
+
+
+def seeds(runs: Runs, started: list[str]) -> Runs:
+    """Copies of run a1 (model alpha, guidance v1), one per start time, as seeds."""
+    a1 = runs.filter(pl.col("run_id") == "a1")
+    copies = []
+    for i, when in enumerate(started):
+        copy = Runs(
+            **{n: getattr(a1, n).with_columns(pl.lit(f"s{i}").alias("run_id")) for n in TABLES}
+        )
+        copy.runs = copy.runs.with_columns(pl.lit(when).alias("started_at"))
+        copies.append(copy)
+    return Runs.concat(copies)
+
+
+def test_pooled_runs_count_the_attempts_of_every_run(runs):
+    two = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"])
+    pooled = metrics.summary(groups.pooled(two)).row(0, named=True)
+    assert pooled["total_tasks"] == two.tasks.height == 8
+    assert pooled["total_passed"] == metrics.summary(two).get_column("total_passed").sum()
+
+
+def test_seeds_started_seconds_apart_are_no_trend(runs):
+    same_day = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-05T10:00:03Z", "2026-01-05T10:00:09Z"])
+    assert "several dates" in rows(charts.trend(same_day))[0]["text"]
+
+
+def test_seeds_of_one_day_are_one_point_of_the_trend(runs):
+    two_days = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-05T10:00:04Z", "2026-01-06T09:00:00Z"])
+    data = [r for r in rows(charts.trend(two_days)) if r["measure"] == charts.PASS_LABEL]
+    assert sorted((r["point"], r["runs_pooled"], r["total_tasks"]) for r in data) == [
+        ("alpha · 2026-01-05", 2, 8),  # two seeds' attempts pooled
+        ("alpha · 2026-01-06", 1, 4),
+    ]
+
+
+def test_a_model_keeps_its_colour_in_the_trend(runs):
+    mixed = Runs.concat(
+        [seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"]), make_runs()]
+    )
+    scale = charts._run_color(groups.pooled(mixed)).to_dict()["scale"]  # every model chart's
+    colour = dict(zip(scale["domain"], scale["range"], strict=True))
+    trend = charts.trend(mixed).to_dict()["spec"]["layer"][0]["encoding"]["color"]["scale"]
+    assert trend["domain"] == ["alpha"]
+    # alpha's latest run in the trend is s1, of group "alpha · guidance v1 · 3 runs"
+    assert trend["range"] == [colour["alpha · guidance v1 · 3 runs"]]
 
 
 def test_trend_of_guidance_versions_is_no_trend(runs):

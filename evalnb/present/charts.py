@@ -984,15 +984,18 @@ def guidance_differences(
 
 
 def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
-    """Pass rate, overall rate and tool call success over time for each model family.
+    """Pass rate, overall rate and tool call success over dates for each model family.
 
-    One point per run at its ``started_at``, with its 95% interval (from
-    :func:`evalnb.analysis.metrics.summary`). A trend is drawn only across runs of one
-    model on one dataset with one guidance version (else the change is the dataset's or
-    the guidance's, not the model's over time); runs without a start time, and models
-    with a single such run, are left out. Runs are joined by ``model_family`` (dated
-    snapshots with their model); a partial run is drawn as a cross, with its task counts
-    in the tooltip.
+    A trend is drawn only across dates (UTC days) of one model on one dataset with one
+    guidance version (else the change is the dataset's or the guidance's, not the
+    model's over time): seeds and repeats started on the same day are one point, their
+    attempts pooled (:func:`evalnb.present.groups.pooled`), so runs started seconds
+    apart never make a line. Runs without a start time, and models run on a single day,
+    are left out. Runs are joined by ``model_family`` (dated snapshots with their
+    model). Each point carries its 95% interval (from
+    :func:`evalnb.analysis.metrics.summary`); a point with a partial run is drawn as a
+    cross, with its task counts in the tooltip. A model keeps the colour it has in
+    every other chart (that of its latest run's group).
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -1000,28 +1003,55 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
         'text'
     """
     family = pl.coalesce("model_family", "model")
-    s = metrics.summary(runs).with_columns(
-        pl.col("started_at").str.to_datetime(strict=False, time_zone="UTC").alias("when"),
+    label = (
         pl.when(pl.col("simulated").fill_null(False))
         .then(family + " (simulated)")
         .otherwise(family)
-        .alias("model_label"),
-        pl.when(pl.col("status") == "partial")
-        .then(pl.lit("partial run"))
-        .otherwise(pl.lit("complete run"))
-        .alias("completeness"),
     )
-    s = (
-        s.join(runs.runs.select("run_id", "dataset"), on="run_id")
-        .filter(pl.col("when").is_not_null())
-        .with_columns(pl.len().over("model_label", "dataset", "guidance").alias("series_runs"))
-        .filter(pl.col("series_runs") > 1)
+    day = pl.col("started_at").str.to_datetime(strict=False, time_zone="UTC").dt.date()
+    labels = groups.group_labels(runs)
+    order = sorted(set(labels.get_column("group")))
+    colour_of = dict(zip(order, groups.colours(order), strict=True))  # as every chart has it
+    dated = (
+        runs.runs.select(
+            "run_id",
+            "started_at",
+            "dataset",
+            "guidance",
+            label.alias("model_label"),
+            day.alias("day"),
+        )
+        .join(labels.select("run_id", "group"), on="run_id")
+        .filter(pl.col("day").is_not_null())
+        .filter(pl.col("day").n_unique().over("model_label", "dataset", "guidance") > 1)
+        .with_columns(pl.format("{} · {}", "model_label", "day").alias("point"))
     )
     title = "Rates over time, per model"
-    if s.height == 0:
+    if dated.height == 0:
         return _message(
-            title, "No model ran the same dataset (and guidance) at several dates.", runs
+            title, "No model ran the same dataset (and guidance) on several dates.", runs
         )
+    points = groups.pooled(
+        runs.filter(pl.col("run_id").is_in(dated.get_column("run_id").implode())),
+        by=dated.select("run_id", pl.col("point").alias("group")),
+    )
+    per_point = dated.group_by("point").agg(
+        pl.col("model_label").first(),
+        pl.col("day").first().alias("when"),
+        pl.len().alias("runs_pooled"),
+        pl.col("group").sort_by("started_at").last().alias("latest_group"),
+    )
+    s = (
+        metrics.summary(points)
+        .rename({"run_id": "point"})
+        .join(per_point, on="point")
+        .with_columns(
+            pl.when(pl.col("status") == "partial")
+            .then(pl.lit("partial run"))
+            .otherwise(pl.lit("complete run"))
+            .alias("completeness"),
+        )
+    )
     measures = {
         PASS_LABEL: "pass_rate",
         OVERALL_LABEL: "overall_rate",
@@ -1031,7 +1061,8 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
         [
             s.select(
                 "model_label",
-                "run_id",
+                "point",
+                "runs_pooled",
                 "when",
                 "completeness",
                 "total_tasks",
@@ -1044,19 +1075,21 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
             for name, col in measures.items()
         ]
     )
-    series = sorted(set(data.get_column("model_label")))
+    latest = s.sort("when").group_by("model_label", maintain_order=True).last()
+    series = sorted(latest.get_column("model_label").to_list())
+    colour = dict(latest.select("model_label", "latest_group").iter_rows())
     base = alt.Chart().encode(
-        x=alt.X("when:T", title="run started", scale=alt.Scale(padding=14)),
+        x=alt.X("when:T", title="day the runs started (UTC)", scale=alt.Scale(padding=14)),
         color=alt.Color(
             "model_label:N",
             title="model",
-            scale=alt.Scale(domain=series, range=groups.colours(series)),
+            scale=alt.Scale(domain=series, range=[colour_of[colour[m]] for m in series]),
             legend=_bottom_legend(),
         ),
         tooltip=[
             alt.Tooltip("model_label:N", title="model"),
-            alt.Tooltip("run_id:N", title="run"),
-            alt.Tooltip("when:T", title="started", format="%Y-%m-%d %H:%M"),
+            alt.Tooltip("when:T", title="day", format="%Y-%m-%d"),
+            alt.Tooltip("runs_pooled:Q", title="runs pooled"),
             alt.Tooltip("total_tasks:Q", title="tasks"),
             alt.Tooltip("completeness:N", title="run"),
             alt.Tooltip("missing_tasks:Q", title="tasks missing"),
@@ -1082,7 +1115,7 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
         title=_title(
             title,
             runs,
-            "Points: runs of the same model family; vertical lines: 95% interval.",
+            "Points: a model family's runs of one day, pooled; vertical lines: 95% interval.",
             "Crosses: partial runs (tasks missing): their rates cover only the tasks present.",
         )
     )
