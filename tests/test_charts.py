@@ -12,6 +12,7 @@ import pytest
 from evalnb.analysis import metrics
 from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.interaction import interaction
+from evalnb.analysis.pass_at_k import pass_at_k
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import clustered_wilson, wilson
 from evalnb.present import charts, groups
@@ -28,6 +29,9 @@ from evalnb.records import (
     ToolCallResult,
 )
 from evalnb.store.tables import TABLES, TOOL_CALL_FIGURES, tables_from_records
+from tests.test_context_peaks import attempt
+from tests.test_metrics import make_runs as make_metric_runs
+from tests.test_pass_at_k import attempts
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
 
@@ -576,3 +580,36 @@ def test_the_vega_bundle_is_built_once_and_then_read_from_the_cache(tmp_path, mo
     finally:
         offline._packed_bundle.cache_clear()
     assert len(built) > 100_000
+
+
+def test_pass_at_k_curves_draw_the_pooled_figures_over_k():
+    tasks = {"a": [True, False, True], "b": [True, True, True], "c": [False, False, True]}
+    runs = make_metric_runs(("r", "m", [x for t, oks in tasks.items() for x in attempts(t, oks)]))
+    data = rows(charts.pass_at_k_curves(runs))
+    expected = pass_at_k(groups.pooled(runs), k=[1, 2, 3])
+    for row in expected.iter_rows(named=True):
+        drawn = by(data, "measure", "k")
+        assert drawn["pass@k (one of k passes)", row["k"]]["value"] == row["pass_at_k"]
+        assert drawn["pass^k (all k pass)", row["k"]]["hi"] == row["pass_hat_k_hi"]
+
+
+def test_context_peaks_chart_marks_the_drops():
+    records = [attempt("t1", [100, 400, 150, 300], {3}), attempt("t2", [100, 200])]
+    runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), records))
+    data = rows(charts.context_peaks(runs))
+    assert [(r["task_id"], r["call_number"]) for r in data if r["dropped"]] == [("t1", 3)]
+    assert {r["task_id"] for r in data} == {"t1", "t2"}
+
+
+def test_guidance_charts_are_drawn_only_of_runs_with_guidance(runs):
+    unguided = Runs(**{n: getattr(runs, n) for n in TABLES})
+    unguided.runs = unguided.runs.with_columns(pl.lit(None, pl.Utf8).alias("guidance"))
+    assert not set(charts.GUIDANCE_CHARTS) & set(charts.all_charts(unguided))
+    both = Runs.concat(
+        [seeds(runs, ["2026-01-05T10:00:00Z"]), unguided.filter(pl.col("run_id") == "b1")]
+    )
+    both.runs = both.runs.with_columns(
+        pl.when(pl.col("run_id") == "b1").then(None).otherwise(pl.col("guidance")).alias("guidance")
+    )
+    drawn = rows(charts.all_charts(both)["interaction_by_guidance"])
+    assert {r["run_label"] for r in drawn} == {"alpha · guidance v1"}  # b1 ran no guidance

@@ -6,7 +6,6 @@ Every expected figure is worked out by hand from the runs built in the test.
 from __future__ import annotations
 
 import math
-
 from collections.abc import Sequence
 
 import polars as pl

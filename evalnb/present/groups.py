@@ -103,8 +103,8 @@ def pooled(runs: Runs, by: pl.DataFrame | None = None) -> Runs:
 
     Attempts keep their own rows: a pooled run's ``epoch`` numbers the (run, epoch)
     pairs of the group, so no two attempts share a key, and every attempt is keyed
-    anew to its group (``attempt_key``), so the metrics count every run's attempts. The runs table keeps one row per
-    group (the latest ``started_at``, ``task_count`` summed).
+    anew to its group (``attempt_key``), so the metrics count every run's attempts. The
+    runs table keeps one row per group (the latest ``started_at``, ``task_count`` summed).
 
     Example:
         >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore

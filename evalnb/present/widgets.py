@@ -32,10 +32,11 @@ import vl_convert as vlc
 from IPython.display import HTML, clear_output, display
 
 from evalnb.analysis.metrics import PASSED, compare
+from evalnb.analysis.regression import task_diff
 from evalnb.analysis.runs import Runs
 from evalnb.present import charts, groups
+from evalnb.present.tables import csv_link, table_html
 from evalnb.present.tables import show as show
-from evalnb.present.tables import table_html
 from evalnb.store.tables import KEYS, TABLES
 
 FOLD_CHARS = 800
@@ -45,6 +46,10 @@ ALL = ""
 """The dropdown value meaning "all" (ipywidgets shows a None value as a blank dropdown)."""
 DRILL_CHARTS = ("category_heatmap", "rates_by_model", "natural_stop")
 """The charts with a :data:`~evalnb.present.charts.PICK` selection: click for the tasks."""
+PAGE_ROWS = 25
+"""The explorer's task table shows this many attempts per page."""
+SAME_RUN = "A and B are the same run: pick another run for A or for B."
+"""What the comparer says when A and B are set to the same run (it never moves either)."""
 _WIDE = {"layout": {"width": "max-content"}, "style": {"description_width": "initial"}}
 """Dropdowns as wide as their longest label: no label is cut."""
 
@@ -121,8 +126,9 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
 
     The charts of :data:`DRILL_CHARTS` come as a :func:`drill_down`: click a cell or a
     bar for its tasks and their transcripts.
-    Static: the default chart (the category heatmap) as SVG and the task table, for all
-    runs.
+    The task table (failures first) shows :data:`PAGE_ROWS` attempts a page, with
+    buttons to page through them and a CSV link holding every row. Static: the default
+    chart (the category heatmap) as SVG and the task table's first page, for all runs.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -131,7 +137,7 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
     """
     if not _live(static):
         chart = charts.category_heatmap(runs)
-        return HTML(_svg(chart) + _task_table(runs))
+        return HTML(_svg(chart) + _task_table(_task_rows(runs)))
     run_dd = w.Dropdown(
         description="run", options=_choices(charts.labels(runs), "run_label"), **_WIDE
     )
@@ -149,10 +155,22 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
         description="chart", options=list(charts.CHARTS), value="category_heatmap", **_WIDE
     )
     chart_out, chart_area, table = w.Output(), w.VBox(), w.HTML()
+    earlier, later = w.Button(description="◀ earlier rows"), w.Button(description="later rows ▶")
+    rows: dict[str, Any] = {"frame": pl.DataFrame(), "page": 0}
+
+    def turn(step: int) -> None:
+        pages = max(1, -(-rows["frame"].height // PAGE_ROWS))
+        rows["page"] = min(max(0, rows["page"] + step), pages - 1)
+        table.value = _task_table(rows["frame"], rows["page"])
+        earlier.disabled, later.disabled = rows["page"] == 0, rows["page"] == pages - 1
+
+    earlier.on_click(lambda _: turn(-1))
+    later.on_click(lambda _: turn(1))
 
     def refresh(_: object = None) -> None:
         part = subset(runs, run_dd.value or None, model_dd.value or None, category_dd.value or None)
-        table.value = _task_table(part)
+        rows["frame"], rows["page"] = _task_rows(part), 0
+        turn(0)
         with chart_out:
             clear_output(wait=True)
         if chart_dd.value in DRILL_CHARTS:
@@ -165,7 +183,9 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
     for dd in (run_dd, model_dd, category_dd, chart_dd):
         dd.observe(refresh, names="value")
     refresh()
-    return w.VBox([w.HBox([run_dd, model_dd]), w.HBox([category_dd, chart_dd]), chart_area, table])
+    pages = w.HBox([earlier, later])
+    controls = [w.HBox([run_dd, model_dd]), w.HBox([category_dd, chart_dd])]
+    return w.VBox([*controls, chart_area, table, pages])
 
 
 def task_browser(
@@ -352,7 +372,9 @@ def comparer(
     Shows the pass-rate difference with its interval and exact p-value (McNemar, or
     sign-flip with epochs), the weighted-rate difference, each p with its Holm
     adjustment, and the tasks where the two runs disagree. Starts at ``a`` and ``b``
-    (run ids or model names), else the first two runs. Static: that pair.
+    (run ids or model names), else the first two runs. Set to the same run, A and B
+    stay as the reader set them and the comparer says so (:data:`SAME_RUN`). Static:
+    that pair.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -384,47 +406,41 @@ def comparer(
         task_dd.value = current if current in known else (known[0] if known else None)
         show_pair()
 
-    def pick_a(_: object = None) -> None:
-        if a_dd.value == b_dd.value:  # A = B is no comparison: move B to another run
-            b_dd.value = next(i for i in ids if i != a_dd.value)
+    def pick(_: object = None) -> None:
+        if a_dd.value == b_dd.value:  # A = B is no comparison; neither is moved behind the back
+            view.value, pair.value = f"<p>{SAME_RUN}</p>", ""
+            task_dd.options = []
+            return
         refresh()
 
-    def pick_b(_: object = None) -> None:
-        if a_dd.value == b_dd.value:
-            a_dd.value = next(i for i in ids if i != b_dd.value)
-        refresh()
-
-    a_dd.observe(pick_a, names="value")
-    b_dd.observe(pick_b, names="value")
+    a_dd.observe(pick, names="value")
+    b_dd.observe(pick, names="value")
     task_dd.observe(show_pair, names="value")
-    refresh()
+    pick()
     return w.VBox([w.HBox([a_dd, b_dd]), view, task_dd, pair])
 
 
 def shared_tasks(runs: Runs, a: str, b: str) -> list[tuple[str, str]]:
-    """Choices of the tasks runs ``a`` and ``b`` both ran, those they disagree on first.
+    """Choices of the tasks runs ``a`` and ``b`` both ran: the flipped ones first
+    (:func:`evalnb.analysis.regression.task_diff`: pass→fail, then fail→pass).
 
     Example:
         >>> shared_tasks(Runs.empty(), "a", "b")
         []
     """
-    outcome = runs.tasks.filter(pl.col("run_id").is_in([a, b])).with_columns(PASSED.alias("ok"))
-    per_task = (
-        outcome.group_by("task_id", "run_id")
-        .agg(pl.col("ok").all())
-        .group_by("task_id")
-        .agg(pl.len().alias("runs"), pl.col("ok").n_unique().alias("verdicts"))
-        .filter(pl.col("runs") == 2)
-        .sort(pl.col("verdicts"), "task_id", descending=[True, False])
-    )
-    return [
-        (f"{t} ({'they disagree' if v > 1 else 'same outcome'})", t)
-        for t, v in per_task.select("task_id", "verdicts").rows()
-    ]
+    both = runs.tasks.filter(pl.col("run_id").is_in([a, b]))
+    shared = both.group_by("task_id").agg(pl.col("run_id").n_unique().alias("runs"))
+    ids = sorted(shared.filter(pl.col("runs") == 2).get_column("task_id").to_list())
+    if not ids:
+        return []
+    flips = dict(task_diff(runs, a, b).select("task_id", "flip").iter_rows())
+    flipped = [(f"{t} ({flip})", t) for t, flip in flips.items()]
+    return flipped + [(f"{t} (same verdict)", t) for t in ids if t not in flips]
 
 
 def comparison_html(runs: Runs, a: str, b: str) -> str:
-    """The paired comparison of runs ``a`` and ``b`` as HTML, with the tasks they disagree on.
+    """The paired comparison of runs ``a`` and ``b`` as HTML, then the tasks that flipped
+    (:func:`evalnb.analysis.regression.task_diff`) with the checks that failed.
 
     A pair that cannot be compared (same run, no shared tasks) gives a message, not an
     error, so a widget can show it.
@@ -440,19 +456,14 @@ def comparison_html(runs: Runs, a: str, b: str) -> str:
         result = compare(runs, a, b)
     except ValueError as exc:
         return f"<p>Cannot compare: {html.escape(str(exc), quote=False)}</p>"
-    differing = result.per_task.filter(pl.col("outcome") != "tied")
+    flips = task_diff(runs, a, b)
     return "\n".join(
         [
             _STYLE,
             '<div class="evalnb-task">',
             f"<pre>{html.escape(str(result))}</pre>",
-            f"<h4>Tasks the two runs disagree on ({differing.height})</h4>",
-            table_html(
-                differing.select(
-                    "task_id", "category", "outcome", "pass_share_a", "pass_share_b", "score_diff"
-                ),
-                csv=f"{a}-vs-{b}.csv",
-            ),
+            f"<h4>Tasks that flipped from A to B ({flips.height}): pass→fail first</h4>",
+            table_html(flips, csv=f"{a}-vs-{b}-flipped.csv"),
             "</div>",
         ]
     )
@@ -572,9 +583,9 @@ def _first_task(runs: Runs, run_id: str | None, task_id: str | None) -> tuple[st
     return first["run_id"], first["task_id"], first["epoch"]
 
 
-def _task_table(runs: Runs) -> str:
-    """Task rows (most recent tables first, failures first) as an HTML table."""
-    frame = (
+def _task_rows(runs: Runs) -> pl.DataFrame:
+    """The picker's task rows: every attempt, failures first."""
+    return (
         runs.tasks.with_columns(PASSED.alias("passed"))
         .select(
             "run_id",
@@ -591,7 +602,19 @@ def _task_table(runs: Runs) -> str:
         )
         .sort("passed", "run_id", "task_id")
     )
-    return table_html(frame, csv="tasks.csv")
+
+
+def _task_table(frame: pl.DataFrame, page: int = 0) -> str:
+    """Page ``page`` of the task rows (:data:`PAGE_ROWS` a page) as an HTML table, with
+    where it is and a CSV link holding every row."""
+    first = page * PAGE_ROWS
+    shown = frame.slice(first, PAGE_ROWS)
+    where = (
+        f"attempts {first + 1}–{first + shown.height} of {frame.height}"
+        if frame.height
+        else "no attempts"
+    )
+    return f"<p>{csv_link(frame, 'tasks.csv')} · {where}</p>" + table_html(shown)
 
 
 def _cell(value: object) -> str:
