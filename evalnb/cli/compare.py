@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, cast
+from typing import Any
 
 from evalnb.cli.args import probability
 
@@ -57,7 +57,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     if not args.fail_on_regression and (args.alpha is not None or args.metric is not None):
         raise InputError("--alpha/--metric", None, None, "only with --fail-on-regression")
-    runs_a, runs_b = (cast(Runs, load(path)) for path in (args.run_a, args.run_b))
+    runs_a, runs_b = (load(path) for path in (args.run_a, args.run_b))
     for path, runs in ((args.run_a, runs_a), (args.run_b, runs_b)):
         if runs.runs.height != 1:
             raise InputError(path, None, "run", f"expected one run, found {runs.runs.height}")
