@@ -146,8 +146,10 @@ def regression_gate(
         )
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
-    values = {"pass_rate": (comparison.pass_rate_a, comparison.pass_rate_b)}
-    values["weighted_rate"] = (comparison.rate_a, comparison.rate_b)
+    values: dict[str, tuple[float | None, float | None]] = {
+        "pass_rate": (comparison.pass_rate_a, comparison.pass_rate_b),
+        "weighted_rate": (comparison.rate_a, comparison.rate_b),
+    }
     names = list(dict.fromkeys(metrics))
     diffs = [getattr(comparison, GATE_METRICS[m][0]) for m in names]
     ps = [getattr(comparison, GATE_METRICS[m][1]) for m in names]

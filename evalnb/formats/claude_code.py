@@ -23,7 +23,8 @@ Files are grouped into one run per model. What evalnb makes of a session:
   usage. ``input_tokens`` is the whole prompt the model saw: the API's uncached
   ``input_tokens`` + ``cache_read_input_tokens`` + ``cache_creation_input_tokens``
   (so spec 003's ``base_context`` and ``context_growth_avg`` are the real context);
-  the cache parts are also kept as ``cache_read_tokens`` and ``cache_write_tokens``.
+  the cache parts are also kept as ``cache_read_tokens`` and ``cache_write_tokens``
+  (with ``cache_write_1h_tokens`` from ``cache_creation.ephemeral_1h_input_tokens``).
   ``tool_calls_made`` = its ``tool_use`` blocks (any tool). A ``system`` line with
   ``subtype`` ``compact_boundary`` (Claude Code compacted the history) marks the next
   call ``compacted``.
@@ -283,6 +284,9 @@ class _Session:
             call.input_tokens = _whole_input(usage)
             call.cache_read_tokens = usage.get("cache_read_input_tokens")
             call.cache_write_tokens = usage.get("cache_creation_input_tokens")
+            call.cache_write_1h_tokens = (usage.get("cache_creation") or {}).get(
+                "ephemeral_1h_input_tokens"
+            )
         call.output_tokens = usage.get("output_tokens", call.output_tokens)
         call.stop_reason = message.get("stop_reason") or call.stop_reason
         blocks = self.messages[-1].content

@@ -716,7 +716,7 @@ def context_growth(runs: Runs) -> alt.VConcatChart | alt.Chart:
     )
 
 
-def context_peaks(runs: Runs) -> alt.LayerChart | alt.Chart:
+def context_peaks(runs: Runs) -> alt.LayerChart | alt.FacetChart | alt.Chart:
     """Context per LLM call of the attempts that dropped it (or peaked highest), drops marked.
 
     From :func:`evalnb.analysis.context.context_calls`: one line per attempt, its input

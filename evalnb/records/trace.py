@@ -110,6 +110,7 @@ class LLMCall(Record):
     cache_write_tokens: int | None = Field(
         default=None, validation_alias=AliasChoices("cache_write_tokens", "cache_creation_tokens")
     )
+    cache_write_1h_tokens: int | None = None
     cumulative_input: int | None = None
     latency_ms: float | None = None
     tool_calls_made: int = 0

@@ -28,7 +28,8 @@ table           one row per                columns
                                            help_invocations, first_try_successes
 ``llm_calls``   ``provider.chat()`` call   keys, call_number, input_tokens,
                                            output_tokens, cache_read_tokens,
-                                           cache_write_tokens, cumulative_input,
+                                           cache_write_tokens, cache_write_1h_tokens,
+                                           cumulative_input,
                                            latency_ms, tool_calls_made, stop_reason,
                                            compacted (a marker: history compacted
                                            right before the call)
@@ -161,6 +162,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "output_tokens": pl.Int64,
         "cache_read_tokens": pl.Int64,
         "cache_write_tokens": pl.Int64,
+        "cache_write_1h_tokens": pl.Int64,
         "cumulative_input": pl.Int64,
         "latency_ms": pl.Float64,
         "tool_calls_made": pl.Int64,
