@@ -533,8 +533,13 @@ def test_seeds_of_one_day_are_one_point_of_the_trend(runs):
 
 
 def test_a_model_keeps_its_colour_in_the_trend(runs):
+    b1 = runs.filter(pl.col("run_id") == "b1")
+    aardvark = Runs(
+        **{n: getattr(b1, n).with_columns(pl.lit("z1").alias("run_id")) for n in TABLES}
+    )
+    aardvark.runs = aardvark.runs.with_columns(pl.lit("aardvark").alias("model"))  # sorts first
     mixed = Runs.concat(
-        [seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"]), make_runs()]
+        [seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"]), make_runs(), aardvark]
     )
     scale = charts._run_color(groups.pooled(mixed)).to_dict()["scale"]  # every model chart's
     colour = dict(zip(scale["domain"], scale["range"], strict=True))
