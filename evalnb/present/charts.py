@@ -805,23 +805,7 @@ def pass_at_k_curves(runs: Runs) -> alt.FacetChart | alt.Chart:
     if not isinstance(most, int) or most < 2:
         return _message(title, "No task was attempted more than once: k = 1 only.", runs)
     frame = pass_at_k.pass_at_k(runs, k=range(1, most + 1)).filter(pl.col("tasks") > 0)
-    data = _with_labels(
-        pl.concat(
-            [
-                frame.select(
-                    "run_id",
-                    "k",
-                    "tasks",
-                    pl.lit(name).alias("measure"),
-                    pl.col(col).alias("value"),
-                    pl.col(f"{col}_lo").alias("lo"),
-                    pl.col(f"{col}_hi").alias("hi"),
-                )
-                for name, col in PASS_AT_K_MEASURES.items()
-            ]
-        ),
-        runs,
-    )
+    data = _with_labels(_by_measure(frame, ["run_id", "k", "tasks"], PASS_AT_K_MEASURES), runs)
     base = alt.Chart().encode(
         x=alt.X("k:Q", title="k (attempts)", axis=alt.Axis(values=list(range(1, most + 1)))),
         color=_run_color(runs, data=data),
@@ -1196,24 +1180,16 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
         OVERALL_LABEL: "overall_rate",
         "tool call success rate": "tool_call_success_rate",
     }
-    data = pl.concat(
-        [
-            s.select(
-                "model_label",
-                "point",
-                "runs_pooled",
-                "when",
-                "completeness",
-                "total_tasks",
-                "missing_tasks",
-                pl.lit(name).alias("measure"),
-                pl.col(col).alias("value"),
-                pl.col(f"{col}_lo").alias("lo"),
-                pl.col(f"{col}_hi").alias("hi"),
-            )
-            for name, col in measures.items()
-        ]
-    )
+    keep = [
+        "model_label",
+        "point",
+        "runs_pooled",
+        "when",
+        "completeness",
+        "total_tasks",
+        "missing_tasks",
+    ]
+    data = _by_measure(s, keep, measures)
     latest = s.sort("when").group_by("model_label", maintain_order=True).last()
     series = sorted(latest.get_column("model_label").to_list())
     colour = dict(latest.select("model_label", "latest_group").iter_rows())
@@ -1394,6 +1370,23 @@ def _box(
         base.mark_tick(color="white", thickness=2, size=16).encode(x="median:Q"),
         base.mark_point(shape="diamond", filled=True, color="#222", size=40).encode(x="mean:Q"),
     ).properties(width=200, height=alt.Step(26))
+
+
+def _by_measure(frame: pl.DataFrame, keep: list[str], measures: dict[str, str]) -> pl.DataFrame:
+    """``frame`` long by measure: the ``keep`` columns, ``measure`` (a label of
+    ``measures``), and its column's ``value`` with ``lo``/``hi`` (``<column>_lo``/``_hi``)."""
+    return pl.concat(
+        [
+            frame.select(
+                *keep,
+                pl.lit(name).alias("measure"),
+                pl.col(col).alias("value"),
+                pl.col(f"{col}_lo").alias("lo"),
+                pl.col(f"{col}_hi").alias("hi"),
+            )
+            for name, col in measures.items()
+        ]
+    )
 
 
 def _message(title: str, text: str, runs: Runs) -> alt.Chart:
