@@ -9,11 +9,14 @@ import polars as pl
 import pytest
 
 from evalnb.analysis.judge_agreement import judge_agreement, judge_scores, read_labels
+from evalnb.analysis.load import load
 from evalnb.analysis.runs import Runs
 from evalnb.cli import main
 from evalnb.errors import InputError
 from evalnb.records import RunMeta
 from evalnb.store import RunStore
+from tests.fault_server import FaultServer
+from tests.test_judge_event_loop import AGENT, JUDGED
 
 
 def alpha_by_definition(units: list[list[float | None]]) -> float:
@@ -122,3 +125,33 @@ def test_the_judges_command_exits_2_on_bad_labels(tmp_path, capsys):
     assert "l.csv:1: label: missing column" in capsys.readouterr().err
     assert main(["judges", str(folder), "--json"]) == 0
     assert [json.loads(x) for x in capsys.readouterr().out.splitlines()] == []
+
+
+def test_a_run_re_scored_by_replay_with_another_judge_pairs_the_same_attempts(
+    tmp_path, monkeypatch
+):
+    """End to end: a scenario run judged by one judge, its replay by another (both served
+    by a real local OpenAI-compatible server), load both: each attempt rated twice."""
+    server = FaultServer()
+    try:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url("judge"))
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        run = ["run", str(JUDGED), "--quiet", "--judge"]
+        agent = f"scripted:{AGENT}"
+        assert main([*run, "openai/judge-a", "--model", agent, "--out", str(tmp_path / "a")]) == 0
+        [first] = (tmp_path / "a").iterdir()
+        replay = f"replay:{first}"
+        assert main([*run, "openai/judge-b", "--model", replay, "--out", str(tmp_path / "b")]) == 0
+    finally:
+        server.stop()
+    runs = load(tmp_path / "a", tmp_path / "b")
+    scores = judge_scores(runs)
+    assert scores.get_column("origin").to_list() == [first.name] * 2
+    assert sorted(scores.get_column("judge_model")) == ["openai/judge-a", "openai/judge-b"]
+    row = judge_agreement(runs).row(0, named=True)
+    # one attempt rated twice: alpha needs two attempts, so it is left unknown, not made up
+    assert (row["raters"], row["attempts"], row["alpha"]) == (
+        "openai/judge-a, openai/judge-b",
+        1,
+        None,
+    )
