@@ -12,7 +12,7 @@ from evalnb.analysis.baseline import baseline_runs
 from evalnb.analysis.metrics import compare_all
 from evalnb.analysis.regression import task_diff
 from evalnb.analysis.runs import Runs
-from evalnb.present import charts
+from evalnb.present import charts, report_transcripts
 from evalnb.present.report import PAIRED_NOTE, write_report
 from evalnb.present.report_html import report_html
 from evalnb.store.tables import TABLES
@@ -138,3 +138,12 @@ def test_report_html_headers_are_words_and_guidance_charts_need_guidance():
     assert "<h3>interaction by guidance</h3>" in page
     assert "<h3>interaction by guidance</h3>" not in plain
     assert "<h3>guidance differences</h3>" not in plain
+
+
+def test_report_html_says_how_many_failed_transcripts_it_leaves_out(monkeypatch):
+    monkeypatch.setattr(report_transcripts, "MAX_FAILED", 2)
+    runs = make_runs()
+    failed = runs.tasks.filter(~(pl.col("passed").fill_null(False) & pl.col("error").is_null()))
+    section = "\n".join(report_transcripts.failed_section(runs))
+    assert f"the first 2 of {failed.height} failed attempts" in section
+    assert section.count('<details class="evalnb-attempt">') == 2

@@ -5,9 +5,10 @@ attempt, collapsed by default and searchable, so a reader sees why without Jupyt
   table), the tasks that flipped from A to B
   (:func:`evalnb.analysis.regression.task_diff`: pass→fail first), each with both runs'
   transcripts side by side.
-- :func:`failed_section`: every failed attempt, one collapsed ``<details>`` each
-  (failures of a run together), under a search box that hides the attempts whose text
-  does not hold what is typed (a few lines of inline script; nothing is fetched).
+- :func:`failed_section`: every failed attempt (up to :data:`MAX_FAILED`; the page says
+  how many it leaves out), one collapsed ``<details>`` each (failures of a run
+  together), under a search box that hides the attempts whose text does not hold what
+  is typed (a few lines of inline script; nothing is fetched).
 
 Each transcript is :func:`evalnb.present.transcripts.task_html`; its style is on the page
 once (:data:`~evalnb.present.transcripts.TASK_STYLE`).
@@ -28,6 +29,10 @@ from evalnb.analysis.metrics import PASSED
 from evalnb.analysis.regression import task_diff
 from evalnb.analysis.runs import Runs
 from evalnb.present.transcripts import TASK_STYLE, side_by_side_html, task_html
+
+MAX_FAILED = 500
+"""report.html holds at most this many failed attempts' transcripts, so it stays a file to
+mail (the demo's 387 take 1.1 MB); report.json and the notebooks have every one."""
 
 SEARCH = """<p><input type="search" id="evalnb-search" size="60"
  placeholder="search the transcripts: task, model, command, output, check"
@@ -64,8 +69,13 @@ def failed_section(runs: Runs) -> list[str]:
     )
     if failed.height == 0:
         return ["<p>No failed attempts.</p>"]
-    parts = [f"<p>{failed.height} failed attempts; each opens on a click.</p>", SEARCH]
-    for run_id, model, task_id, epoch, error in failed.iter_rows():
+    shown = (
+        f"{failed.height} failed attempts"
+        if failed.height <= MAX_FAILED
+        else f"the first {MAX_FAILED} of {failed.height} failed attempts (all are in report.json)"
+    )
+    parts = [f"<p>{shown}; each opens on a click.</p>", SEARCH]
+    for run_id, model, task_id, epoch, error in failed.head(MAX_FAILED).iter_rows():
         why = f" · error: {error[:120]}" if error else ""
         summary = f"{model} · run {run_id} · {task_id} #{epoch}{why}"
         parts.append(_attempt(summary, task_html(runs, run_id, task_id, epoch)))
