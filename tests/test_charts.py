@@ -488,12 +488,12 @@ def test_trend_follows_one_model_over_its_dated_runs_of_one_dataset(runs):
     alpha = sorted(
         (r["when"], r["point"], r["value"])
         for r in data
-        if r["model_label"] == "alpha" and r["measure"] == charts.PASS_LABEL
+        if r["model_label"] == "alpha · guidance v1" and r["measure"] == charts.PASS_LABEL
     )
     # a1 (v1, Jan 1) then a3 (v1, Jan 3); a2 ran guidance v2, so it is no point of the trend.
     assert [(point, v) for _, point, v in alpha] == [
-        ("alpha · 2026-01-01", 0.5),
-        ("alpha · 2026-01-03", 1.0),
+        ("alpha · guidance v1 · 2026-01-01", 0.5),
+        ("alpha · guidance v1 · 2026-01-03", 1.0),
     ]
     assert not [r for r in data if r["model_label"] == "beta (simulated)"]  # a single run
 
@@ -527,8 +527,23 @@ def test_seeds_of_one_day_are_one_point_of_the_trend(runs):
     two_days = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-05T10:00:04Z", "2026-01-06T09:00:00Z"])
     data = [r for r in rows(charts.trend(two_days)) if r["measure"] == charts.PASS_LABEL]
     assert sorted((r["point"], r["runs_pooled"], r["total_tasks"]) for r in data) == [
-        ("alpha · 2026-01-05", 2, 8),  # two seeds' attempts pooled
-        ("alpha · 2026-01-06", 1, 4),
+        ("alpha · guidance v1 · 2026-01-05", 2, 8),  # two seeds' attempts pooled
+        ("alpha · guidance v1 · 2026-01-06", 1, 4),
+    ]
+
+
+def test_guidance_versions_of_one_model_on_the_same_days_are_two_lines(runs):
+    v1 = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"])
+    v2 = Runs(**{n: getattr(v1, n).with_columns(pl.col("run_id") + "-v2") for n in TABLES})
+    v2.runs = v2.runs.with_columns(pl.lit("v2").alias("guidance"))
+    data = [
+        r for r in rows(charts.trend(Runs.concat([v1, v2]))) if r["measure"] == charts.PASS_LABEL
+    ]
+    assert sorted((r["point"], r["runs_pooled"]) for r in data) == [
+        ("alpha · guidance v1 · 2026-01-05", 1),
+        ("alpha · guidance v1 · 2026-01-06", 1),
+        ("alpha · guidance v2 · 2026-01-05", 1),
+        ("alpha · guidance v2 · 2026-01-06", 1),
     ]
 
 
@@ -544,7 +559,7 @@ def test_a_model_keeps_its_colour_in_the_trend(runs):
     scale = charts._run_color(groups.pooled(mixed)).to_dict()["scale"]  # every model chart's
     colour = dict(zip(scale["domain"], scale["range"], strict=True))
     trend = charts.trend(mixed).to_dict()["spec"]["layer"][0]["encoding"]["color"]["scale"]
-    assert trend["domain"] == ["alpha"]
+    assert trend["domain"] == ["alpha · guidance v1"]
     # alpha's latest run in the trend is s1, of group "alpha · guidance v1 · 3 runs"
     assert trend["range"] == [colour["alpha · guidance v1 · 3 runs"]]
 

@@ -1115,10 +1115,11 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
     attempts pooled (:func:`evalnb.present.groups.pooled`), so runs started seconds
     apart never make a line. Runs without a start time, and models run on a single day,
     are left out. Runs are joined by ``model_family`` (dated snapshots with their
-    model). Each point carries its 95% interval (from
-    :func:`evalnb.analysis.metrics.summary`); a point with a partial run is drawn as a
-    cross, with its task counts in the tooltip. A model keeps the colour it has in
-    every other chart (that of its latest run's group).
+    model); a line is one model family with one guidance version on one dataset (named
+    in its label where it has guidance or the chart several datasets). Each point
+    carries its 95% interval (from :func:`evalnb.analysis.metrics.summary`); a point
+    holding a partial run is drawn as a cross, with its task counts in the tooltip. A
+    model keeps the colour it has in every other chart (that of its latest run's group).
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -1141,19 +1142,29 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
             "started_at",
             "dataset",
             "guidance",
+            "status",
             label.alias("model_label"),
             day.alias("day"),
         )
         .join(labels.select("run_id", "group"), on="run_id")
         .filter(pl.col("day").is_not_null())
         .filter(pl.col("day").n_unique().over("model_label", "dataset", "guidance") > 1)
-        .with_columns(pl.format("{} · {}", "model_label", "day").alias("point"))
     )
     title = "Rates over time, per model"
     if dated.height == 0:
         return _message(
             title, "No model ran the same dataset (and guidance) on several dates.", runs
         )
+    several = dated.get_column("dataset").n_unique() > 1
+    series = pl.concat_str(  # one line per model, guidance version and dataset
+        "model_label",
+        pl.lit(" · guidance ") + pl.col("guidance"),
+        pl.lit(" · ") + pl.col("dataset").fill_null("?") if several else pl.lit(None),
+        ignore_nulls=True,
+    )
+    dated = dated.with_columns(series.alias("model_label")).with_columns(
+        pl.format("{} · {}", "model_label", "day").alias("point")
+    )
     points = groups.pooled(
         runs.filter(pl.col("run_id").is_in(dated.get_column("run_id").implode())),
         by=dated.select("run_id", pl.col("point").alias("group")),
@@ -1163,18 +1174,12 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
         pl.col("day").first().alias("when"),
         pl.len().alias("runs_pooled"),
         pl.col("group").sort_by("started_at").last().alias("latest_group"),
+        pl.when((pl.col("status") == "partial").any())
+        .then(pl.lit("partial run"))
+        .otherwise(pl.lit("complete run"))
+        .alias("completeness"),
     )
-    s = (
-        metrics.summary(points)
-        .rename({"run_id": "point"})
-        .join(per_point, on="point")
-        .with_columns(
-            pl.when(pl.col("status") == "partial")
-            .then(pl.lit("partial run"))
-            .otherwise(pl.lit("complete run"))
-            .alias("completeness"),
-        )
-    )
+    s = metrics.summary(points).rename({"run_id": "point"}).join(per_point, on="point")
     measures = {
         PASS_LABEL: "pass_rate",
         OVERALL_LABEL: "overall_rate",
