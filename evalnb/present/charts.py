@@ -1156,13 +1156,13 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
             title, "No model ran the same dataset (and guidance) on several dates.", runs
         )
     several = dated.get_column("dataset").n_unique() > 1
-    series = pl.concat_str(  # one line per model, guidance version and dataset
+    line = pl.concat_str(  # one line per model, guidance version and dataset
         "model_label",
         pl.lit(" · guidance ") + pl.col("guidance"),
         pl.lit(" · ") + pl.col("dataset").fill_null("?") if several else pl.lit(None),
         ignore_nulls=True,
     )
-    dated = dated.with_columns(series.alias("model_label")).with_columns(
+    dated = dated.with_columns(line.alias("model_label")).with_columns(
         pl.format("{} · {}", "model_label", "day").alias("point")
     )
     points = groups.pooled(
