@@ -5,6 +5,7 @@ Every expected figure is worked out by hand from the runs built in the test.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -237,7 +238,7 @@ def test_one_attempt_each_is_never_a_capability_difference():
     row = diagnose(cross_model_runs()).filter(task_id="capab").row(0, named=True)
     assert row["diagnosis"] == "not enough attempts"
     assert row["evidence"] == [
-        "passed attempts: m1 1/1, m2 0/1; Fisher exact p = 1, m1 vs m2",
+        "passed attempts: m1 1/1, m2 0/1; Fisher exact p = 1 across 2 models",
         "failing command: tar (m2)",
         "failed check: stdout_contains:ok (m2)",
     ]
@@ -248,10 +249,43 @@ def test_a_capability_difference_needs_attempts_that_show_it():
     shown = frame.filter(task_id="shown").row(0, named=True)
     # 4/4 against 0/4: p = 2 / C(8, 4) = 0.0286, recounted from the hypergeometric law
     assert shown["evidence"][0] == (
-        f"passed attempts: m1 4/4, m2 0/4; Fisher exact p = {2 / math.comb(8, 4):.3g}, m1 vs m2"
+        f"passed attempts: m1 4/4, m2 0/4; Fisher exact p = {2 / math.comb(8, 4):.3g} "
+        "across 2 models"
     )
     # 2/3 against 1/2 epochs: a majority each way, but nothing shown
     assert frame.filter(task_id="epochs").get_column("diagnosis").item() == "not enough attempts"
+
+
+def exact_fisher(table: list[tuple[int, int]]) -> float:
+    """Fisher-Freeman-Halton p by enumerating every table with the same margins (plain)."""
+    sizes = [a + b for a, b in table]
+    passes = sum(a for a, _ in table)
+
+    def prob(xs: tuple[int, ...]) -> float:
+        ways = math.prod(math.comb(n, x) for n, x in zip(sizes, xs, strict=True))
+        return ways / math.comb(sum(sizes), passes)
+
+    tables = [xs for xs in itertools.product(*(range(n + 1) for n in sizes)) if sum(xs) == passes]
+    seen = prob(tuple(a for a, _ in table))
+    return sum(prob(xs) for xs in tables if prob(xs) <= seen * (1 + 1e-9))
+
+
+def test_with_more_models_the_test_is_across_all_of_them():
+    four = [("m1", 3), ("m2", 3), ("m3", 1), ("m4", 0)]
+    runs = Runs.concat(
+        [
+            run(f"{m}-run", m, [attempt("t", e <= passed, [OK], epoch=e) for e in (1, 2, 3)])
+            for m, passed in four
+        ]
+    )
+    row = diagnose(runs).row(0, named=True)
+    exact = exact_fisher([(passed, 3 - passed) for _, passed in four])
+    p = float(row["evidence"][0].split("Fisher exact p = ")[1].split()[0])
+    assert abs(p - exact) < 0.005  # 20,000 seeded Monte Carlo tables
+    assert row["diagnosis"] == (
+        "model capability difference" if p <= 0.05 else "not enough attempts"
+    )
+    assert row["evidence"][0].startswith("passed attempts: m1 3/3, m2 3/3, m3 1/3, m4 0/3;")
 
 
 def test_diagnose_flags_the_models_whose_attempts_at_a_task_disagree():

@@ -37,8 +37,11 @@ GAP_FACTOR = 2.0
 """Two figures "differ" when the largest is more than this many times the smallest."""
 
 CAPABILITY_ALPHA = 0.05
-"""Models differ in capability on a task only when the two-sided Fisher exact test of
-their pass counts there (the most and the least successful model) gives p at most this."""
+"""Models differ in capability on a task only when Fisher's exact test of model against
+pass/fail over the task's attempts gives p at most this (see :func:`diagnose`)."""
+
+FISHER_DRAWS = 20_000
+"""Seeded Monte Carlo tables of Fisher's exact test with more than two models."""
 
 DIAGNOSES = (
     "tool limitation",
@@ -274,12 +277,15 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
                                      one normalised line (:func:`normalise_error`)
     all models fail                  all fail, no stderr line common to all
     model capability difference      some models pass, others fail, and the attempts
-                                     show it: the two-sided Fisher exact test of the
-                                     pass counts of the most and the least successful
-                                     model on the task gives p <= :data:`CAPABILITY_ALPHA`
+                                     show it: Fisher's exact test of independence of
+                                     model and pass/fail over the task's attempts
+                                     gives p <= :data:`CAPABILITY_ALPHA` (two models:
+                                     the exact two-sided test; more: the
+                                     Fisher-Freeman-Halton test, scipy, by
+                                     :data:`FISHER_DRAWS` seeded Monte Carlo tables)
     not enough attempts              some pass, others fail, and the test does not
-                                     show it (one attempt each can never: p = 1; a
-                                     clean split needs 4 attempts each, 4/4 vs 0/4
+                                     show it (one attempt each never can; two models
+                                     split cleanly need 4 attempts each, 4/4 vs 0/4
                                      giving p = 0.029, where 3/3 vs 0/3 gives 0.1)
     reasoning efficiency gap         all pass; mean tool calls per attempt differ by
                                      more than :data:`GAP_FACTOR` (max > 2 x min)
@@ -408,15 +414,18 @@ def _classify(
 def _split(rows: list[dict]) -> tuple[str, list[str]]:
     """Some models pass, others fail: a capability difference only when the attempts
     show it (:data:`CAPABILITY_ALPHA`), else "not enough attempts"; with the evidence."""
-    from scipy.stats import fisher_exact  # scipy loads only when models are compared
+    import numpy as np  # scipy and numpy load only when models are compared
+    from scipy.stats import MonteCarloMethod, fisher_exact
 
-    best = max(rows, key=lambda r: r["passes"] / r["attempts"])
-    worst = min(rows, key=lambda r: r["passes"] / r["attempts"])
-    table = [[r["passes"], r["attempts"] - r["passes"]] for r in (best, worst)]
-    p = float(fisher_exact(table).pvalue)
+    table = [[r["passes"], r["attempts"] - r["passes"]] for r in rows]
+    if len(rows) == 2:
+        result = fisher_exact(table)  # exact
+    else:
+        draws = MonteCarloMethod(n_resamples=FISHER_DRAWS, rng=np.random.default_rng(0))
+        result = fisher_exact(table, method=draws)
+    p = float(np.ravel(result.pvalue)[0])  # scipy gives some tables' p as a 1-element array
     shares = ", ".join(f"{r['model']} {r['passes']}/{r['attempts']}" for r in rows)
-    pair = f"{best['model']} vs {worst['model']}"
-    line = f"passed attempts: {shares}; Fisher exact p = {p:.3g}, {pair}"
+    line = f"passed attempts: {shares}; Fisher exact p = {p:.3g} across {len(rows)} models"
     shown = p <= CAPABILITY_ALPHA
     return ("model capability difference" if shown else "not enough attempts"), [line]
 
