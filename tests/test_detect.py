@@ -76,10 +76,10 @@ def test_strict_false_loads_what_it_can_and_returns_the_errors(tmp_path):
         load(csv_path, bad)  # strict by default
 
 
-def test_strict_false_keeps_errors_with_the_pandas_backend(tmp_path):
+def test_strict_false_keeps_errors_in_pandas_frames(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"hello": 1}))
     with pytest.warns(UserWarning):
-        runs = load(bad, strict=False, backend="pandas")
+        runs = load(bad, strict=False).to_pandas()
     assert len(runs.tasks) == 0
     assert "unknown format" in runs.errors[0].message

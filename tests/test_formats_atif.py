@@ -261,7 +261,7 @@ def test_sub_agents_and_continuations_stay_with_their_attempt(tmp_path):
     with pytest.warns(UserWarning, match="abs.json.*not a path inside"):
         [(_, [rec])] = read_atif(_write(tmp_path, main))
     calls = rec.trace.llm_calls
-    assert [(c.input_tokens, c.compacted_before) for c in calls] == [(400, False), (60, True)]
+    assert [(c.input_tokens, c.compacted) for c in calls] == [(400, False), (60, True)]
     assert rec.trace.total_input_tokens == 510  # the sub-agent's tokens are the attempt's too
     assert (rec.extra["subagent_llm_calls"], rec.extra["subagent_tool_calls"]) == (1, 1)
     assert (rec.extra["subagents"], rec.extra["subagent_refs_missing"]) == (["x"], 1)

@@ -123,7 +123,7 @@ def test_compaction_is_marked_on_the_next_call_and_outputs_give_exit_codes(tmp_p
         (50, 5, 20),
         (30, 2, 0),
     ]
-    assert [c.compacted_before for c in calls] == [False, True, False]
+    assert [c.compacted for c in calls] == [False, True, False]
     tools = rec.trace.tool_calls
     assert [(t.commands, t.exit_code, t.call_number) for t in tools] == [
         ("ls", 2, 1),

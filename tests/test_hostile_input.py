@@ -356,10 +356,10 @@ API_CASES: list[tuple[str, Callable[[], object], type[Exception], str]] = [
     ("load_an_int", lambda: en.load(123), TypeError, "load(): paths_or_globs[0] must be str"),
     ("load_a_list", lambda: en.load(["runs/*"]), TypeError, "paths_or_globs[0] must be str"),
     (
-        "load_unknown_backend",
-        lambda: en.load("runs/*", backend="arrow"),
-        ValueError,
-        "load(): backend must be Literal['polars', 'pandas'], got str 'arrow'",
+        "load_unknown_keyword",  # backend= is gone: pandas frames come from runs.to_pandas()
+        lambda: en.load("runs/*", backend="pandas"),
+        TypeError,
+        "load(): got an unexpected keyword argument 'backend'",
     ),
     ("summary_of_a_str", lambda: en.summary("x"), TypeError, "summary(): runs must be Runs"),
     ("summary_of_a_path", lambda: en.summary(Path("runs")), TypeError, "runs must be Runs"),

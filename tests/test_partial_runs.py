@@ -198,12 +198,13 @@ def test_the_trend_chart_joins_a_family_and_draws_partial_runs_apart(tmp_path):
         runs = load(HAIKU, OPUS, haiku_27, opus_27)
     spec = charts.trend(runs).to_dict()
     data = [row for values in spec["datasets"].values() for row in values]
-    kinds = {(r["run_id"], r["model_label"], r["completeness"]) for r in data}
+    kinds = {(r["point"], r["model_label"], r["completeness"]) for r in data}
+    # one point per model family and day (the dated snapshot joins its family)
     assert kinds == {
-        (HAIKU.stem, "claude-haiku-4-5", "complete run"),
-        (haiku_27.stem, "claude-haiku-4-5", "complete run"),
-        (OPUS.stem, "claude-opus-4-6", "complete run"),
-        (opus_27.stem, "claude-opus-4-6", "partial run"),
+        ("claude-haiku-4-5 · 2026-02-07", "claude-haiku-4-5", "complete run"),
+        ("claude-haiku-4-5 · 2026-02-27", "claude-haiku-4-5", "complete run"),
+        ("claude-opus-4-6 · 2026-02-07", "claude-opus-4-6", "complete run"),
+        ("claude-opus-4-6 · 2026-02-27", "claude-opus-4-6", "partial run"),
     }
     assert any("partial" in line for line in spec["title"]["subtitle"])
 

@@ -105,12 +105,14 @@ with RunLock(sys.argv[1]):
 
 
 def test_two_resumes_started_together_run_each_pending_attempt_once(tmp_path):
-    data = dataset(tmp_path, n=12, sleep=0.2)
+    data = dataset(tmp_path, n=12, sleep=0.5)
     subprocess.run([*CLI_RUN, str(data), "--out", str(tmp_path / "runs")], check=True)
     [run] = (tmp_path / "runs").iterdir()
     whole = totals(run)
     crash_after(run, 3, torn=False)  # one attempt finished at most: nearly all pending
-    argv = [*CLI, "run", "--resume", str(run), "--quiet"]
+    # one attempt at a time: the resume lasts 6 s, longer than a loaded machine takes to
+    # start the second process, so the two overlap
+    argv = [*CLI, "run", "--resume", str(run), "--quiet", "--concurrency", "1"]
     both = [subprocess.Popen(argv, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     results = [(p.wait(timeout=120), p.stderr.read()) for p in both]
     codes = sorted(code for code, _ in results)

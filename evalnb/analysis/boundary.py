@@ -75,7 +75,10 @@ def checked(fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        bound = signature.bind(*args, **kwargs)  # a missing or unknown argument: TypeError
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:  # a missing or unknown argument, named with the function
+            raise TypeError(f"{fn.__name__}(): {exc}") from None
         for name, value in bound.arguments.items():
             kind = signature.parameters[name].kind
             if kind is inspect.Parameter.VAR_POSITIONAL:

@@ -56,7 +56,6 @@ import warnings
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import Literal, overload
 from urllib.parse import urlsplit
 
 import polars as pl
@@ -67,7 +66,6 @@ from evalnb.analysis.remote import expand_url, is_url, local_path, url_access
 from evalnb.analysis.report_file import REPORT_FORMAT, runs_from_report
 from evalnb.analysis.runs import (
     LoadError,
-    PandasRuns,
     Runs,
     read_run_folder,
     read_run_folders,
@@ -79,34 +77,19 @@ from evalnb.formats.json_file import read_json
 from evalnb.store import RunStore, is_run_folder
 
 
-@overload
 def load(
     *paths_or_globs: str | Path,
-    backend: Literal["polars"] = "polars",
     strict: bool = True,
     dataset: str | Path | None = None,
     options: Mapping[str, str] | None = None,
-) -> Runs: ...
-@overload
-def load(
-    *paths_or_globs: str | Path,
-    backend: Literal["pandas"],
-    strict: bool = True,
-    dataset: str | Path | None = None,
-    options: Mapping[str, str] | None = None,
-) -> PandasRuns: ...
-def load(
-    *paths_or_globs: str | Path,
-    backend: Literal["polars", "pandas"] = "polars",
-    strict: bool = True,
-    dataset: str | Path | None = None,
-    options: Mapping[str, str] | None = None,
-) -> Runs | PandasRuns:
+) -> Runs:
     """Load run folders, result files and foreign trace formats together.
 
     ``strict=False`` returns what could be read, with the failures in ``.errors``.
     ``options`` are readers' declared options (``{"target": "notes"}``); a name no
-    reader declares is a ValueError.
+    reader declares is a ValueError. Every analysis function takes the polars-backed
+    :class:`Runs` this returns; for pandas frames, ``load(...).to_pandas()`` (the tables
+    only: the analysis functions read polars).
 
     Example:
         >>> import tempfile
@@ -117,8 +100,6 @@ def load(
         >>> load(root).runs.get_column("run_id").to_list()
         ['r1']
     """
-    if backend not in ("polars", "pandas"):
-        raise ValueError(f"backend must be 'polars' or 'pandas', not {backend!r}")
     options = options or {}
     check_options(options)
     errors: list[LoadError] = []
@@ -151,7 +132,7 @@ def load(
             f"{len(errors)} input(s) could not be read (see .errors); first: {errors[0].message}",
             stacklevel=2,
         )
-    return runs.to_pandas() if backend == "pandas" else runs
+    return runs
 
 
 def _expand(

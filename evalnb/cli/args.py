@@ -99,6 +99,32 @@ def out_folder(text: str) -> str:
     return text
 
 
+def k_list(text: str) -> list[int]:
+    """Comma-separated integers of at least 1 (``--k 1,3,5``).
+
+    Example:
+        >>> k_list("1,3, 5")
+        [1, 3, 5]
+        >>> k_list("1,0")
+        Traceback (most recent call last):
+        argparse.ArgumentTypeError: expected an integer >= 1, got '0'
+    """
+    return [positive_int(part.strip()) for part in text.split(",")]
+
+
+def probability(text: str) -> float:
+    """A number strictly between 0 and 1 (``--alpha``).
+
+    Example:
+        >>> probability("0.05")
+        0.05
+        >>> probability("1")
+        Traceback (most recent call last):
+        argparse.ArgumentTypeError: expected a number between 0 and 1, got '1'
+    """
+    return _checked(text, float, lambda v: 0 < v < 1, "a number between 0 and 1")
+
+
 def _checked(text: str, convert: Callable[[str], N], ok: Callable[[N], bool], wanted: str) -> N:
     """``convert(text)`` when it parses and ``ok`` holds, else argparse's usage error."""
     try:

@@ -50,7 +50,7 @@ trials. What evalnb makes of a trajectory:
   ``subagents``; the ``llm_calls`` and ``tool_calls`` rows are the main agent's, so spec
   003's context figures describe it.
   A ``continued_trajectory_ref`` continues the attempt: its steps follow, and its first
-  call is marked ``compacted_before`` (as is the first call after a v1.7
+  call is marked ``compacted`` (as is the first call after a v1.7
   ``context_management`` step). Referenced files are read only when the reference is a
   path relative to the trajectory's folder (never an absolute path or a URI); one not
   found is counted in ``subagent_refs_missing`` with a warning.
@@ -349,7 +349,7 @@ def _main_response(reading: _Reading, response: _Response) -> None:
                 per_call.call(
                     tool_calls_made=len(tool_calls) if k == response.calls - 1 else 0,
                     stop_reason=stop,
-                    compacted_before=reading.compact_next and k == 0,
+                    compacted=reading.compact_next and k == 0,
                 )
             )
         reading.compact_next = False

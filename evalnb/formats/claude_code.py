@@ -26,8 +26,11 @@ field). What evalnb makes of a session:
   usage. ``input_tokens`` is the whole prompt the model saw: the API's uncached
   ``input_tokens`` + ``cache_read_input_tokens`` + ``cache_creation_input_tokens``
   (so spec 003's ``base_context`` and ``context_growth_avg`` are the real context);
-  the cache parts are also kept as ``cache_read_tokens`` and ``cache_write_tokens``.
-  ``tool_calls_made`` = its ``tool_use`` blocks (any tool).
+  the cache parts are also kept as ``cache_read_tokens`` and ``cache_write_tokens``
+  (with ``cache_write_1h_tokens`` from ``cache_creation.ephemeral_1h_input_tokens``).
+  ``tool_calls_made`` = its ``tool_use`` blocks (any tool). A ``system`` line with
+  ``subtype`` ``compact_boundary`` (Claude Code compacted the history) marks the next
+  call ``compacted``.
 - ``<synthetic>`` assistant messages (``message.model == "<synthetic>"``: API errors
   such as "API Error: 529 Overloaded" or a usage limit, written by Claude Code
   itself) are not LLM calls: their text stays in ``messages`` and they are counted in
@@ -287,6 +290,7 @@ class _Session:
         self.counts["synthetic_messages"] = 0
         self.inferred = 0
         self.prompt: str | None = None
+        self.compacted = False  # True while a compact_boundary line awaits the next call
 
     def add(self, line: dict[str, Any]) -> None:
         """Take one line (message object) into the session."""
@@ -308,6 +312,8 @@ class _Session:
         if kind == "system" and line.get("subtype") == "init":
             self.init = line
             self.model = self.model or line.get("model")
+        elif kind == "system" and line.get("subtype") == "compact_boundary":
+            self.compacted = True
         elif kind == "summary":
             self.summary = self.summary or line.get("summary")
         elif kind == "assistant":
@@ -335,7 +341,8 @@ class _Session:
         self.model = self.model or message.get("model")
         msg_id = message.get("id") or f"anonymous-{len(self.calls)}"
         if msg_id not in self.calls:
-            self.calls[msg_id] = LLMCall(call_number=len(self.calls) + 1)
+            self.calls[msg_id] = LLMCall(call_number=len(self.calls) + 1, compacted=self.compacted)
+            self.compacted = False
             self.messages.append(Message(role="assistant", content=[]))
         call = self.calls[msg_id]
         usage = message.get("usage") or {}
@@ -343,6 +350,9 @@ class _Session:
             call.input_tokens = _whole_input(usage)
             call.cache_read_tokens = usage.get("cache_read_input_tokens")
             call.cache_write_tokens = usage.get("cache_creation_input_tokens")
+            call.cache_write_1h_tokens = (usage.get("cache_creation") or {}).get(
+                "ephemeral_1h_input_tokens"
+            )
         call.output_tokens = usage.get("output_tokens", call.output_tokens)
         call.stop_reason = message.get("stop_reason") or call.stop_reason
         blocks = self.messages[-1].content

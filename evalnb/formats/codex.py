@@ -24,7 +24,7 @@ Codex log carries no verdict.
   (``Process exited with code N``, ``Exit code: N``), else ``exec_command_end`` /
   ``patch_apply_end`` events where the rollout kept them; otherwise null.
 - **Compaction** (a ``compacted`` line, a ``context_compacted`` event or a
-  ``compaction`` item): the next call is marked ``compacted_before``; the task's
+  ``compaction`` item): the next call is marked ``compacted``; the task's
   ``compactions`` column counts them.
 - **Ending**: the prompt is the first ``user_message`` event. A turn that started and
   neither completed (``task_complete``) nor was aborted means the session was cut off:
@@ -249,7 +249,7 @@ class _Rollout:
 
     def _close(self, usage: Usage) -> None:
         """End the response under way: one LLM call with its tool calls."""
-        call = usage.call(tool_calls_made=len(self.pending), compacted_before=self.compact_next)
+        call = usage.call(tool_calls_made=len(self.pending), compacted=self.compact_next)
         self.calls.append(call)
         self.models.append(self.model)
         for tool in self.pending:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from evalnb.analysis.baseline import baseline_runs
 from evalnb.analysis.cost import Prices
 from evalnb.analysis.diagnostics import friction
 from evalnb.analysis.metrics import by_category, compare_all, power_note, summary
+from evalnb.analysis.pass_at_k import pass_at_k
 from evalnb.analysis.report_file import REPORT_FORMAT, REPORT_VERSION
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import SMALL_N
@@ -283,11 +285,15 @@ BASELINE_ROWS = (
 """Rows of the comparison table: spec 000's "Current Baseline" rows plus pass rate and cost."""
 
 
-def summary_records(runs: Runs, prices: Prices | None = None) -> list[dict[str, Any]]:
+def summary_records(
+    runs: Runs, prices: Prices | None = None, k: Sequence[int] = ()
+) -> list[dict[str, Any]]:
     """One JSON-ready object per run: spec 000's EvalSummary fields, ``by_category`` nested.
 
     ``by_category`` maps each category to spec 000's CategorySummary fields (tasks,
-    passed, score, max_score, rate) plus its pass rate and interval.
+    passed, score, max_score, rate) plus its pass rate and interval. For each of ``k``:
+    ``pass_at_K``, ``pass_hat_K`` (pass^k) with their ``_lo``/``_hi`` and
+    ``pass_at_K_tasks`` (:func:`evalnb.analysis.pass_at_k.pass_at_k`).
 
     Example:
         >>> summary_records(Runs.empty())
@@ -298,7 +304,35 @@ def summary_records(runs: Runs, prices: Prices | None = None) -> list[dict[str, 
         run_id: {c.pop("category"): c for c in group.drop("run_id", "model").to_dicts()}
         for (run_id,), group in categories.group_by("run_id")
     }
-    return [row | {"by_category": nested.get(row["run_id"], {})} for row in summaries.to_dicts()]
+    at_k: dict[str, dict[str, Any]] = {}
+    for row in pass_at_k(runs, k).iter_rows(named=True) if k else ():
+        kk = row["k"]
+        figures = {f"pass_at_{kk}_tasks": row["tasks"]}
+        for name, short in (("pass_at_k", f"pass_at_{kk}"), ("pass_hat_k", f"pass_hat_{kk}")):
+            figures |= {short + end: row[name + end] for end in ("", "_lo", "_hi")}
+        at_k.setdefault(row["run_id"], {}).update(figures)
+    return [
+        row | at_k.get(row["run_id"], {}) | {"by_category": nested.get(row["run_id"], {})}
+        for row in summaries.to_dicts()
+    ]
+
+
+def pass_at_k_lines(runs: Runs, k: Sequence[int]) -> str:
+    """pass@k and pass^k of each run, one line per run and k, with their intervals.
+
+    Example:
+        >>> print(pass_at_k_lines(Runs.empty(), [1]))
+        pass@k (at least one of k attempts passes) and pass^k (all k pass), per run:
+    """
+    lines = ["pass@k (at least one of k attempts passes) and pass^k (all k pass), per run:"]
+    for r in pass_at_k(runs, k).iter_rows(named=True):
+        lines.append(
+            f"  {r['model']} · run {r['run_id']}  k={r['k']}  "
+            f"pass@k {_rate_ci(r['pass_at_k'], r['pass_at_k_lo'], r['pass_at_k_hi'])}  "
+            f"pass^k {_rate_ci(r['pass_hat_k'], r['pass_hat_k_lo'], r['pass_hat_k_hi'])}  "
+            f"(over {r['tasks']} tasks with k or more attempts)"
+        )
+    return "\n".join(lines)
 
 
 def report_json(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFrame) -> dict[str, Any]:

@@ -94,9 +94,11 @@ class LLMCall(Record):
     ``cumulative_input`` is the running sum of ``input_tokens`` over calls 1..N.
     Token counts are None where the source did not record them; ``usage_error`` says why
     a provider's reply left them unknown (no usage, a count missing, negative or not a
-    whole number), None when nothing was wrong. ``compacted_before`` marks a call made just
-    after the agent compacted its context (Codex's ``compacted`` event, an ATIF
-    continuation or compaction step): the history it sees was replaced.
+    whole number), None when nothing was wrong. ``compacted`` is True when the agent
+    compacted (summarised and dropped) its history right before this call, as the source
+    marks it (Claude Code's ``compact_boundary`` line, Codex's ``compacted`` event, an ATIF
+    continuation or ``context_management`` step), and None where the source has no such
+    marker.
 
     Example:
         >>> LLMCall(call_number=1, input_tokens=70_000, cache_read_tokens=69_000,
@@ -111,11 +113,12 @@ class LLMCall(Record):
     cache_write_tokens: int | None = Field(
         default=None, validation_alias=AliasChoices("cache_write_tokens", "cache_creation_tokens")
     )
+    cache_write_1h_tokens: int | None = None
     cumulative_input: int | None = None
     latency_ms: float | None = None
     tool_calls_made: int = 0
     stop_reason: str | None = None
-    compacted_before: bool = False
+    compacted: bool | None = None
     usage_error: str | None = None
 
     @property

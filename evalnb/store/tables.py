@@ -28,9 +28,11 @@ table           one row per                columns
                                            help_invocations, first_try_successes
 ``llm_calls``   ``provider.chat()`` call   keys, call_number, input_tokens,
                                            output_tokens, cache_read_tokens,
-                                           cache_write_tokens, cumulative_input,
+                                           cache_write_tokens, cache_write_1h_tokens,
+                                           cumulative_input,
                                            latency_ms, tool_calls_made, stop_reason,
-                                           compacted_before, usage_error
+                                           compacted (a marker: history compacted
+                                           right before the call), usage_error
 ``tool_calls``  tool invocation            keys, call_index, call_number, commands,
                                            stdout, stderr, exit_code, duration_ms,
                                            stdout_truncated, stderr_truncated,
@@ -160,11 +162,12 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "output_tokens": pl.Int64,
         "cache_read_tokens": pl.Int64,
         "cache_write_tokens": pl.Int64,
+        "cache_write_1h_tokens": pl.Int64,
         "cumulative_input": pl.Int64,
         "latency_ms": pl.Float64,
         "tool_calls_made": pl.Int64,
         "stop_reason": pl.Utf8,
-        "compacted_before": pl.Boolean,
+        "compacted": pl.Boolean,
         "usage_error": pl.Utf8,
         "attempt_key": pl.Int64,
     },
