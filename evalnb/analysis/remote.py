@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import glob
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
@@ -129,7 +130,7 @@ def url_access(url: str) -> Access:
     )
 
 
-def read_meta(folder: str, read: Any) -> RunMeta:
+def read_meta(folder: str, read: Callable[[str], bytes]) -> RunMeta:
     """The ``run.json`` of the run folder at URL ``folder``, ``read`` fetching its bytes.
 
     Example:
