@@ -26,18 +26,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import scale
+
 SAMPLES = 80_000
 STEPS = 25
 PER_LOG = 1_000
 LIMIT_S, LIMIT_GIB = 60.0, 4.0
 INSPECT_TIMEOUT_S = 600
 ROOT = Path(__file__).resolve().parents[1]
-
-PEAK = """
-def peak_mib():
-    with open("/proc/self/status") as status:
-        return next(int(l.split()[1]) for l in status if l.startswith("VmHWM")) / 1024
-"""
 
 EVALNB = """
 import glob, json, resource, sys, time, warnings
@@ -124,7 +120,7 @@ def _run(code: str, folder: Path, timeout: float | None = None) -> dict[str, flo
     """A measuring script in a fresh process (None when it did not finish in time)."""
     try:
         done = subprocess.run(
-            [sys.executable, "-c", PEAK + code, str(folder)],
+            [sys.executable, "-c", scale.PEAK + code, str(folder)],
             capture_output=True,
             text=True,
             timeout=timeout,

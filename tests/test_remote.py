@@ -53,11 +53,16 @@ def _runs_folder(root: Path) -> Path:
 
 def _to_memory(folder: Path, prefix: str) -> str:
     """Copy folder's files into fsspec's memory filesystem; returns the URL of the copy."""
-    fs = fsspec.filesystem("memory")
+    return _copied(folder, f"memory://{prefix}")
+
+
+def _copied(folder: Path, url: str) -> str:
+    """Copy folder's files under ``url`` (any fsspec filesystem); returns ``url``."""
+    fs, root = fsspec.core.url_to_fs(url)
     for file in folder.rglob("*"):
         if file.is_file():
-            fs.pipe(f"/{prefix}/{file.relative_to(folder).as_posix()}", file.read_bytes())
-    return f"memory://{prefix}"
+            fs.pipe(f"{root}/{file.relative_to(folder).as_posix()}", file.read_bytes())
+    return url
 
 
 def _same_tables(a: Runs, b: Runs) -> None:
@@ -203,18 +208,9 @@ def s3_bucket(s3_server: str, monkeypatch: pytest.MonkeyPatch) -> str:
     return bucket
 
 
-def _to_s3(folder: Path, url: str) -> str:
-    """Upload folder's files under the S3 URL ``url``."""
-    fs = fsspec.filesystem("s3")
-    for file in folder.rglob("*"):
-        if file.is_file():
-            fs.pipe(f"{url}/{file.relative_to(folder).as_posix()}", file.read_bytes())
-    return url
-
-
 def test_runs_in_s3_load_like_their_folders_and_polars_scans_them_itself(s3_bucket, tmp_path):
     runs = _runs_folder(tmp_path)
-    url = _to_s3(runs, f"s3://{s3_bucket}/runs")
+    url = _copied(runs, f"s3://{s3_bucket}/runs")
     remote, local = en.load(url), en.load(runs)
     assert remote.runs.get_column("run_id").to_list() == ["r1", "r2"]
     assert en.summary(remote).equals(en.summary(local))
@@ -230,7 +226,7 @@ def test_a_damaged_table_in_s3_is_refused_naming_its_url(s3_bucket, tmp_path):
     runs = _runs_folder(tmp_path)
     tasks = pl.read_parquet(runs / "r2" / "tasks.parquet").drop("passed")
     tasks.write_parquet(runs / "r2" / "tasks.parquet")
-    url = _to_s3(runs, f"s3://{s3_bucket}/runs")
+    url = _copied(runs, f"s3://{s3_bucket}/runs")
     with pytest.raises(InputError, match=rf"s3://{s3_bucket}/runs/r2/tasks\.parquet: lacks"):
         en.load(url)
     with pytest.warns(UserWarning, match="1 input"):
