@@ -9,6 +9,11 @@ evalnb is timed with its bytecode compiled first (``compileall`` into the packag
 is installed. Without it, a checkout under ``PYTHONDONTWRITEBYTECODE=1`` recompiles
 every module on every import, which no installed copy does.
 
+It also times the first ``en.summary`` call in a fresh interpreter, on a run of the
+``bash`` suite with 3 epochs (``sim/careful``), whose intervals need Student's t
+quantiles: the first call pays for whatever the metrics import on first use (scipy's
+``special`` module for the quantiles).
+
 Run: ``python -m bench.import_time``.
 """
 
@@ -17,6 +22,7 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import evalnb
@@ -37,6 +43,50 @@ def import_us(module: str) -> tuple[int, set[str]]:
     loaded = {name.strip() for *_, name in rows}
     cumulative = next(int(cum) for _, cum, name in rows if name.strip() == module)
     return cumulative, loaded
+
+
+FIRST_SUMMARY = """
+import sys, time
+import evalnb as en
+runs = en.load(sys.argv[1])
+wall, cpu = time.perf_counter(), time.process_time()
+en.summary(runs)
+print(time.perf_counter() - wall, time.process_time() - cpu, "scipy" in sys.modules)
+"""
+
+
+def first_summary(folder: Path) -> tuple[float, float, bool]:
+    """(wall s, CPU s, scipy imported) of the first ``en.summary`` in a fresh interpreter."""
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_SUMMARY, str(folder)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return float(out[0]), float(out[1]), out[2] == "True"
+
+
+def summary_lines() -> list[str]:
+    """The first ``en.summary`` call's cost on a 3-epoch run of the bash suite."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = ["run", "bash", "--model", "sim/careful", "--epochs", "3", "--quiet", "--out"]
+        subprocess.run(
+            [sys.executable, "-m", "evalnb.cli", *run, tmp], capture_output=True, check=True
+        )
+        [folder] = Path(tmp).iterdir()
+        times = [first_summary(folder) for _ in range(RUNS)]
+    wall = statistics.median(t[0] for t in times)
+    cpu = statistics.median(t[1] for t in times)
+    return [
+        "",
+        f"| first `en.summary` (bash suite, 3 epochs; median of {RUNS} fresh interpreters) "
+        "| seconds |",
+        "|---|---:|",
+        f"| wall | {wall:.3f} |",
+        f"| CPU | {cpu:.3f} |",
+        "",
+        f"scipy imported by it: {'yes' if any(t[2] for t in times) else 'no'}.",
+    ]
 
 
 def lines() -> list[str]:
@@ -62,4 +112,4 @@ def lines() -> list[str]:
 
 
 if __name__ == "__main__":
-    print("\n".join(lines()))
+    print("\n".join(lines() + summary_lines()))

@@ -12,6 +12,13 @@ The analysis API, one function per tidy table or figure::
     en.diagnose(runs)         # spec 000 cross-model diagnostics
     en.compare(runs, "a", "b")   # paired comparison on shared tasks
     en.compare_all(runs)         # every pair on the same dataset, Holm-adjusted
+    en.pass_at_k(runs, k=[1, 3, 5])   # pass@k and pass^k per run, with intervals
+    en.flaky_tasks(runs)         # tasks whose attempts disagree, per model
+    en.consistency(runs)         # per run: share of repeated tasks whose attempts agree
+    en.task_diff(runs, "a", "b")      # the tasks that flipped from run a to run b
+    en.regression_gate(en.compare(runs, "a", "b"))   # is b significantly worse than a?
+    en.context_peaks(runs)       # per attempt: peak context, drops, tokens re-read
+    en.judge_agreement(runs, labels="human.csv")   # Krippendorff's alpha of the judges
 
 ``import evalnb`` loads only this analysis layer. ``evalnb.charts`` and
 ``evalnb.widgets`` (the presentation layer) and :func:`ensure_demo_runs` (which runs
@@ -28,22 +35,45 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from evalnb.analysis.diagnostics import common_errors, diagnose, failing_commands, friction
-from evalnb.analysis.guidance import compare_guidance
-from evalnb.analysis.interaction import command_rows, interaction
-from evalnb.analysis.load import load
-from evalnb.analysis.metrics import (
-    by_category,
-    compare,
-    compare_all,
-    context_growth,
-    epoch_variance,
-    summary,
-)
+from evalnb.analysis import context as _context
+from evalnb.analysis import diagnostics as _diagnostics
+from evalnb.analysis import flaky as _flaky
+from evalnb.analysis import guidance as _guidance
+from evalnb.analysis import interaction as _interaction
+from evalnb.analysis import judge_agreement as _judge_agreement
+from evalnb.analysis import load as _load
+from evalnb.analysis import metrics as _metrics
+from evalnb.analysis import pass_at_k as _pass_at_k
+from evalnb.analysis import regression as _regression
+from evalnb.analysis import stats as _stats
+from evalnb.analysis.boundary import checked
 from evalnb.analysis.runs import Runs
-from evalnb.analysis.stats import tasks_needed
 from evalnb.errors import EvalnbError, InputError, ProviderError, SetupError
 from evalnb.version import __version__
+
+# the public analysis API checks its arguments' types (evalnb.analysis.boundary)
+context_peaks = checked(_context.context_peaks)
+common_errors = checked(_diagnostics.common_errors)
+diagnose = checked(_diagnostics.diagnose)
+failing_commands = checked(_diagnostics.failing_commands)
+friction = checked(_diagnostics.friction)
+consistency = checked(_flaky.consistency)
+flaky_tasks = checked(_flaky.flaky_tasks)
+compare_guidance = checked(_guidance.compare_guidance)
+command_rows = checked(_interaction.command_rows)
+interaction = checked(_interaction.interaction)
+judge_agreement = checked(_judge_agreement.judge_agreement)
+load = checked(_load.load)
+by_category = checked(_metrics.by_category)
+compare = checked(_metrics.compare)
+compare_all = checked(_metrics.compare_all)
+context_growth = checked(_metrics.context_growth)
+epoch_variance = checked(_metrics.epoch_variance)
+summary = checked(_metrics.summary)
+pass_at_k = checked(_pass_at_k.pass_at_k)
+regression_gate = checked(_regression.regression_gate)
+task_diff = checked(_regression.task_diff)
+tasks_needed = checked(_stats.tasks_needed)
 
 if TYPE_CHECKING:
     from evalnb.demo import ensure_demo_runs
@@ -86,15 +116,22 @@ __all__ = [
     "compare",
     "compare_all",
     "compare_guidance",
+    "consistency",
     "context_growth",
+    "context_peaks",
     "diagnose",
     "ensure_demo_runs",
     "epoch_variance",
     "failing_commands",
+    "flaky_tasks",
     "friction",
     "interaction",
+    "judge_agreement",
     "load",
+    "pass_at_k",
+    "regression_gate",
     "summary",
+    "task_diff",
     "tasks_needed",
     "widgets",
 ]

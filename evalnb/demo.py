@@ -1,7 +1,8 @@
 """``evalnb demo``: the whole pipeline offline, from the built-in suite to charts and notebooks.
 
 1. runs the built-in ``bash`` suite with the reference agent and the simulated
-   personas (``sim/careful``, ``sim/hasty``, ``sim/flailing``) into ``./runs/demo/``;
+   personas (``sim/careful``, ``sim/hasty``, ``sim/flailing``), :data:`DEMO_EPOCHS`
+   attempts per task, into ``./runs/demo/``;
 2. writes ``./reports/demo/``: ``report.md``, ``report.json``, ``comparison.md``,
    every chart as PNG and SVG under ``charts/``, and the executed notebooks as HTML
    under ``notebooks/``.
@@ -38,6 +39,8 @@ T = TypeVar("T")
 
 DEMO_MODELS = ["reference", "sim/careful", "sim/hasty", "sim/flailing"]
 DEMO_SEED = 7
+DEMO_EPOCHS = 3
+"""Attempts per task in the demo suite: enough for pass@k, pass^k and flaky tasks."""
 DEMO_RUNS = Path("runs") / "demo"
 DEMO_REPORTS = Path("reports") / "demo"
 GUIDANCE_VERSIONS = ("v1", "v2")
@@ -75,6 +78,7 @@ def make_demo_runs(out: str | Path = DEMO_RUNS, *, progress: bool = True) -> lis
         DEMO_MODELS,
         out,
         concurrency=8,
+        epochs=DEMO_EPOCHS,
         dataset="bash",
         dataset_sha256=dataset_sha256(dataset),
         seed=DEMO_SEED,

@@ -2,7 +2,8 @@
 
 The base install runs evaluations, writes reports and analyses runs. Chart export
 (``export``), the notebook and widget stack (``notebooks``), pandas frames
-(``pandas``), Inspect AI logs (``inspect``) and runs at a URL (``remote``) are extras;
+(``pandas``), Inspect AI logs (``inspect``), runs at a URL (``remote``) and judge
+agreement (``judges``) are extras;
 using one that is not installed raises :class:`~evalnb.errors.SetupError` with the pip
 command that adds it.
 
@@ -28,6 +29,7 @@ EXTRAS = {
     "pandas": "pandas frames",
     "inspect": "reading and writing Inspect AI logs",
     "remote": "reading runs from a URL (object storage, HTTP) through fsspec",
+    "judges": "judge agreement (Krippendorff's alpha)",
 }
 
 

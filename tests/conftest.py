@@ -13,7 +13,17 @@ from evalnb.runtime.sandbox import local
 from tests.confinement import CONFINED
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT.parent / "shared" / "fixtures" / "bashkit-eval"
+SHARED = ROOT.parent / "shared" / "fixtures"
+FIXTURES = SHARED / "bashkit-eval"
+
+
+def shared_fixture(*parts: str) -> Path:
+    """A path under the shared real fixtures (``../shared/fixtures``); skips the test
+    where it is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"../shared/fixtures/{'/'.join(parts)} is absent")
+    return path
 
 
 @pytest.fixture

@@ -10,7 +10,10 @@ The first path segment picks the behaviour, so one server serves every fault at 
 - ``badinput``: an Anthropic ``tool_use`` whose ``input`` is a list, not an object;
 - ``unauthorized``: a 401 whose message echoes a masked key (:data:`MASKED_KEY`);
 - ``judge``: an OpenAI judge's ``submit_judgement`` call scoring every criterion of the
-  notes rubric (:data:`JUDGE_CRITERIA`) 1.
+  notes rubric (:data:`JUDGE_CRITERIA`) 1;
+- ``flaky``: as ``ok``, but 20% of its requests fail, in a fixed pattern by arrival: of
+  every 10, the 5th stalls (never answered) and the 10th has its connection closed
+  without an answer.
 
 Every request is kept (``requests``: path and headers). The server runs in a daemon
 thread; :meth:`FaultServer.stop` releases stalled handlers and shuts it down, and no
@@ -74,6 +77,8 @@ class FaultServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.released = threading.Event()
+        self.flaky_count = 0
+        counting = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -89,6 +94,14 @@ class FaultServer:
                 server.requests.append({"path": self.path, "headers": headers})
                 mode = self.path.split("/")[1]
                 anthropic = self.path.endswith("/messages")
+                if mode == "flaky":
+                    with counting:
+                        server.flaky_count += 1
+                        n = server.flaky_count
+                    mode = {5: "stall", 0: "reset"}.get(n % 10, "ok")
+                if mode == "reset":
+                    self.close_connection = True
+                    return
                 if mode == "stall":
                     server.released.wait(MAX_HOLD_S)
                     return

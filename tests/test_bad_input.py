@@ -63,6 +63,24 @@ DATASETS = [
         (1, "expectations.0.check", "invalid regex"),
     ),
     (
+        "regex_backreference",
+        "t.jsonl",
+        jsonl(task(expectations=[{"check": "stdout_regex:(a)\\1"}])),
+        (1, "expectations.0.check", "no backreferences"),
+    ),
+    (
+        "regex_lookahead",
+        "t.jsonl",
+        jsonl(TASK, task(id="b", expectations=[{"check": "file_line_regex:/f:^x(?=y)"}])),
+        (2, "expectations.0.check", "no lookaround"),
+    ),
+    (
+        "regex_possessive",
+        "t.jsonl",
+        jsonl(task(expectations=[{"check": "exit_code:0"}, {"check": "stdout_regex:a++"}])),
+        (1, "expectations.1.check", "possessive"),
+    ),
+    (
         "file_contains_no_path",
         "t.jsonl",
         jsonl(task(expectations=[{"check": "file_contains:hello"}])),
@@ -101,7 +119,7 @@ DATASETS = [
         "tool_calls_min_negative",
         "t.jsonl",
         jsonl(task(expectations=[{"check": "tool_calls_min:-3"}])),
-        (1, "expectations.0.check", "at least 0"),
+        (1, "expectations.0.check", "0 to 1,000,000"),
     ),
     (
         "duplicate_key",
@@ -118,7 +136,12 @@ DATASETS = [
         (None, "results", "duplicate key"),
     ),
     ("result_truncated", "r.json", '{"provider": "x", "results": [{"task": ', (1, None, "JSON")),
-    ("result_no_results", "r.json", json.dumps({"provider": "x"}), (1, "results", "list")),
+    (
+        "result_no_results",
+        "r.json",
+        json.dumps({"provider": "x"}),
+        (1, "results", "Field required"),
+    ),
     (
         "result_bad_task",
         "r.json",
@@ -322,6 +345,14 @@ SCENARIOS = [
             "{type: file_exists, path: a.txt}", "{type: file_matches, path: a, pattern: '(x'}"
         ),
         (9, "gates.0.file_matches.pattern", "invalid regex"),
+    ),
+    (
+        "scenario_gate_lookbehind",
+        lambda t: t.replace(
+            "{type: file_exists, path: a.txt}",
+            "{type: command_output_matches, command: ls, pattern: '(?<=a)b'}",
+        ),
+        (9, "gates.0.command_output_matches.pattern", "no lookaround"),
     ),
     (
         "scenario_bad_jsonpath",

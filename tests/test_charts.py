@@ -12,6 +12,7 @@ import pytest
 from evalnb.analysis import metrics
 from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.interaction import interaction
+from evalnb.analysis.pass_at_k import pass_at_k
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import clustered_wilson, wilson
 from evalnb.present import charts, groups
@@ -28,6 +29,9 @@ from evalnb.records import (
     ToolCallResult,
 )
 from evalnb.store.tables import TABLES, TOOL_CALL_FIGURES, tables_from_records
+from tests.test_context_peaks import attempt
+from tests.test_metrics import make_runs as make_metric_runs
+from tests.test_pass_at_k import attempts
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
 
@@ -421,7 +425,8 @@ def test_task_matrix_puts_tasks_every_model_failed_first(runs):
     cells = by(rows(chart), "task_id", "model_label")
     assert cells["t4", "alpha"]["outcome"] == "fail"
     assert cells["t3", "alpha"]["outcome"] == "pass"
-    assert cells["t3", "beta (simulated)"]["diagnosis"] == "model capability difference"
+    # one attempt each: a split, but no evidence of a capability difference (issue 25)
+    assert cells["t3", "beta (simulated)"]["diagnosis"] == "not enough attempts"
 
 
 def test_interaction_by_guidance_plots_the_spec_002_run_metrics(runs):
@@ -481,13 +486,82 @@ def test_trend_follows_one_model_over_its_dated_runs_of_one_dataset(runs):
     )
     data = rows(charts.trend(Runs.concat([runs, again])))
     alpha = sorted(
-        (r["when"], r["run_id"], r["value"])
+        (r["when"], r["point"], r["value"])
         for r in data
-        if r["model_label"] == "alpha" and r["measure"] == charts.PASS_LABEL
+        if r["model_label"] == "alpha · guidance v1" and r["measure"] == charts.PASS_LABEL
     )
     # a1 (v1, Jan 1) then a3 (v1, Jan 3); a2 ran guidance v2, so it is no point of the trend.
-    assert [(run, v) for _, run, v in alpha] == [("a1", 0.5), ("a3", 1.0)]
+    assert [(point, v) for _, point, v in alpha] == [
+        ("alpha · guidance v1 · 2026-01-01", 0.5),
+        ("alpha · guidance v1 · 2026-01-03", 1.0),
+    ]
     assert not [r for r in data if r["model_label"] == "beta (simulated)"]  # a single run
+
+
+def seeds(runs: Runs, started: list[str]) -> Runs:
+    """Copies of run a1 (model alpha, guidance v1), one per start time, as seeds."""
+    a1 = runs.filter(pl.col("run_id") == "a1")
+    copies = []
+    for i, when in enumerate(started):
+        copy = Runs(
+            **{n: getattr(a1, n).with_columns(pl.lit(f"s{i}").alias("run_id")) for n in TABLES}
+        )
+        copy.runs = copy.runs.with_columns(pl.lit(when).alias("started_at"))
+        copies.append(copy)
+    return Runs.concat(copies)
+
+
+def test_pooled_runs_count_the_attempts_of_every_run(runs):
+    two = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"])
+    pooled = metrics.summary(groups.pooled(two)).row(0, named=True)
+    assert pooled["total_tasks"] == two.tasks.height == 8
+    assert pooled["total_passed"] == metrics.summary(two).get_column("total_passed").sum()
+
+
+def test_seeds_started_seconds_apart_are_no_trend(runs):
+    same_day = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-05T10:00:03Z", "2026-01-05T10:00:09Z"])
+    assert "several dates" in rows(charts.trend(same_day))[0]["text"]
+
+
+def test_seeds_of_one_day_are_one_point_of_the_trend(runs):
+    two_days = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-05T10:00:04Z", "2026-01-06T09:00:00Z"])
+    data = [r for r in rows(charts.trend(two_days)) if r["measure"] == charts.PASS_LABEL]
+    assert sorted((r["point"], r["runs_pooled"], r["total_tasks"]) for r in data) == [
+        ("alpha · guidance v1 · 2026-01-05", 2, 8),  # two seeds' attempts pooled
+        ("alpha · guidance v1 · 2026-01-06", 1, 4),
+    ]
+
+
+def test_guidance_versions_of_one_model_on_the_same_days_are_two_lines(runs):
+    v1 = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"])
+    v2 = Runs(**{n: getattr(v1, n).with_columns(pl.col("run_id") + "-v2") for n in TABLES})
+    v2.runs = v2.runs.with_columns(pl.lit("v2").alias("guidance"))
+    data = [
+        r for r in rows(charts.trend(Runs.concat([v1, v2]))) if r["measure"] == charts.PASS_LABEL
+    ]
+    assert sorted((r["point"], r["runs_pooled"]) for r in data) == [
+        ("alpha · guidance v1 · 2026-01-05", 1),
+        ("alpha · guidance v1 · 2026-01-06", 1),
+        ("alpha · guidance v2 · 2026-01-05", 1),
+        ("alpha · guidance v2 · 2026-01-06", 1),
+    ]
+
+
+def test_a_model_keeps_its_colour_in_the_trend(runs):
+    b1 = runs.filter(pl.col("run_id") == "b1")
+    aardvark = Runs(
+        **{n: getattr(b1, n).with_columns(pl.lit("z1").alias("run_id")) for n in TABLES}
+    )
+    aardvark.runs = aardvark.runs.with_columns(pl.lit("aardvark").alias("model"))  # sorts first
+    mixed = Runs.concat(
+        [seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"]), make_runs(), aardvark]
+    )
+    scale = charts._run_color(groups.pooled(mixed)).to_dict()["scale"]  # every model chart's
+    colour = dict(zip(scale["domain"], scale["range"], strict=True))
+    trend = charts.trend(mixed).to_dict()["spec"]["layer"][0]["encoding"]["color"]["scale"]
+    assert trend["domain"] == ["alpha · guidance v1"]
+    # alpha's latest run in the trend is s1, of group "alpha · guidance v1 · 3 runs"
+    assert trend["range"] == [colour["alpha · guidance v1 · 3 runs"]]
 
 
 def test_trend_of_guidance_versions_is_no_trend(runs):
@@ -526,3 +600,36 @@ def test_the_vega_bundle_is_built_once_and_then_read_from_the_cache(tmp_path, mo
     finally:
         offline._packed_bundle.cache_clear()
     assert len(built) > 100_000
+
+
+def test_pass_at_k_curves_draw_the_pooled_figures_over_k():
+    tasks = {"a": [True, False, True], "b": [True, True, True], "c": [False, False, True]}
+    runs = make_metric_runs(("r", "m", [x for t, oks in tasks.items() for x in attempts(t, oks)]))
+    data = rows(charts.pass_at_k_curves(runs))
+    expected = pass_at_k(groups.pooled(runs), k=[1, 2, 3])
+    for row in expected.iter_rows(named=True):
+        drawn = by(data, "measure", "k")
+        assert drawn["pass@k (one of k passes)", row["k"]]["value"] == row["pass_at_k"]
+        assert drawn["pass^k (all k pass)", row["k"]]["hi"] == row["pass_hat_k_hi"]
+
+
+def test_context_peaks_chart_marks_the_drops():
+    records = [attempt("t1", [100, 400, 150, 300], {3}), attempt("t2", [100, 200])]
+    runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), records))
+    data = rows(charts.context_peaks(runs))
+    assert [(r["task_id"], r["call_number"]) for r in data if r["dropped"]] == [("t1", 3)]
+    assert {r["task_id"] for r in data} == {"t1", "t2"}
+
+
+def test_guidance_charts_are_drawn_only_of_runs_with_guidance(runs):
+    unguided = Runs(**{n: getattr(runs, n) for n in TABLES})
+    unguided.runs = unguided.runs.with_columns(pl.lit(None, pl.Utf8).alias("guidance"))
+    assert not set(charts.GUIDANCE_CHARTS) & set(charts.all_charts(unguided))
+    both = Runs.concat(
+        [seeds(runs, ["2026-01-05T10:00:00Z"]), unguided.filter(pl.col("run_id") == "b1")]
+    )
+    both.runs = both.runs.with_columns(
+        pl.when(pl.col("run_id") == "b1").then(None).otherwise(pl.col("guidance")).alias("guidance")
+    )
+    drawn = rows(charts.all_charts(both)["interaction_by_guidance"])
+    assert {r["run_label"] for r in drawn} == {"alpha · guidance v1"}  # b1 ran no guidance

@@ -13,7 +13,8 @@ import pytest
 from evalnb.analysis.cost import task_cost
 from evalnb.analysis.runs import Runs, read_run_folder
 from evalnb.cli import main
-from evalnb.formats.claude_code import import_claude_code, read_claude_code, read_session
+from evalnb.cli.imports import import_format
+from evalnb.formats.claude_code import read_claude_code, read_session
 
 FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures" / "claude-code"
 STREAM = FIXTURES / "fn-10-vep.48.jsonl"
@@ -67,7 +68,8 @@ def recount(lines: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def imported(tmp_path: Path, *paths: Path, target: str | None = None) -> Runs:
-    folders = import_claude_code(list(paths), tmp_path / "runs", target)
+    options = {"target": target} if target else None
+    folders = import_format("claude-code", list(paths), tmp_path / "runs", options)
     return Runs.concat([read_run_folder(f) for f in folders])
 
 

@@ -13,14 +13,14 @@ import pytest
 from evalnb.analysis.interaction import interaction, interaction_from_transcript
 from evalnb.analysis.runs import Runs, read_run_folder
 from evalnb.cli import main
+from evalnb.cli.imports import import_format
 from evalnb.errors import InputError
 from evalnb.formats.claude_code import (
     NO_RESULT,
     PROMPT_MISSING,
-    import_claude_code,
     read_claude_code,
 )
-from evalnb.formats.transcript import import_transcripts, read_transcripts
+from evalnb.formats.transcript import read_transcripts
 from evalnb.records.scenario import default_command_pattern
 from evalnb.store.tables import tables_from_records
 
@@ -278,7 +278,7 @@ def test_sessions_are_grouped_into_one_run_per_model_and_written_as_run_folders(
     a = write(tmp_path / "a.jsonl", session_lines())
     b = write(tmp_path / "b.jsonl", [init(session="other"), finished()])
     c = write(tmp_path / "c.jsonl", [init(model="claude-haiku-4-5", session="third"), finished()])
-    folders = import_claude_code([a, b, c], tmp_path / "runs", target="notes")
+    folders = import_format("claude-code", [a, b, c], tmp_path / "runs", {"target": "notes"})
     runs = Runs.concat([read_run_folder(f) for f in folders])
     assert runs.tasks.group_by("model").agg(pl.col("task_id").sort()).sort("model").rows() == [
         ("claude-haiku-4-5", ["c"]),
@@ -287,7 +287,7 @@ def test_sessions_are_grouped_into_one_run_per_model_and_written_as_run_folders(
     assert runs.tool_calls.height == 3
     assert runs.tasks.filter(pl.col("task_id") == "a")["recorded_cost_usd"].to_list() == [0.04213]
     with pytest.raises(InputError, match="run folder already exists"):
-        import_claude_code([c], tmp_path / "runs")
+        import_format("claude-code", [c], tmp_path / "runs")
 
 
 @pytest.mark.parametrize(
@@ -392,8 +392,11 @@ def test_without_prompts_the_importer_agrees_with_the_interaction_fallback(tmp_p
 def test_transcripts_are_written_as_one_run_folder(tmp_path):
     (tmp_path / "a.txt").write_text(TRANSCRIPT)
     (tmp_path / "b.txt").write_text("$ notes list\n")
-    folder = import_transcripts(
-        [tmp_path / "a.txt", tmp_path / "b.txt"], tmp_path / "runs", "notes"
+    [folder] = import_format(
+        "transcript",
+        [tmp_path / "a.txt", tmp_path / "b.txt"],
+        tmp_path / "runs",
+        {"target": "notes"},
     )
     runs = read_run_folder(folder)
     assert runs.tasks.select("task_id", "passed").sort("task_id").rows() == [

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from evalnb.analysis.load import load
 from evalnb.cli import main
 
@@ -95,3 +97,39 @@ def test_the_judge_may_not_be_the_model_under_test(tmp_path, capsys):
     assert code == 2
     assert "is a model under test" in capsys.readouterr().err
     assert not tmp_path.joinpath("runs").exists() and not any(tmp_path.iterdir())
+
+
+@pytest.fixture
+def no_keys(monkeypatch):
+    """No API key, base URL or judge in the environment: nothing paid can be reached."""
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "EVALNB_JUDGE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_a_judge_is_resolved_only_for_the_tasks_selected(tmp_path, capsys, no_keys):
+    # an OpenAI judge without a key: fine, since no task selected has a judge
+    argv = ["run", "notes", "--task", "notes_capture", "--task", "notes_search"]
+    argv += ["--model", "reference", "--judge", "openai/gpt-4o-mini", "--out", str(tmp_path)]
+    assert main([*argv, "--quiet"]) == 0, capsys.readouterr().err
+    assert sorted(load(tmp_path).tasks["task_id"]) == ["notes_capture", "notes_search"]
+    # selecting the judged scenario needs the judge's key, and says so
+    argv[2:6] = ["--task", "notes_export_report", "--task", "notes_export_report"]
+    assert main([*argv, "--quiet"]) == 2
+    assert "OPENAI_API_KEY" in capsys.readouterr().err
+
+
+def test_the_bundled_suite_runs_offline_its_judged_scenario_without_its_judge(
+    tmp_path, capsys, no_keys
+):
+    agent = ROOT / "tests" / "scripts" / "notes_export_report.good.yaml"
+    argv = ["run", "notes", "--task", "notes_export_report", "--model", f"scripted:{agent}"]
+    with pytest.warns(UserWarning, match="runs without its judge; its outcome is its gates'"):
+        assert main([*argv, "--out", str(tmp_path), "--quiet"]) == 0, capsys.readouterr().err
+    runs = load(tmp_path)
+    [task] = runs.tasks.rows(named=True)
+    assert (task["outcome"], task["judge_score"], task["judge_model"]) == ("pass", None, None)
+    assert set(runs.checks["layer"]) == {"gate"}
+    # the whole suite with the reference model: every scenario runs, no key asked for
+    with pytest.warns(UserWarning, match="runs without its judge"):
+        assert main(["run", "notes", "--model", "reference", "--out", str(tmp_path / "all")]) == 0
+    assert load(tmp_path / "all").tasks.height == 7

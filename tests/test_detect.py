@@ -11,15 +11,7 @@ import pytest
 from evalnb.analysis.load import load
 from evalnb.errors import InputError
 from evalnb.formats.detect import recognise
-
-FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures"
-
-
-def _fixture(*parts: str) -> Path:
-    path = FIXTURES.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"../shared/fixtures/{'/'.join(parts)} is absent")
-    return path
+from tests.conftest import shared_fixture
 
 
 @pytest.mark.parametrize(
@@ -34,19 +26,19 @@ def _fixture(*parts: str) -> Path:
     ],
 )
 def test_each_real_fixture_is_recognised_as_its_format(parts, name):
-    assert getattr(recognise(_fixture(*parts)), "name", None) == name
+    assert getattr(recognise(shared_fixture(*parts)), "name", None) == name
 
 
 def test_scripting_eval_and_bashkit_eval_files_are_told_apart():
-    (scripting,) = sorted(_fixture("bashkit-scripting-eval").glob("*.json"))
-    eval_file = sorted(_fixture("bashkit-eval").glob("*.json"))[0]
+    (scripting,) = sorted(shared_fixture("bashkit-scripting-eval").glob("*.json"))
+    eval_file = sorted(shared_fixture("bashkit-eval").glob("*.json"))[0]
     assert recognise(scripting).name == "a bashkit scripting-eval result file"
     assert recognise(eval_file).name == "a bashkit-eval result file"
 
 
 @pytest.mark.parametrize("pattern", ["*.eval", "*.json"])
 def test_inspect_logs_are_recognised_and_read(pattern):
-    (log,) = sorted(_fixture("inspect").glob(pattern))
+    (log,) = sorted(shared_fixture("inspect").glob(pattern))
     assert recognise(log).name == "an Inspect AI log"
     assert load(log).tasks.height > 0  # tests/test_inspect.py checks what is read
 
@@ -72,7 +64,7 @@ def test_other_files_say_what_they_are(tmp_path):
 
 
 def test_strict_false_loads_what_it_can_and_returns_the_errors(tmp_path):
-    csv_path = _fixture("onetool-bench", "result-20260119.csv")
+    csv_path = shared_fixture("onetool-bench", "result-20260119.csv")
     bad = tmp_path / "bad.json"
     bad.write_text('{"provider": "p", "model": "m", "results": [')
     with pytest.warns(UserWarning, match="2 input"):
@@ -84,10 +76,10 @@ def test_strict_false_loads_what_it_can_and_returns_the_errors(tmp_path):
         load(csv_path, bad)  # strict by default
 
 
-def test_strict_false_keeps_errors_with_the_pandas_backend(tmp_path):
+def test_strict_false_keeps_errors_in_pandas_frames(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"hello": 1}))
     with pytest.warns(UserWarning):
-        runs = load(bad, strict=False, backend="pandas")
+        runs = load(bad, strict=False).to_pandas()
     assert len(runs.tasks) == 0
     assert "unknown format" in runs.errors[0].message

@@ -5,6 +5,8 @@ Every expected figure is worked out by hand from the runs built in the test.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 
 import polars as pl
@@ -176,6 +178,7 @@ def cross_model_runs() -> Runs:
         attempt("epochs", True, [OK], epoch=1),
         attempt("epochs", True, [OK], epoch=2),
         attempt("epochs", False, [OK], epoch=3),
+        *(attempt("shown", True, [OK], epoch=e) for e in range(1, 5)),
     ]
     m2 = [
         attempt("tool", False, [awk2]),
@@ -186,6 +189,7 @@ def cross_model_runs() -> Runs:
         attempt("same", True, [OK], tokens=200),
         attempt("epochs", True, [OK], epoch=1),
         attempt("epochs", False, [OK], epoch=2),
+        *(attempt("shown", False, [OK], epoch=e) for e in range(1, 5)),
     ]
     # an older m1 run that passed "tool": only each model's latest run counts
     old = run("m1-old", "m1", [attempt("tool", True, [OK])], started="2026-01-01")
@@ -197,11 +201,12 @@ def test_diagnose_classifies_each_cross_model_pattern():
     got = dict(frame.select("task_id", "diagnosis").iter_rows())
     assert got == {
         "allfail": "all models fail",
-        "capab": "model capability difference",
+        "capab": "not enough attempts",
         "cost": "cost efficiency gap",
-        "epochs": "model capability difference",
+        "epochs": "not enough attempts",
         "reason": "reasoning efficiency gap",
         "same": "consistent",
+        "shown": "model capability difference",
         "solo": "single model",
         "tool": "tool limitation",
     }
@@ -228,9 +233,65 @@ def test_a_model_passes_a_task_on_a_strict_majority_of_epochs():
     assert (row["passed_by"], row["failed_by"]) == (["m1"], ["m2"])
 
 
-def test_capability_difference_shows_what_the_failing_model_did():
+def test_one_attempt_each_is_never_a_capability_difference():
+    # issue 25: m1 passed its one attempt, m2 failed its one: Fisher's exact p is 1
     row = diagnose(cross_model_runs()).filter(task_id="capab").row(0, named=True)
-    assert row["evidence"] == ["failing command: tar (m2)", "failed check: stdout_contains:ok (m2)"]
+    assert row["diagnosis"] == "not enough attempts"
+    assert row["evidence"] == [
+        "passed attempts: m1 1/1, m2 0/1; Fisher exact p = 1 across 2 models",
+        "failing command: tar (m2)",
+        "failed check: stdout_contains:ok (m2)",
+    ]
+
+
+def test_a_capability_difference_needs_attempts_that_show_it():
+    frame = diagnose(cross_model_runs())
+    shown = frame.filter(task_id="shown").row(0, named=True)
+    # 4/4 against 0/4: p = 2 / C(8, 4) = 0.0286, recounted from the hypergeometric law
+    assert shown["evidence"][0] == (
+        f"passed attempts: m1 4/4, m2 0/4; Fisher exact p = {2 / math.comb(8, 4):.3g} "
+        "across 2 models"
+    )
+    # 2/3 against 1/2 epochs: a majority each way, but nothing shown
+    assert frame.filter(task_id="epochs").get_column("diagnosis").item() == "not enough attempts"
+
+
+def exact_fisher(table: list[tuple[int, int]]) -> float:
+    """Fisher-Freeman-Halton p by enumerating every table with the same margins (plain)."""
+    sizes = [a + b for a, b in table]
+    passes = sum(a for a, _ in table)
+
+    def prob(xs: tuple[int, ...]) -> float:
+        ways = math.prod(math.comb(n, x) for n, x in zip(sizes, xs, strict=True))
+        return ways / math.comb(sum(sizes), passes)
+
+    tables = [xs for xs in itertools.product(*(range(n + 1) for n in sizes)) if sum(xs) == passes]
+    seen = prob(tuple(a for a, _ in table))
+    return sum(prob(xs) for xs in tables if prob(xs) <= seen * (1 + 1e-9))
+
+
+def test_with_more_models_the_test_is_across_all_of_them():
+    four = [("m1", 3), ("m2", 3), ("m3", 1), ("m4", 0)]
+    runs = Runs.concat(
+        [
+            run(f"{m}-run", m, [attempt("t", e <= passed, [OK], epoch=e) for e in (1, 2, 3)])
+            for m, passed in four
+        ]
+    )
+    row = diagnose(runs).row(0, named=True)
+    exact = exact_fisher([(passed, 3 - passed) for _, passed in four])
+    p = float(row["evidence"][0].split("Fisher exact p = ")[1].split()[0])
+    assert abs(p - exact) < 0.005  # 20,000 seeded Monte Carlo tables
+    assert row["diagnosis"] == (
+        "model capability difference" if p <= 0.05 else "not enough attempts"
+    )
+    assert row["evidence"][0].startswith("passed attempts: m1 3/3, m2 3/3, m3 1/3, m4 0/3;")
+
+
+def test_diagnose_flags_the_models_whose_attempts_at_a_task_disagree():
+    flaky = dict(diagnose(cross_model_runs()).select("task_id", "flaky_for").iter_rows())
+    assert flaky["epochs"] == ["m1", "m2"]
+    assert {t for t, models in flaky.items() if models} == {"epochs"}
 
 
 def test_efficiency_gaps_show_the_figures():

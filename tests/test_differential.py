@@ -201,7 +201,6 @@ def test_issue_25_item_1_the_notes_suite_with_the_scripted_v1_agent(tmp_path):
     assert v1["iteration_ratio"] == 0.95
 
 
-@pytest.mark.xfail(strict=True, reason="fixed on branch t25b")
 def test_issue_25_item_3_a_regex_check_means_what_bashkit_evals_rust_regex_means(tmp_path):
     """``$`` is the end of the text without ``(?m)``: ``^42$`` does not match ``42\\n``."""
     plays = [{("t0", 1): (Turn(commands=("echo 42",)),)}]
@@ -217,7 +216,6 @@ def _passed_as_text(tasks: pl.DataFrame) -> pl.DataFrame:
     return tasks.with_columns(pl.col("passed").cast(pl.Utf8))
 
 
-@pytest.mark.xfail(strict=True, reason="fixed on branch t28")
 @pytest.mark.parametrize("damage", [_without_passed, _passed_as_text])
 def test_issue_25_item_7_a_damaged_tasks_table_gives_the_events_figures_or_an_error(
     tmp_path, damage

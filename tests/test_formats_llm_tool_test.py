@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from evalnb.analysis.load import load
+from evalnb.analysis.metrics import summary
 from evalnb.cli import main
 from evalnb.errors import InputError
 
@@ -48,6 +49,36 @@ def test_the_results_database_matches_a_recount(ltt):
     )
     assert runs.tasks.get_column("total_input_tokens").null_count() == len(records)  # not recorded
     assert runs.tasks.get_column("judge_score").to_list() == [r["judge_score"] for r in records]
+
+
+def test_a_record_appended_twice_is_one_attempt_read_once_with_a_warning(ltt, tmp_path):
+    (line,) = [x for x in (ltt / "results-llm_test_runs.jsonl").read_text().splitlines() if x]
+    twice = tmp_path / "results.jsonl"
+    twice.write_text(f"{line}\n{line}\n")
+    with pytest.warns(
+        UserWarning, match=r"results\.jsonl:2: result .* repeats line 1 byte for byte"
+    ):
+        runs = load(twice)
+    assert runs.tasks.select("task_id", "epoch").rows() == [(json.loads(line)["scenario_id"], 1)]
+    other = json.loads(line) | {"duration_secs": 99.0}
+    twice.write_text(f"{line}\n{json.dumps(other)}\n")
+    with pytest.warns(UserWarning, match=r":2: result .* is also line 1, with other figures"):
+        runs = load(twice)
+    assert runs.tasks.get_column("epoch").sort().to_list() == [1, 2]
+
+
+@pytest.mark.parametrize("name", ["create_smoke", "results-llm_test_runs.jsonl"])
+def test_a_recorded_cost_of_zero_is_the_cost_not_an_unknown_price(ltt, name):
+    source = ltt / name
+    text = (source / "run.json").read_text() if source.is_dir() else source.read_text()
+    recorded = re.findall(r'"(?:cost_estimate_usd|cost_usd)":\s*([0-9.]+)', text)
+    assert recorded and {float(x) for x in recorded} == {0.0}  # the mock adapter's $0.00
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the efficiency block's disagreement
+        warnings.filterwarnings("error", message="no price")
+        runs = load(source)
+        row = summary(runs).row(0, named=True)
+    assert (row["cost_usd"], row["recorded_cost_usd"]) == (0.0, 0.0)
 
 
 def test_an_artifacts_folder_reads_its_gates_from_report_md_and_recounts_commands(ltt):
@@ -215,8 +246,9 @@ def test_malformed_results_lines_name_file_line_and_field(tmp_path, ltt):
 
 def test_repeated_attempts_in_the_database_are_epochs(tmp_path, ltt):
     good = (ltt / "results-llm_test_runs.jsonl").read_text().splitlines()[0]
+    again = json.dumps(json.loads(good) | {"id": "another-attempt"})  # its own result id
     db = tmp_path / "results.jsonl"
-    db.write_text(good + "\n" + good + "\n")
+    db.write_text(good + "\n" + again + "\n")
     runs = load(db)
     assert runs.tasks.select("task_id", "epoch").rows() == [
         ("create_smoke", 1),

@@ -12,9 +12,11 @@ import yaml
 
 from evalnb.analysis.cost import task_cost
 from evalnb.analysis.load import load
+from evalnb.analysis.metrics import summary
 from evalnb.errors import InputError
 from evalnb.formats.mira import read_mira
 from evalnb.resources import data_path
+from evalnb.store.tables import KEYS
 
 MIRA = Path(__file__).parents[2] / "shared" / "fixtures" / "mira" / "20260626T043009Z-34f5"
 
@@ -245,8 +247,25 @@ def test_cache_reads_are_part_of_the_prompt_and_priced_at_the_cached_rate(tmp_pa
         for u in usages
     ]
     costs = task_cost(runs).sort("task_id")
-    assert costs.get_column("cost_usd").to_list() == pytest.approx(expected)
+    assert costs.get_column("priced_cost_usd").to_list() == pytest.approx(expected)
     assert costs.get_column("cache_read_tokens").to_list() == [9_000, 0]
+    # the cost is mira's own, 0.0 as recorded; the priced figure stands beside it
+    assert costs.select("cost_usd", "cost_source").unique().rows() == [(0.0, "recorded")]
+
+
+def test_the_real_run_s_recorded_cost_is_its_cost_and_the_prices_are_shown_beside(mira):
+    runs = _load(mira)
+    cases = json.loads((mira / "report.json").read_text())["cases"]
+    recorded = {c["target"].split("/")[1]: 0.0 for c in cases if not c["skipped"]}
+    for c in cases:
+        if not c["skipped"]:
+            recorded[c["target"].split("/")[1]] += c["transcript"]["usage"]["cost_usd"]
+    rows = summary(runs).filter(total_tasks=3).select("model", "cost_usd", "recorded_cost_usd")
+    assert {m: (c, r) for m, c, r in rows.rows()} == {m: (v, v) for m, v in recorded.items()}
+    costs = task_cost(runs)
+    assert set(costs.get_column("cost_source")) == {"recorded"}
+    haiku = costs.join(runs.tasks.select(*KEYS), on=KEYS).filter(model="claude-haiku-4-5")
+    assert haiku.get_column("priced_cost_usd").min() > 0  # what the price table says
 
 
 def test_the_real_run_carries_no_cache_counts_and_says_so(mira):

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from evalnb.analysis.cost import task_cost
 from evalnb.analysis.load import load
+from evalnb.analysis.metrics import summary
 from evalnb.errors import InputError
+from evalnb.present.report import terminal_report
 
 CSV = Path(__file__).parents[2] / "shared" / "fixtures" / "onetool-bench" / "result-20260119.csv"
 HEADER = (
@@ -30,7 +33,9 @@ def test_every_figure_matches_a_recount_of_the_csv(bench):
     runs = load(bench)
     tasks = runs.tasks.sort("task_id")
     rows.sort(key=lambda r: r["task"])
-    assert tasks.get_column("task_id").to_list() == [r["task"] for r in rows]
+    rows.sort(key=lambda r: f"{r['scenario']}/{r['task']}")
+    assert tasks.get_column("task_id").to_list() == [f"{r['scenario']}/{r['task']}" for r in rows]
+    assert tasks.get_column("description").to_list() == [r["task"] for r in rows]
     assert tasks.get_column("passed").to_list() == [r["result"] == "PASS" for r in rows]
     assert tasks.get_column("tool_call_count").to_list() == [int(r["tool_calls"]) for r in rows]
     assert tasks.get_column("turns").to_list() == [int(r["llm_calls"]) for r in rows]
@@ -39,8 +44,22 @@ def test_every_figure_matches_a_recount_of_the_csv(bench):
     assert tasks.get_column("context_growth_avg").to_list() == [
         float(r["context_growth_avg"]) for r in rows
     ]
-    assert tasks.get_column("cost_usd").to_list() == [float(r["cost_usd"]) for r in rows]
+    assert tasks.get_column("recorded_cost_usd").to_list() == [float(r["cost_usd"]) for r in rows]
     assert tasks.get_column("tool_calls_ok").null_count() == len(rows)  # no exit codes recorded
+
+
+def test_the_recorded_costs_are_the_cost_and_the_prices_only_shown_beside_them(bench):
+    with bench.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    runs = load(bench)
+    costs = task_cost(runs)
+    assert set(costs.get_column("cost_source")) == {"recorded"}
+    by_task = dict(costs.select("task_id", "cost_usd").rows())
+    assert by_task == {f"{r['scenario']}/{r['task']}": float(r["cost_usd"]) for r in rows}
+    row = summary(runs).row(0, named=True)
+    recorded = sum(sorted(float(r["cost_usd"]) for r in rows))
+    assert row["cost_usd"] == row["recorded_cost_usd"] == recorded
+    assert "(recorded)" in terminal_report(runs)
 
 
 def test_the_per_call_tables_stay_empty_and_the_run_says_so(bench, tmp_path):
@@ -69,10 +88,26 @@ def test_error_scored_and_unevaluated_results(tmp_path):
     runs = load(path)
     assert sorted(runs.runs.get_column("model")) == ["m/a", "other"]
     rows = runs.tasks.sort("task_id").select("task_id", "passed", "error", "eval_score").rows()
-    assert rows[0][:2] == ("t:err", False) and rows[0][2].startswith("ERROR")
-    assert rows[1] == ("t:none", None, None, None)  # no verdict recorded: passed is null
-    assert rows[2] == ("t:pass", True, None, None)
-    assert rows[3] == ("t:score", None, None, 7.5)
+    assert rows[0][:2] == ("S/t:err", False) and rows[0][2].startswith("ERROR")
+    assert rows[1] == ("S/t:none", None, None, None)  # no verdict recorded: passed is null
+    assert rows[2] == ("S/t:pass", True, None, None)
+    assert rows[3] == ("S/t:score", None, None, 7.5)
+
+
+def test_the_same_task_in_two_scenarios_is_two_tasks_and_a_repeated_row_an_epoch(tmp_path):
+    path = _csv(
+        tmp_path,
+        "Base,compare:packages,m/a,-,PASS,10,1,1,0,1.0,0.1,10,0.0",
+        "With MCP,compare:packages,m/a,srv,FAIL,20,2,2,1,2.0,0.2,10,10.0",
+        "Base,compare:packages,m/a,-,FAIL,11,1,1,0,1.0,0.1,11,0.0",
+    )
+    tasks = load(path).tasks.sort("task_id", "epoch")
+    assert tasks.select("task_id", "epoch", "category", "passed").rows() == [
+        ("Base/compare:packages", 1, "Base", True),
+        ("Base/compare:packages", 2, "Base", False),
+        ("With MCP/compare:packages", 1, "With MCP", False),
+    ]
+    assert tasks.select("task_id", "epoch").is_duplicated().sum() == 0
 
 
 def test_a_malformed_row_names_file_line_and_column(tmp_path):

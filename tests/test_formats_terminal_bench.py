@@ -176,6 +176,15 @@ def test_a_trial_commands_txt_gives_the_agent_keystrokes_as_tool_calls(tb, tmp_p
     assert f"{len(expected)} (0/0, {len(expected)} exit code unknown)" in terminal_report(runs)
 
 
+def test_trials_without_timestamps_have_an_unknown_duration_not_zero(tb):
+    trials = json.loads((tb / "results.json").read_text())["results"]
+    assert not any(t.get("trial_started_at") for t in trials)  # this run recorded none
+    runs = load(tb)
+    assert runs.tasks.get_column("duration_ms").null_count() == len(trials)
+    row = summary(runs).row(0, named=True)
+    assert (row["total_duration_ms"], row["avg_duration_ms"]) == (None, None)
+
+
 def test_a_trial_without_commands_txt_keeps_its_aggregates_only(tb, tmp_path):
     runs = load(_run_with_trial(tb, tmp_path, commands=""))
     assert runs.tool_calls.height == 0

@@ -133,7 +133,18 @@ def test_json_path_assertions(path, assertion, passed, message):
     ("document", "assertion", "passed"),
     [
         ('{"n": 3}', "equals 3", True),
-        ('{"n": 3}', "equals 3.0", True),
+        ('{"n": 3}', "equals 3.0", False),  # serde_json: an integer is not a float
+        ('{"n": 3.0}', "equals 3", False),
+        ('{"n": 3.0}', "equals 3.0", True),
+        ('{"n": 3.0}', "equals 30e-1", True),  # the same float, written otherwise
+        ('{"n": -0}', "equals 0", False),  # serde_json reads -0 as the float -0.0
+        ('{"n": -0}', "equals 0.0", True),  # which equals 0.0
+        ('{"n": 18446744073709551615}', "equals 18446744073709551615", True),  # u64::MAX
+        ('{"n": 18446744073709551615}', "equals 1.8446744073709552e19", False),  # int, float
+        ('{"n": 18446744073709551616}', "equals 1.8446744073709552e19", True),  # past u64: float
+        ('{"n": [1, 2.5]}', "equals [1, 2.5]", True),
+        ('{"n": [1, 2.5]}', "equals [1.0, 2.5]", False),  # at any depth
+        ('{"n": {"a": 1, "b": 2}}', 'equals {"b": 2, "a": 1}', True),  # key order is free
         ('{"n": "3"}', "equals 3", False),  # a string is not a number
         ('{"n": 1}', "equals true", False),  # nor is a number a boolean
         ('{"n": true}', "equals true", True),
@@ -144,6 +155,59 @@ def test_json_path_assertions(path, assertion, passed, message):
 )
 def test_equals_is_strict_json_equality(document, assertion, passed):
     assert json_path_check(document, "$.n", assertion)[0] is passed
+
+
+@pytest.mark.parametrize(
+    ("document", "reason"),
+    [
+        ('{"n": NaN}', "NaN is not a JSON number"),
+        ('{"n": Infinity}', "Infinity is not a JSON number"),
+        ('{"n": 1e400}', "number out of range: 1e400"),
+        ('{"n": 1' + "0" * 400 + "}", "number out of range"),
+    ],
+)
+def test_numbers_serde_json_refuses_are_not_json(document, reason):
+    passed, message = json_path_check(document, "$.n", "exists")
+    assert not passed
+    assert message.startswith(f"stdout is not JSON ({reason}")
+
+
+# Issue 25 item 2: a non-singular path (wildcard, slice, filter, union, recursive
+# descent) yields the list of its matches even when it matches once or never.
+@pytest.mark.parametrize(
+    ("document", "path", "assertion", "passed", "message"),
+    [
+        # one element of three keys: the list has length 1, not 3
+        ('[{"a":1,"b":2,"c":3}]', "$[*]", "len >= 2", False, "len 1, expected >= 2"),
+        ('{"a": [{"k": 1}]}', "$.a[*].k", "len == 1", True, "len 1 == 1"),
+        ('{"a": [{"k": 1}]}', "$.a[*].k", "equals [1]", True, "equals [1]"),
+        (
+            '{"a": [{"k": "x"}]}',
+            "$.a[*].k",
+            "contains x",
+            False,
+            'value is list, not a string: ["x"]',
+        ),
+        ('{"a": []}', "$.a[*]", "len == 0", True, "len 0 == 0"),
+        ('{"a": []}', "$.a[*]", "exists", False, "path $.a[*] matched nothing"),
+        ('{"a": [null]}', "$.a[*]", "exists", True, "exists"),
+        ("[5, 6, 7]", "$[0:1]", "equals [5]", True, "equals [5]"),
+        ("[5, 6, 7]", "$[0,2]", "equals [5, 7]", True, "equals [5, 7]"),
+        ('{"a": 1, "b": 2}', "$['a','b']", "len == 2", True, "len 2 == 2"),
+        ('{"x": {"k": 1}}', "$..k", "equals [1]", True, "equals [1]"),
+        ('[{"t": 1}, {"t": 2}]', "$[?(@.t > 1)]", 'equals [{"t": 2}]', True, "equals [{'t': 2}]"),
+        ('[{"t": 1}]', "$[?(@.t > 1)]", "len == 0", True, "len 0 == 0"),
+        ('{"a": {"b": 3}}', "$.*", 'equals [{"b": 3}]', True, "equals [{'b': 3}]"),
+        # singular paths yield the value itself
+        ('{"a": [{"k": 1}]}', "$.a[0].k", "equals 1", True, "equals 1"),
+        ('{"a": [{"k": 1}]}', "$['a'][0]", "len == 1", True, "len 1 == 1"),
+        ('{"a": []}', "$.a[0]", "len == 0", False, "path $.a[0] not found"),
+    ],
+)
+def test_a_non_singular_path_always_yields_the_list_of_its_matches(
+    document, path, assertion, passed, message
+):
+    assert json_path_check(document, path, assertion) == (passed, message)
 
 
 def test_command_json_path_reports_malformed_json_and_the_exit_code(box):

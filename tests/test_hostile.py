@@ -3,26 +3,34 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import resource
+import shlex
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
 
 import pytest
 import yaml
+from pydantic import TypeAdapter
 
 from evalnb.analysis.runs import read_run_folder
-from evalnb.records import Task
+from evalnb.records import AgentTrace, Expectation, Task
+from evalnb.records.scenario import Gate
 from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.runner import run_cases
 from evalnb.runtime.sandbox import local
-from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS
-from evalnb.runtime.sandbox.local import LocalSandbox, confinement
+from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, MAX_READ_BYTES, READ_CUT_NOTE
+from evalnb.runtime.sandbox.local import FULL_NOTE, LocalSandbox, confinement
+from evalnb.scoring.expectations import evaluate_check
+from evalnb.scoring.gates import run_gates
 from tests.confinement import CONFINED
 from tests.hostile import ESCAPE_PROBES, HOSTILE_COMMANDS
 
@@ -260,3 +268,146 @@ def test_tool_folders_under_tmp_stay_visible_and_read_only(confined, tmp_path):
         assert r.exit_code != 0 and "Read-only file system" in r.stderr
     finally:
         box.close()
+
+
+def test_host_side_checks_never_follow_a_link_out_of_the_workspace(box, tmp_path):
+    canary = tmp_path / "canary-secret.txt"
+    canary.write_text("canary: 0123456789\n")
+    canary.chmod(0o600)  # root's alone
+    made = asyncio.run(
+        box.exec(
+            "ln -s /etc/shadow leak.txt && ln -s /etc shadowdir && "
+            f"ln -s {canary} canary.txt && ln -s / root && "
+            "ln -s ../../../../../../../../etc/passwd up.txt && "
+            "mkdir -p inner && echo 'inside text' > inner/real.txt && "
+            "ln -s inner/real.txt inside.txt && ln -s inner in && mkfifo pipe"
+        )
+    )
+    assert made.exit_code == 0, made.stderr
+    gates = TypeAdapter(list[Gate]).validate_python(
+        [{"type": "file_contains", "path": p, "substring": ":"} for p in LEAKS]
+        + [{"type": "file_matches", "path": p, "pattern": "."} for p in LEAKS]
+        + [{"type": "file_exists", "path": p} for p in ("root/etc/passwd", "shadowdir/passwd")]
+        + [{"type": "file_contains", "path": p, "substring": "inside text"} for p in INSIDE]
+    )
+    results = asyncio.run(
+        run_gates(gates, box, AgentTrace(), workdir=box.workdir, command_pattern="x")
+    )
+    verdicts = [r.passed for r in results]
+    assert verdicts == [False] * (2 * len(LEAKS) + 2) + [True] * len(INSIDE), results
+    assert not any("0123456789" in r.message or "root:" in r.message for r in results)
+    # the expectations (spec 000 checks, absolute paths) read through the same door
+    checks = [f"file_contains:{box.workdir}/{p}:root" for p in LEAKS]
+    checks += [f"file_exists:{box.workdir}/root/etc/shadow"]
+    checks += [f"file_line_regex:{box.workdir}/{p}:inside" for p in INSIDE]
+    scored = [evaluate_check(Expectation(check=c), AgentTrace(), box).passed for c in checks]
+    assert scored == [False] * (len(LEAKS) + 1) + [True] * len(INSIDE)
+    # outside the workspace altogether, by absolute path: not there
+    assert box.read_text("/etc/passwd") is None and box.file_type("/etc") is None
+    assert [box.file_type(p) for p in ("leak.txt", "root", "inside.txt", "pipe")] == [
+        "symlink",
+        "symlink",
+        "symlink",
+        "file",
+    ]
+    assert box.read_text("pipe") is None  # a FIFO is not read (and never blocks)
+
+
+LEAKS = ("leak.txt", "canary.txt", "root/etc/passwd", "up.txt", "shadowdir/shadow")
+"""Workspace paths that reach the host through a symlink (absolute, via /, or ../..)."""
+INSIDE = ("inside.txt", "in/real.txt")
+"""Workspace paths through a symlink that stays inside: followed."""
+
+
+def test_a_check_reads_at_most_the_cap_of_a_file(box):
+    made = asyncio.run(box.exec(f"head -c {MAX_READ_BYTES + 10} /dev/zero | tr '\\0' a > big"))
+    assert made.exit_code == 0, made.stderr
+    text = box.read_text("big")
+    assert text.startswith("a" * MAX_READ_BYTES)
+    assert text[MAX_READ_BYTES:] == READ_CUT_NOTE.format(limit=MAX_READ_BYTES)
+
+
+@pytest.fixture
+def host_sockets_listening():
+    """A 0777 unix socket listening on the host in each place programs keep them, and in
+    one more folder nobody masks; yields ``(paths, received)``, what each one was sent."""
+    spot = Path("/var/lib") / f"evalnb-test-{uuid.uuid4().hex[:8]}"
+    spot.mkdir(mode=0o755)
+    paths = [Path(d) / f"evalnb-test-{uuid.uuid4().hex[:8]}.sock" for d in SOCKET_PLACES]
+    paths.append(spot / "db.sock")
+    received: dict[str, bytes] = {str(p): b"" for p in paths}
+    servers = []
+    for path in paths:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        path.chmod(0o777)
+        server.listen()
+        server.settimeout(0.2)
+        servers.append(server)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            for path, server in zip(paths, servers, strict=True):
+                with contextlib.suppress(TimeoutError, OSError):
+                    conn, _ = server.accept()
+                    conn.settimeout(1)
+                    with conn, contextlib.suppress(OSError):
+                        received[str(path)] += conn.recv(100) or b"(connected)"
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield [str(p) for p in paths], received
+    stop.set()
+    thread.join()
+    for server, path in zip(servers, paths, strict=True):
+        server.close()
+        path.unlink()
+    spot.rmdir()
+
+
+SOCKET_PLACES = ("/tmp", "/var/tmp", "/run")
+"""Where host programs keep their sockets (databases, D-Bus, X, Docker)."""
+SEND = """import socket, sys
+for path in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path)
+        s.sendall(b"pwned")
+        print("SENT", path)
+    except OSError as exc:
+        print("refused", type(exc).__name__)
+"""
+
+
+def test_host_unix_sockets_cannot_be_reached(box, host_sockets_listening):
+    paths, received = host_sockets_listening
+    probe = f"{sys.executable} -c {shlex.quote(SEND)} {' '.join(paths)}"
+    r = asyncio.run(box.exec(probe))
+    assert r.stdout.count("refused") == len(paths), (r.stdout, r.stderr)
+    assert "SENT" not in r.stdout
+    time.sleep(0.5)  # anything sent would have arrived by now
+    assert received == dict.fromkeys(paths, b"")
+    # the host's sockets are still there, and still answer on the host
+    assert all(Path(p).is_socket() for p in paths)
+    host = subprocess.run(
+        [sys.executable, "-c", SEND, paths[-1]], capture_output=True, text=True, check=True
+    )
+    assert host.stdout.startswith("SENT")
+
+
+def test_the_workspace_has_a_total_quota_and_a_full_one_is_recorded(confined):
+    box = LocalSandbox(disk_quota_bytes=4 << 20, timeout_s=20)
+    try:
+        r = asyncio.run(box.exec("head -c 3M /dev/zero > a && head -c 3M /dev/zero > b"))
+        assert r.exit_code != 0 and "No space left on device" in r.stderr, r
+        assert r.stderr.endswith(FULL_NOTE.format(mib=4)), r.stderr
+        # what fitted stays for the next call; the host disk holds none of it
+        r = asyncio.run(box.exec("rm b; wc -c < a; head -c 100 /dev/zero > c && echo more"))
+        assert (r.stdout, r.exit_code) == ("3145728\nmore\n", 0), r
+        assert FULL_NOTE[:30] not in r.stderr
+        assert os.listdir(box.workdir) == []  # the host's folder is only the mount point
+        assert box.read_text("c") == "\0" * 100
+    finally:
+        box.close()
+    assert not Path(box.workdir).exists()

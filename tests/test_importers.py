@@ -11,9 +11,11 @@ import pytest
 from evalnb.analysis.interaction import interaction
 from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb.cli.imports import import_format
 from evalnb.errors import InputError
-from evalnb.formats.bashkit_eval import import_bashkit_eval, read_bashkit_eval
+from evalnb.formats.bashkit_eval import read_bashkit_eval
 from evalnb.formats.json_file import line_of
+from evalnb.formats.tasks import load_tasks
 from evalnb.store import RunStore
 from evalnb.store.command_counts import COUNTS
 from evalnb.store.tables import tables_from_records
@@ -82,14 +84,16 @@ def test_run_meta_says_what_the_format_lacks_and_when_the_run_ran(haiku):
     assert meta.status == "complete"
 
 
-def test_jq_mastery_becomes_json_processing_and_the_original_name_is_kept(haiku):
+def test_categories_are_the_files_own_and_the_same_when_the_file_is_a_dataset(haiku):
+    """Spec 000 groups by ``task.category``; the file's own ``summary.by_category`` is keyed
+    by it. A replay runs the file's tasks as a dataset (load_tasks): the same categories."""
     tasks = _runs(haiku).tasks
-    jq = tasks.filter(pl.col("source_category") == "jq_mastery")
-    assert jq.height == 2
-    assert set(jq.get_column("category")) == {"json_processing"}
-    assert "jq_mastery" not in tasks.get_column("category").to_list()
-    kept = _runs(haiku, rename_categories={}).tasks
-    assert kept.filter(pl.col("category") == "jq_mastery").height == 2
+    by_category = tasks.group_by("category").len().sort("category")
+    recorded = _raw(haiku)["summary"]["by_category"]
+    assert dict(by_category.rows()) == {name: c["tasks"] for name, c in recorded.items()}
+    assert by_category.filter(pl.col("category") == "jq_mastery").item(0, "len") == 2
+    dataset = {task.id: task.category for task in load_tasks(haiku)}
+    assert dataset == dict(tasks.select("task_id", "category").rows())
 
 
 def test_a_tampered_summary_changes_nothing(haiku, tmp_path):
@@ -156,7 +160,7 @@ def test_line_of_finds_nested_values_and_falls_back_to_the_parent():
 
 
 def test_import_writes_run_folders_that_read_back_identically(bashkit_eval_files, tmp_path):
-    folders = import_bashkit_eval(bashkit_eval_files, tmp_path)
+    folders = import_format("bashkit-eval", bashkit_eval_files, tmp_path)
     assert [f.name for f in folders] == [p.stem for p in bashkit_eval_files]
     for path, folder in zip(bashkit_eval_files, folders, strict=True):
         direct, stored = _runs(path), read_run_folder(folder)
@@ -174,6 +178,6 @@ def test_import_writes_run_folders_that_read_back_identically(bashkit_eval_files
 
 
 def test_importing_twice_into_the_same_folder_is_refused(haiku, tmp_path):
-    import_bashkit_eval([haiku], tmp_path)
+    import_format("bashkit-eval", [haiku], tmp_path)
     with pytest.raises(InputError, match="already exists"):
-        import_bashkit_eval([haiku], tmp_path)
+        import_format("bashkit-eval", [haiku], tmp_path)

@@ -25,7 +25,6 @@ from evalnb.formats.inspect_log import log_to_run, read_inspect_log
 from evalnb.formats.inspect_write import eval_log, write_inspect_log
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
 from evalnb.store import RunStore
-from evalnb.store.command_counts import COUNTS
 from tests.conftest import ROOT
 from tests.inspect_logs import agentic_log
 
@@ -465,20 +464,43 @@ def test_export_refuses_to_overwrite_and_names_a_folder_that_is_not_a_run(evalnb
     assert [p.name for p in out.iterdir()] == [f"{evalnb_run.name}.eval"]
 
 
+def test_failed_commands_are_inspect_tool_errors_and_every_sample_has_events(evalnb_run, tmp_path):
+    path = write_inspect_log(evalnb_run, tmp_path / "logs")
+    runs = en.load(evalnb_run)
+    failed = runs.tool_calls.filter(pl.col("exit_code") != 0)
+    assert failed.height > 0
+    log = read_eval_log(str(path))
+    errors = [e for s in log.samples for e in s.events if e.event == "tool" and e.error]
+    assert len(errors) == failed.height  # what Inspect's viewer counts as tool errors
+    assert {e.error.message for e in errors} == set(failed.get_column("stderr"))
+    assert all(s.events[0].event == "sample_init" for s in log.samples)
+
+
+def test_a_run_without_llm_calls_exports_a_log_events_df_reads(tmp_path):
+    csv = ROOT.parent / "shared" / "fixtures" / "onetool-bench" / "result-20260119.csv"
+    if not csv.is_file():
+        pytest.skip("../shared/fixtures/onetool-bench is absent")
+    assert main(["import", "onetool-bench", str(csv), "--out", str(tmp_path / "runs")]) == 0
+    folder = next((tmp_path / "runs").iterdir())
+    assert en.load(folder).llm_calls.height == 0
+    path = write_inspect_log(folder, tmp_path / "logs")
+    events = events_df(str(path))
+    assert set(events["event"]) == {"sample_init"}
+    assert len(events) == en.load(folder).tasks.height
+
+
 def test_an_empty_run_exports_as_a_log_without_samples_scores(tmp_path):
     log = eval_log(RunMeta(run_id="r", provider="p", model="m", status="complete"), [])
     assert log.samples == [] and log.results.scores == [] and log.status == "success"
 
 
 def _assert_same_tables(imported: en.Runs, folder: en.Runs) -> None:
-    """The tables of a run read back from its Inspect log equal the run folder's own.
-
-    The folder also stores each attempt's command counts; the import has none stored, so
-    ``interaction`` counts them from its tool calls, and they must agree.
-    """
+    """The tables of a run read back from its Inspect log equal the run folder's own, the
+    command counts the folder stores with each attempt (the tasks table's interaction
+    columns) included; ``interaction`` over both agrees."""
     for name in ("llm_calls", "tool_calls", "checks"):
         assert _sorted(getattr(imported, name)).equals(_sorted(getattr(folder, name))), name
-    assert _sorted(imported.tasks.drop(COUNTS)).equals(_sorted(folder.tasks.drop(COUNTS)))
+    assert _sorted(imported.tasks).equals(_sorted(folder.tasks))
     keys = ["run_id", "task_id", "epoch"]
     assert en.interaction(imported).sort(keys).equals(en.interaction(folder).sort(keys))
 

@@ -11,10 +11,11 @@ import pandas as pd
 import polars as pl
 import pytest
 
+import evalnb as en
 from evalnb.analysis.load import load
 from evalnb.analysis.runs import PandasRuns, Runs
+from evalnb.cli.imports import import_format
 from evalnb.errors import InputError
-from evalnb.formats.bashkit_eval import import_bashkit_eval
 from evalnb.formats.detect import READERS
 from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
 from evalnb.store import RunStore
@@ -54,8 +55,6 @@ def test_result_files_and_run_folders_load_together(bashkit_eval_files, tmp_path
     runs = load(bashkit_eval_files[0], native)
     assert runs.runs.get_column("source").to_list() == ["bashkit-eval", "evalnb"]
     assert runs.tasks.filter(pl.col("run_id") == "native").height == 1
-    # columns only one format has (source_category) are null for the other
-    assert runs.tasks.filter(pl.col("run_id") == "native").get_column("source_category")[0] is None
 
 
 def test_a_folder_of_run_folders_is_read_without_the_foreign_format_readers(tmp_path):
@@ -75,11 +74,14 @@ def test_a_folder_of_run_folders_is_read_without_the_foreign_format_readers(tmp_
     assert not set(out[1].split()) & set(READERS)
 
 
-def test_the_pandas_backend_gives_pandas_frames(tmp_path):
-    runs = load(_native_run(tmp_path), backend="pandas")
-    assert isinstance(runs, PandasRuns)
-    assert isinstance(runs.tasks, pd.DataFrame)
-    assert runs.tasks["task_id"].tolist() == ["t1"]
+def test_pandas_frames_come_from_to_pandas_and_every_analysis_reads_the_runs(tmp_path):
+    runs = load(_native_run(tmp_path))
+    frames = runs.to_pandas()
+    assert isinstance(frames, PandasRuns)
+    assert isinstance(frames.tasks, pd.DataFrame)
+    assert frames.tasks["task_id"].tolist() == ["t1"]
+    # issue 29: load(..., backend="pandas") returned tables no analysis function could read
+    assert en.summary(runs).height == 1 and en.pass_at_k(runs, k=[1]).height == 1
 
 
 def test_the_same_file_reached_twice_is_read_once(bashkit_eval_files):
@@ -89,11 +91,11 @@ def test_the_same_file_reached_twice_is_read_once(bashkit_eval_files):
 
 
 def test_one_run_from_two_inputs_is_refused(bashkit_eval_files, tmp_path):
-    (folder,) = import_bashkit_eval(bashkit_eval_files[:1], tmp_path)
+    (folder,) = import_format("bashkit-eval", bashkit_eval_files[:1], tmp_path)
     with pytest.raises(InputError) as err:
         load(bashkit_eval_files[0], folder)
     assert err.value.field == "run_id"
-    assert str(bashkit_eval_files[0]) in str(err.value)
+    assert str(bashkit_eval_files[0].resolve()) in str(err.value)
 
 
 def test_unknown_and_missing_inputs_are_input_errors(tmp_path):
@@ -107,10 +109,13 @@ def test_unknown_and_missing_inputs_are_input_errors(tmp_path):
     empty.mkdir()
     with pytest.raises(InputError, match=r"no run folders, recognised trace files or \.json files"):
         load(empty)
-    notes = tmp_path / "notes.txt"
+    notes = tmp_path / "notes.dat"
     notes.write_text("not json")
-    with pytest.raises(InputError, match=r"notes\.txt:1: invalid JSON"):
+    with pytest.raises(InputError, match=r"notes\.dat:1: invalid JSON"):
         load(notes)
+    notes.rename(tmp_path / "notes.txt")  # a plain-text transcript, which needs its target
+    with pytest.raises(InputError, match=r"notes\.txt: target: a plain-text transcript needs"):
+        load(tmp_path / "notes.txt")
 
 
 def test_a_mira_report_given_alone_points_to_its_folder(tmp_path):
@@ -135,6 +140,6 @@ def test_a_folder_holding_a_mira_folder_loads_it(tmp_path):
     )
 
 
-def test_an_unknown_backend_is_refused(tmp_path):
-    with pytest.raises(ValueError, match="backend"):
-        load(_native_run(tmp_path), backend="arrow")  # type: ignore[arg-type]
+def test_load_has_no_backend_argument(tmp_path):
+    with pytest.raises(TypeError, match="backend"):
+        load(_native_run(tmp_path), backend="pandas")  # type: ignore[call-arg]

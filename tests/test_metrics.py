@@ -23,7 +23,9 @@ from evalnb.analysis.metrics import (
 )
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import (
+    agresti_coull,
     clustered_wilson,
+    detectable_difference,
     mcnemar_exact,
     newcombe_paired_diff,
     paired_rate_diff,
@@ -168,8 +170,8 @@ def test_summary_recomputes_every_spec_000_field_from_task_rows():
 
 def test_summary_intervals_are_clustered_by_task():
     row = summary(make_runs(("r", "m", THREE)), prices=FREE).row(0, named=True)
-    # One attempt per task: the pass rate's interval is the ordinary Wilson interval.
-    assert (row["pass_rate_lo"], row["pass_rate_hi"]) == pytest.approx(wilson(1, 3))
+    # One attempt per task: the pass rate's interval is the ordinary Agresti-Coull one.
+    assert (row["pass_rate_lo"], row["pass_rate_hi"]) == pytest.approx(agresti_coull(1, 3))
     # Tool calls: t1 has 1 of 2 ok, t2 1 of 1, t3 none: clusters (1, 2) and (1, 1).
     assert (row["tool_call_success_rate_lo"], row["tool_call_success_rate_hi"]) == pytest.approx(
         clustered_wilson([1, 1, 0], [2, 1, 0], counts=True)
@@ -190,7 +192,7 @@ def test_epochs_of_a_task_count_as_one_unit_in_every_interval():
     row = summary(make_runs(("r", "m", recs)), prices=FREE).row(0, named=True)
     assert (row["total_tasks"], row["distinct_tasks"], row["total_passed"]) == (20, 4, 10)
     # r = 0.5, V = 0.25 / 4: n_eff = 4 tasks, small-sample corrected to 3 with t(3).
-    expected = pytest.approx(wilson(1.5, 3, z=3.182446))
+    expected = pytest.approx(agresti_coull(1.5, 3, z=3.182446))
     assert (row["pass_rate_lo"], row["pass_rate_hi"]) == expected
     assert (row["overall_rate_lo"], row["overall_rate_hi"]) == expected
     assert (row["tool_call_success_rate_lo"], row["tool_call_success_rate_hi"]) == expected
@@ -203,7 +205,7 @@ def test_the_overall_rate_interval_does_not_collapse_at_100_percent():
     assert row["overall_rate"] == 1.0
     # Every task at the same rate: the effective sample size is the 5 tasks, small-sample
     # corrected to 4 with t(0.975, 4) = 2.776445 (two epochs: the variance is estimated).
-    corrected = pytest.approx(wilson(4, 4, z=2.776445)[0])
+    corrected = pytest.approx(agresti_coull(4, 4, z=2.776445)[0])
     assert row["overall_rate_lo"] == corrected and row["overall_rate_hi"] == 1
     assert row["pass_rate_lo"] == corrected
 
@@ -464,6 +466,44 @@ def test_compare_leaves_errored_attempts_out_and_counts_them():
     assert "errored attempts left out: 0 in A, 1 in B (1 tasks with none left)" in str(c)
     counted = compare(runs, "x", "y", include_errored=True)
     assert (counted.tasks, counted.a_higher, counted.errored_b) == (3, 2, 0)
+
+
+def test_compare_leaves_a_task_with_an_unknown_score_out_of_the_weighted_test():
+    # Issue 25 item 6: a NaN-score task counted as a score of 0 in the sign-flip test
+    # while the weighted rates left it out.
+    x = pass_fail_run("x", "mx", [True, True, True, True])
+    y = pass_fail_run("y", "my", [True, False, False, True])
+    runs = make_runs(x, y)
+    runs.tasks = runs.tasks.with_columns(
+        pl.when((pl.col("run_id") == "x") & (pl.col("task_id") == "t0"))
+        .then(float("nan"))
+        .otherwise(pl.col("score"))
+        .alias("score")
+    )
+    c = compare(runs, "x", "y")
+    assert c.tasks == 4 and c.tasks_unscored == 1
+    # x scores -, 2, 2, 2 of 2 and y 2, 1, 1, 2: t0 is in neither rate nor the test
+    assert (c.rate_a, c.rate_b) == pytest.approx((6 / 6, 6 / 8))
+    assert c.rate_p == sign_flip_test([0.5, 0.5, 0.0]) == 0.5
+    assert "1 tasks without a known score on a side" in str(c)
+
+
+def test_a_comparison_on_few_tasks_says_what_it_could_detect():
+    few = make_runs(
+        pass_fail_run("x", "mx", [True] * 8 + [False] * 4),
+        pass_fail_run("y", "my", [True] * 4 + [False] * 8),
+    )
+    c = compare(few, "x", "y")
+    assert c.tasks == 12 and c.detectable == detectable_difference(12, 0.5)
+    sentence = (
+        f"With 12 shared tasks only pass-rate differences of {c.detectable:.2f} or more "
+        "are detectable at 80% power (exact McNemar test at α = 0.05, around the pooled "
+        "pass rate 0.50"
+    )
+    assert sentence in str(c) and sentence in c._repr_markdown_()
+    many = make_runs(pass_fail_run("x", "mx", [True] * 25), pass_fail_run("y", "my", [True] * 25))
+    c = compare(many, "x", "y")
+    assert c.detectable is None and "detectable" not in str(c)
 
 
 def test_compare_refuses_a_run_compared_with_itself():

@@ -18,7 +18,6 @@ from nbclient import NotebookClient
 
 from evalnb.analysis.load import load
 from evalnb.cli.imports import import_format
-from evalnb.formats.claude_code import import_claude_code
 from evalnb.resources import notebooks_path
 
 FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures"
@@ -32,10 +31,19 @@ INPUTS = {
     "terminal-bench": ["terminal-bench"],
     "onetool-bench": ["onetool-bench/*.csv"],
     "inspect": ["inspect/*.json", "inspect/*.eval"],
+    "harbor": ["atif/xdotli-tbench/*/example_runs/*"],
+    "harbor-trial": ["atif/raidar/*/runs/*"],
+    "atif": ["atif/harbor-golden/*/*.json"],
+    "codex": ["codex/localpush-rollouts/raw/sessions/*.jsonl"],
+    "codex-exec-json": ["codex/agentcmd-exec-json/*.jsonl"],
+    "gemini-cli": ["gemini-cli/*.json"],
+    "swe-agent": ["swe-agent/SWE-agent/trajectories/*/*.traj"],
+    "openhands": ["openhands/runtime-trajs/*.json"],
+    "otel": ["otel/ms-agent-framework/traces.jsonl", "otel/openinference-fixtures/vercel-v6"],
 }
 
 
-SUITES_APART = ("mira", "terminal-bench", "inspect")
+SUITES_APART = ("mira", "terminal-bench", "inspect", "harbor", "harbor-trial")
 """Formats whose runs name their own dataset: each is also analysed alone (see below)."""
 
 
@@ -53,7 +61,8 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
             import_format(key, paths, out / "all")
             if key in SUITES_APART:
                 import_format(key, paths, out / key)
-        import_claude_code(sorted((FIXTURES / "claude-code").glob("*.jsonl")), out / "all")
+        claude_code = sorted(str(p) for p in (FIXTURES / "claude-code").glob("*.jsonl"))
+        import_format("claude-code", claude_code, out / "all")
     return out
 
 
@@ -70,6 +79,13 @@ def test_every_format_is_in_the_folder(imported):
         "onetool-bench",
         "inspect",
         "claude-code",
+        "harbor",
+        "atif",
+        "codex",
+        "gemini-cli",
+        "swe-agent",
+        "openhands",
+        "otel",
     }
     assert expected <= {s.split(":")[0] for s in sources}, sources
 

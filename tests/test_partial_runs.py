@@ -12,6 +12,7 @@ import pytest
 
 from evalnb.analysis.load import load
 from evalnb.analysis.metrics import by_category, summary
+from evalnb.cli import main
 from evalnb.present.report import PARTIAL_MARK, SIZE_MARK, comparison_markdown, terminal_report
 
 FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures" / "bashkit-eval"
@@ -88,6 +89,34 @@ def test_a_run_that_looks_complete_is_found_partial_by_a_sibling_of_the_same_day
     )
     assert runs.runs.filter(pl.col("run_id") == HAIKU.stem).get_column("status").item() == (
         "complete"
+    )
+
+
+@pytest.mark.parametrize("order", ["small first", "full first"])
+@pytest.mark.parametrize("as_folders", [False, True], ids=["files", "imported folders"])
+def test_a_short_run_of_the_same_day_as_a_run_that_began_the_night_before_is_partial(
+    tmp_path, order, as_folders
+):
+    """The full run ended at 00:02:00 on 2026-02-17 after 4 minutes of tasks, so it began on
+    the 16th; a 3-task run of the 17th is still its sibling, whatever the load order."""
+    full = derived(HAIKU, tmp_path, model="claude-sonnet-4")
+    doc = json.loads(full.read_text())
+    doc["timestamp"] = "2026-02-17T00:02:00Z"
+    full.write_text(json.dumps(doc))
+    small = derived(HAIKU, tmp_path, keep=3, model="claude-sonnet-4", day="2026-02-17")
+    inputs = [small, full] if order == "small first" else [full, small]
+    if as_folders:
+        out = tmp_path / "runs"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(["import", "bashkit-eval", *map(str, inputs), "--out", str(out)]) == 0
+        inputs = [out / p.stem for p in inputs]
+    with pytest.warns(UserWarning, match="looks partial"):
+        runs = load(*inputs)
+    rows = dict(runs.runs.select("run_id", "missing_tasks").rows())
+    assert rows == {small.stem: len(doc["results"]) - 3, full.stem: None}
+    assert runs.runs.filter(pl.col("run_id") == full.stem).get_column("started_at").item() < (
+        "2026-02-17"
     )
 
 
@@ -169,12 +198,13 @@ def test_the_trend_chart_joins_a_family_and_draws_partial_runs_apart(tmp_path):
         runs = load(HAIKU, OPUS, haiku_27, opus_27)
     spec = charts.trend(runs).to_dict()
     data = [row for values in spec["datasets"].values() for row in values]
-    kinds = {(r["run_id"], r["model_label"], r["completeness"]) for r in data}
+    kinds = {(r["point"], r["model_label"], r["completeness"]) for r in data}
+    # one point per model family and day (the dated snapshot joins its family)
     assert kinds == {
-        (HAIKU.stem, "claude-haiku-4-5", "complete run"),
-        (haiku_27.stem, "claude-haiku-4-5", "complete run"),
-        (OPUS.stem, "claude-opus-4-6", "complete run"),
-        (opus_27.stem, "claude-opus-4-6", "partial run"),
+        ("claude-haiku-4-5 · 2026-02-07", "claude-haiku-4-5", "complete run"),
+        ("claude-haiku-4-5 · 2026-02-27", "claude-haiku-4-5", "complete run"),
+        ("claude-opus-4-6 · 2026-02-07", "claude-opus-4-6", "complete run"),
+        ("claude-opus-4-6 · 2026-02-27", "claude-opus-4-6", "partial run"),
     }
     assert any("partial" in line for line in spec["title"]["subtitle"])
 

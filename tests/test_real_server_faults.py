@@ -15,8 +15,9 @@ import pytest
 from evalnb.analysis.runs import read_run_folder
 from evalnb.records import Connection, Task
 from evalnb.runtime.bash_case import BashCase
+from evalnb.runtime.fail_fast import FAIL_FAST_AFTER
 from evalnb.runtime.providers.registry import resolve_provider
-from evalnb.runtime.runner import FAIL_FAST_AFTER, RunStopped, resume, run_cases
+from evalnb.runtime.runner import RunStopped, resume, run_cases
 from evalnb.store import RunStore
 from tests.fault_server import MASKED_KEY, FaultServer
 from tests.test_secrets import everything_written
@@ -24,6 +25,7 @@ from tests.test_secrets import everything_written
 OPENAI_KEY = "sk-proj-evalnbFAKEopenai0123456789abcdef"
 ANTHROPIC_KEY = "sk-ant-api03-evalnbFAKEanthropic0123456789"
 FAST = {"request_timeout_s": 0.5, "max_retries": 1}
+FLAKY = {"request_timeout_s": 0.5, "max_retries": 0}
 
 
 @pytest.fixture
@@ -163,10 +165,35 @@ def test_url_secrets_and_masked_keys_never_reach_disk(tmp_path, server):
     assert stored.endswith("?api-key=[REDACTED]&tenant=[REDACTED]")
 
 
-def test_a_dead_endpoint_stops_the_run_which_resumes_and_retries_errored(tmp_path, server):
-    with socket.socket() as probe:  # a port nothing listens on
+def dead_url() -> str:
+    """A base URL nothing listens on."""
+    with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+        return f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+
+
+def test_a_flaky_live_server_never_stops_the_run_however_its_failures_bunch(tmp_path, server):
+    # 20% of requests fail (stalls cut at 0.5 s, dropped connections), no retries: about a
+    # third of the attempts cannot reach it, and stalls that started together end together
+    path, runs = run(tmp_path, "openai/m", 160, base_url=server.url("flaky"), **FLAKY)
+    assert RunStore.open(path).meta.status == "complete"
+    assert (path / "tasks.parquet").exists()
+    assert runs.tasks.height == 160  # every attempt recorded
+    errors = runs.tasks["error"].drop_nulls()
+    assert errors.str.starts_with("provider unreachable").all(), errors.to_list()
+    assert 0 < errors.len() < 160
+    assert runs.tasks.filter(pl.col("error").is_null())["passed"].all()
+
+
+def test_a_run_whose_every_attempt_is_recorded_is_complete_even_if_all_errored(tmp_path):
+    path, runs = run(tmp_path, "openai/m", FAIL_FAST_AFTER, base_url=dead_url(), **FAST)
+    assert RunStore.open(path).meta.status == "complete"
+    assert runs.tasks.height == FAIL_FAST_AFTER
+    assert runs.tasks["error"].str.starts_with("provider unreachable").all()
+
+
+def test_a_dead_endpoint_stops_the_run_which_resumes_and_retries_errored(tmp_path, server):
+    dead = dead_url()
     with pytest.raises(RunStopped, match="could not be reached 5 times in a row") as stopped:
         run(tmp_path, "openai/m", 40, base_url=dead, **FAST)
     [folder] = (tmp_path / "runs").iterdir()

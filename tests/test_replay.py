@@ -75,8 +75,8 @@ def test_replaying_the_published_bashkit_eval_runs(tmp_path, bashkit_eval_files,
             replayed.tool_calls.sort(keys)["commands"].to_list()
             == recorded.tool_calls.sort(keys)["commands"].to_list()
         )
-        # turns and tokens are copied from the recording
-        cols = ["task_id", "turns", "total_input_tokens", "total_output_tokens"]
+        # turns and tokens are copied from the recording; categories are the recording's
+        cols = ["task_id", "category", "turns", "total_input_tokens", "total_output_tokens"]
         assert (
             replayed.tasks.select(cols)
             .sort("task_id")

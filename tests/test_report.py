@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 
 from evalnb.analysis.load import load
+from evalnb.analysis.metrics import by_category
 from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError
 from evalnb.present.report import terminal_report, write_report
@@ -117,8 +118,26 @@ def test_comparison_md_follows_the_spec_baseline_layout(bashkit_eval_files, tmp_
     assert shown == [f"{ok / t:.0%}" for _, _, ok, t in counts]
     assert shown[0] == "80%"  # Haiku 93/116
     assert "### Per-Category Rates" in text
-    assert "| text_processing | 50% (1/3) |" in text  # Haiku: 4/8 weighted, 1 of 3 passed
+    assert "| text_processing | 50% [" in text  # Haiku: 4/8 weighted, with its interval,
+    assert "%] (1/3) |" in text  # and 1 of 3 passed
     assert "### Trend" not in text  # all three runs are from one date
+
+
+def test_comparison_md_gives_each_category_rate_its_interval(tmp_path):
+    recs = [_record("t1", [True, True]), _record("t2", [True, False]), _record("t3", [False])]
+    runs = _run("r", "m", recs)
+    text = write_report(runs, tmp_path)["comparison.md"].read_text()
+    [cat] = by_category(runs).iter_rows(named=True)
+    lo, hi = round(cat["rate_lo"] * 100), round(cat["rate_hi"] * 100)
+    assert f"| cat | 60% [{lo}–{hi}%] (1/3) |" in text  # 3 of 5 checks, 1 of 3 tasks
+    assert 0 < lo < 60 < hi < 100
+
+
+def test_comparison_md_says_what_a_pair_on_few_tasks_could_detect(tmp_path):
+    a = _run("a", "ma", [_record(f"t{i}", [i < 8]) for i in range(12)])
+    b = _run("b", "mb", [_record(f"t{i}", [i < 4]) for i in range(12)])
+    text = write_report(Runs.concat([a, b]), tmp_path)["comparison.md"].read_text()
+    assert "- ma (a) − mb (b): With 12 shared tasks only pass-rate differences of " in text
 
 
 def test_comparison_md_adds_a_trend_for_a_model_run_on_several_dates(tmp_path):

@@ -5,14 +5,17 @@ from __future__ import annotations
 import html
 import re
 
+import polars as pl
 import pytest
 
 from evalnb.analysis.baseline import baseline_runs
 from evalnb.analysis.metrics import compare_all
+from evalnb.analysis.regression import task_diff
 from evalnb.analysis.runs import Runs
-from evalnb.present import charts
+from evalnb.present import charts, report_transcripts
 from evalnb.present.report import PAIRED_NOTE, write_report
 from evalnb.present.report_html import report_html
+from evalnb.store.tables import TABLES
 from tests.test_charts import make_runs
 from tests.test_report import _record, _run
 
@@ -98,3 +101,49 @@ def test_both_reports_compare_the_same_baseline_runs_with_the_same_holm_p(tmp_pa
     for run_id in ("sim", "h-snap", "v1-b", "v2", "opus"):
         assert f": run {run_id} (" in comparison
     assert ": run h-old (" not in comparison and ": run v1-a (" not in comparison
+
+
+def test_report_html_holds_every_failed_attempt_collapsed_and_searchable():
+    runs = make_runs()
+    page = report_html(runs)
+    failed = runs.tasks.filter(~(pl.col("passed").fill_null(False) & pl.col("error").is_null()))
+    attempts = re.findall(r'<details class="evalnb-attempt"><summary>([^<]*)</summary>', page)
+    transcripts = page[page.index("<h2>Transcripts of failed attempts</h2>") :]
+    assert transcripts.count('<details class="evalnb-attempt">') == failed.height
+    for run_id, task_id, epoch in failed.select("run_id", "task_id", "epoch").iter_rows():
+        assert any(f"run {run_id} · {task_id} #{epoch}" in s for s in attempts)
+    assert "<details open" not in page  # collapsed by default
+    assert 'id="evalnb-search"' in page and "function evalnbSearch" in page
+
+
+def test_report_html_shows_the_flipped_tasks_of_each_compared_pair_side_by_side():
+    runs = make_runs()
+    page = report_html(runs)
+    flipped = page[page.index("<h2>Tasks that flipped</h2>") : page.index("<h2>Consistency")]
+    for a, b in compare_all(runs, baseline_runs(runs.runs)).select("a", "b").unique().iter_rows():
+        flips = task_diff(runs, a, b)
+        assert f"A = {a}, B = {b}: " in flipped
+        for task_id, flip in flips.select("task_id", "flip").iter_rows():
+            assert f"{html.escape(flip)} · {task_id} · " in flipped
+    assert "display: flex" in flipped  # both transcripts side by side
+
+
+def test_report_html_headers_are_words_and_guidance_charts_need_guidance():
+    runs = make_runs()
+    page = report_html(runs)
+    assert "<th>pass rate</th>" in page and "<th>pass_rate</th>" not in page
+    unguided = Runs(**{n: getattr(runs, n) for n in TABLES})
+    unguided.runs = unguided.runs.with_columns(pl.lit(None, pl.Utf8).alias("guidance"))
+    plain = report_html(unguided)
+    assert "<h3>interaction by guidance</h3>" in page
+    assert "<h3>interaction by guidance</h3>" not in plain
+    assert "<h3>guidance differences</h3>" not in plain
+
+
+def test_report_html_says_how_many_failed_transcripts_it_leaves_out(monkeypatch):
+    monkeypatch.setattr(report_transcripts, "MAX_FAILED", 2)
+    runs = make_runs()
+    failed = runs.tasks.filter(~(pl.col("passed").fill_null(False) & pl.col("error").is_null()))
+    section = "\n".join(report_transcripts.failed_section(runs))
+    assert f"the first 2 of {failed.height} failed attempts" in section
+    assert section.count('<details class="evalnb-attempt">') == 2

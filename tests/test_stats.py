@@ -19,17 +19,17 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from evalnb.analysis.stats import (
-    Z95,
     _mcnemar_power,
+    agresti_coull,
     clustered_wilson,
     clustered_wilson_sums,
+    detectable_difference,
     holm,
     mcnemar_exact,
     newcombe_paired_diff,
     paired_mean_diff,
     paired_rate_diff,
     sign_flip_test,
-    t_quantile,
     tasks_needed,
     wilson,
 )
@@ -52,38 +52,6 @@ def batch_interval(y: np.ndarray, m: np.ndarray, counts: bool) -> tuple[np.ndarr
     sums = (y.sum(1), m.sum(1), (y * y).sum(1), (y * m).sum(1), (m * m).sum(1))
     limits = clustered_wilson_sums(k, *sums, counts=counts)
     return limits["lo"].to_numpy(), limits["hi"].to_numpy()
-
-
-# --- t quantile -------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("df", [0.1, 0.5, 1, 1.5, 2, 3, 4, 9, 29, 99, 100, 999, 1e4, 1e5])
-def test_t_quantile_agrees_with_scipy(df):
-    for p in (1e-10, 1e-8, 0.001, 0.025, 0.3, 0.51, 0.6, 0.8, 0.9, 0.95, 0.975, 0.999):
-        assert t_quantile(p, df) == pytest.approx(float(stdtrit(df, p)), rel=1e-12)
-    for p in (1 - 1e-8, 1 - 1e-10):
-        assert t_quantile(p, df) == pytest.approx(float(stdtrit(df, p)), rel=1e-12)
-
-
-def test_t_quantile_stays_close_to_scipy_at_a_billion_degrees_of_freedom():
-    assert t_quantile(0.975, 1e9) == pytest.approx(float(stdtrit(1e9, 0.975)), rel=1e-8)
-
-
-def test_t_quantile_near_the_median_follows_the_density_at_zero():
-    # P(T <= t) = 1/2 + t f(0) + O(t³), f(0) = 3/8 at 4 degrees of freedom
-    assert t_quantile(0.5 + 1e-7, 4) == pytest.approx(1e-7 / 0.375, rel=1e-9)
-    assert t_quantile(0.5, 4) == 0.0
-
-
-def test_t_quantile_with_infinite_degrees_of_freedom_is_the_normal_quantile():
-    assert t_quantile(0.975, math.inf) == Z95
-
-
-def test_t_quantile_refuses_probabilities_outside_zero_to_one_and_tiny_df():
-    with pytest.raises(ValueError, match="0 < p < 1"):
-        t_quantile(1.0, 3)
-    with pytest.raises(ValueError, match=r"df >= 0\.1"):
-        t_quantile(0.975, 0.01)
 
 
 # --- Wilson -------------------------------------------------------------------------
@@ -110,33 +78,40 @@ def test_wilson_of_nothing_is_null():
 # --- clustered Wilson ---------------------------------------------------------------
 
 
-def test_clustered_wilson_with_one_attempt_per_task_is_wilson():
+def test_agresti_coull_agrees_with_statsmodels():
+    for x, n in ((5, 7), (0, 10), (1, 10), (19, 25), (50, 50), (3, 1000)):
+        expected = proportion_confint(x, n, method="agresti_coull")
+        assert agresti_coull(x, n) == pytest.approx(np.clip(expected, 0, 1), abs=1e-12)
+
+
+def test_clustered_interval_with_one_attempt_per_task_is_agresti_coull():
     outcomes = [1, 0, 1, 1, 0, 1, 1]
-    assert clustered_wilson(outcomes, [1] * 7, counts=True) == pytest.approx(wilson(5, 7))
+    assert clustered_wilson(outcomes, [1] * 7, counts=True) == pytest.approx(agresti_coull(5, 7))
 
 
-def test_clustered_wilson_counts_identical_epochs_as_one_task():
+def test_clustered_interval_counts_identical_epochs_as_one_task():
     # 4 tasks x 5 epochs, each task all-pass or all-fail: r = 0.5, residuals ±2.5,
-    # V = 4 * 6.25 / 400 = 1/16, n_eff = 0.25 / (1/16) = 4 tasks, not 20 attempts; the
-    # small-sample correction makes it 4 * 3/4 = 3 with t(0.975, 3) = 3.182446 for z.
-    expected = wilson(1.5, 3, z=3.182446)
+    # V = 4 * 6.25 / 400 = 1/16 (the pseudo-task at rate 1/2 adds 0 at r = 1/2),
+    # n_eff = 0.25 / (1/16) = 4 tasks, not 20 attempts; the small-sample correction
+    # makes it 4 * 3/4 = 3 with t(0.975, 3) = 3.182446 for z.
+    expected = agresti_coull(1.5, 3, z=3.182446)
     assert clustered_wilson([5, 5, 0, 0], [5] * 4, counts=True) == pytest.approx(expected)
 
 
-def test_clustered_wilson_at_the_ceiling_uses_the_effective_number_of_tasks():
-    # Weights 1, 1, 2: (Σm)² / Σm² = 16 / 6 tasks, times 2/3 for 3 clusters, with
-    # t(0.975, 2) = 4.302653 for z; the interval still has width.
+def test_clustered_interval_at_the_ceiling_uses_the_effective_number_of_tasks():
+    # Weights 1, 1, 2: k_eff = (Σm)² / Σm² = 16 / 6 tasks, times df / (df + 1) with
+    # df = k_eff - 1 = 10 / 6, and t(0.975, 10 / 6) for z; the interval still has width.
     lo, hi = clustered_wilson([1, 1, 2], [1, 1, 2])
-    n_eff = 16 / 6 * 2 / 3
-    assert hi == 1.0 and lo == pytest.approx(wilson(n_eff, n_eff, z=4.302653)[0])
+    n_eff, t = 10 / 6, float(stdtrit(10 / 6, 0.975))
+    assert hi == 1.0 and lo == pytest.approx(agresti_coull(n_eff, n_eff, z=t)[0])
     assert lo < 0.6
 
 
-def test_clustered_wilson_is_capped_at_the_number_of_attempts_for_counts():
-    # Every task at 3 of 5: V = 0 with r strictly inside (0, 1); n_eff is then the
-    # number of tasks (2), never more than the 10 attempts; corrected: 2 * 1/2 = 1, with
-    # t(0.975, 1) = 12.706205 for z.
-    expected = wilson(0.6, 1, z=12.706205)
+def test_clustered_interval_is_capped_at_the_number_of_attempts_for_counts():
+    # Every task at 3 of 5: the residual variance is 0, and the pseudo-task's
+    # 0.25 * (50/10 * (0.5 - 0.6))² / 10² gives n_eff = 0.24 / 0.000625 = 384, capped at
+    # the 10 attempts; corrected: 10 * 1/2 = 5, with t(0.975, 1) = 12.706205 for z.
+    expected = agresti_coull(3, 5, z=12.706205)
     assert clustered_wilson([3, 3], [5, 5], counts=True) == pytest.approx(expected)
 
 
@@ -188,6 +163,78 @@ def test_pass_rate_interval_keeps_95_percent_at_5_tasks_where_the_uncorrected_on
     assert old < 0.92, old  # the same check fails the uncorrected interval
 
 
+def former_interval(y: np.ndarray, m: np.ndarray, counts: bool) -> tuple[np.ndarray, ...]:
+    """evalnb's interval before issue 25: Wilson at n_eff, CR1 on k tasks, no pseudo-task."""
+    k, sm, smm = y.shape[1], m.sum(1), (m * m).sum(1)
+    r = y.sum(1) / sm
+    var = ((y - r[:, None] * m) ** 2).sum(1) / sm**2
+    ok = (r * (1 - r) > 0) & (var > 0)
+    n_eff = np.where(ok, r * (1 - r) / np.where(ok, var, 1), sm * sm / smm)
+    n_eff = np.minimum(n_eff, sm) if counts else n_eff
+    z = float(stdtrit(k - 1, 0.975))
+    n = n_eff * (k - 1) / k
+    denom = 1 + z * z / n
+    centre = (r + z * z / (2 * n)) / denom
+    half = z / denom * np.sqrt(r * (1 - r) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+# The grid's hardest cells for the former interval (bench/COVERAGE.md): the present one
+# covers at least 0.93 in each, where the former fell below; 3,000 replications.
+HARD_CELLS = [
+    # (metric, task rates Beta(a, b), tasks, epochs)
+    ("overall", 9.5, 0.5, 10, 10),  # near 1, many checks per task
+    ("overall", 0.5, 9.5, 10, 10),  # near 0
+    ("tool calls", 0.3, 0.1, 5, 10),  # bimodal tasks, a Poisson number of calls
+    ("overall", 0.3, 0.1, 5, 5),
+]
+
+
+@pytest.mark.parametrize(("metric", "a", "b", "tasks", "epochs"), HARD_CELLS)
+def test_rate_intervals_cover_at_least_93_percent_where_the_former_did_not(
+    metric, a, b, tasks, epochs
+):
+    rng = np.random.default_rng(25)
+    reps = 3000
+    p = rng.beta(a, b, (reps, tasks))
+    if metric == "overall":  # 1-5 checks per attempt, every epoch
+        m = (rng.integers(1, 6, (reps, tasks)) * epochs).astype(float)
+    else:  # a Poisson(3) number of calls per attempt
+        m = rng.poisson(3.0, (reps, tasks, epochs)).sum(2).astype(float)
+    y = rng.binomial(m.astype(int), p).astype(float)
+    counts, truth = metric != "overall", a / (a + b)
+    keep = m.sum(1) > 0
+    lo, hi = (v[keep] for v in batch_interval(y, m, counts=counts))
+    assert np.mean((lo <= truth) & (truth <= hi)) >= 0.93
+    old_lo, old_hi = (v[keep] for v in former_interval(y, m, counts=counts))
+    assert np.mean((old_lo <= truth) & (truth <= old_hi)) < 0.93
+
+
+def test_one_attempt_per_task_covers_near_0_where_wilson_dips():
+    # 10 tasks, one attempt each, pass probability 0.05: exact binomial coverage.
+    x = np.arange(11)
+    weights = binom.pmf(x, 10, 0.05)
+    ours = [clustered_wilson([1] * int(v) + [0] * (10 - int(v)), [1] * 10, counts=True) for v in x]
+    covered = [lo <= 0.05 <= hi for lo, hi in ours]
+    assert weights[covered].sum() > 0.98
+    wilsons = [wilson(v, 10) for v in x]
+    assert weights[[lo <= 0.05 <= hi for lo, hi in wilsons]].sum() < 0.92
+
+
+def test_no_rate_interval_has_zero_width():
+    # All pass, all fail, one task, one call, a million calls, equal and unequal sizes.
+    rng = np.random.default_rng(3)
+    groups = [([5, 5], [5, 5]), ([0, 0, 0], [2, 2, 2]), ([1], [1]), ([7], [10]),
+              ([10**6, 10**6 - 1], [10**6, 10**6]), ([1, 2, 3], [1, 2, 3])]  # fmt: skip
+    for _ in range(200):
+        m = rng.integers(1, 30, rng.integers(1, 8)).astype(float)
+        groups.append((rng.binomial(m.astype(int), rng.beta(0.2, 0.2)), m))
+    for y, m in groups:
+        for counts in (True, False):
+            lo, hi = clustered_wilson(y, m, counts=counts)
+            assert lo is not None and hi is not None and hi > lo, (y, m)
+
+
 @pytest.mark.parametrize(("a", "b"), [(3.0, 2.0), (9.0, 1.0), (49.0, 1.0)])
 def test_overall_rate_interval_covers_95_percent_up_to_the_ceiling(a, b):
     # 25 tasks with 1-5 checks each; each task's checks pass with its own probability
@@ -199,7 +246,7 @@ def test_overall_rate_interval_covers_95_percent_up_to_the_ceiling(a, b):
     lo, hi = batch_interval(y, m, counts=False)
     truth = a / (a + b)
     coverage = np.mean((lo <= truth) & (truth <= hi))
-    assert 0.925 <= coverage <= 0.975, coverage
+    assert 0.93 <= coverage <= 0.99, coverage  # conservative near the ceiling
     assert np.all(hi > lo)  # never a point, also where every check passed
 
 
@@ -295,20 +342,33 @@ def test_newcombe_interval_covers_95_percent_on_correlated_pairs():
 # --- clustered paired difference ----------------------------------------------------
 
 
-def test_paired_rate_diff_with_one_attempt_is_method_10_without_the_continuity_correction():
-    # Pass/fail per task: the residual correlation is the table's plain phi.
+def test_paired_rate_diff_with_one_attempt_takes_newcombes_corrected_phi():
+    # Pass/fail per task: the residual cross product is (AD - BC) / n, so its
+    # continuity correction (less 1/2) is Newcombe's (AD - BC - n/2) on the table; the
+    # MOVER limits combine each rate's interval (Agresti-Coull with one attempt).
     a = [1, 1, 1, 0, 1, 0, 1, 1]
     b = [1, 0, 0, 0, 1, 0, 1, 0]
     d, lo, hi = paired_rate_diff(a, [1] * 8, b, [1] * 8, counts=True)
     both, only_a, only_b, neither = 3, 3, 0, 2
-    phi = (both * neither - only_a * only_b) / math.sqrt(6 * 2 * 3 * 5)
-    la, _ua = wilson(6, 8)
-    _lb, ub = wilson(3, 8)
-    expected_lo = 0.375 - math.sqrt(
-        (0.75 - la) ** 2 - 2 * phi * (0.75 - la) * (ub - 0.375) + (ub - 0.375) ** 2
-    )
-    assert d == 0.375 and lo == pytest.approx(expected_lo)
-    assert hi > d
+    phi = (both * neither - only_a * only_b - 8 / 2) / math.sqrt(6 * 2 * 3 * 5)
+    (la, ua), (lb, ub) = agresti_coull(6, 8), agresti_coull(3, 8)
+    pa, pb = 0.75, 0.375
+    expected_lo = d - math.sqrt((pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2)
+    expected_hi = d + math.sqrt((ua - pa) ** 2 - 2 * phi * (ua - pa) * (pb - lb) + (pb - lb) ** 2)
+    assert d == 0.375 and (lo, hi) == pytest.approx((expected_lo, expected_hi))
+
+
+def test_identical_runs_with_epochs_get_an_interval_around_zero_not_a_point():
+    # Issue 25 item 6: 26 tasks x 3 epochs with the same per-task results (here at a
+    # rate of 1/2, where each rate's interval is symmetric) collapsed to [0.000, 0.000];
+    # one attempt per task gives Newcombe's +-0.035 at 27 tasks.
+    passes = np.resize([3, 0, 2, 1], 26)
+    d, lo, hi = paired_rate_diff(passes, [3] * 26, passes, [3] * 26, counts=True)
+    assert d == 0
+    assert lo == pytest.approx(-hi) and 0.02 < hi < 0.05
+    scores = np.resize([4.0, 2.5, 0.0, 5.0, 1.0], 25)  # weighted: 62.5 of 125
+    _, lo, hi = paired_rate_diff(scores, [5.0] * 25, scores, [5.0] * 25)
+    assert lo < -0.01 and hi > 0.01
 
 
 def test_paired_rate_diff_covers_95_percent_with_epochs():
@@ -341,6 +401,13 @@ def test_sign_flip_test_by_hand():
     assert sign_flip_test([1.0, 2.0, 3.0]) == 0.25
     assert sign_flip_test([0.0, 0.0]) == 1.0
     assert sign_flip_test([0.5, 0.0, -0.5]) == 1.0
+
+
+def test_sign_flip_leaves_out_unknown_differences():
+    # Issue 25 item 6: a NaN made the observed sum NaN and p = 0.0.
+    nan = float("nan")
+    assert sign_flip_test([0.5, nan, 0.2]) == sign_flip_test([0.5, 0.2]) == 0.5
+    assert sign_flip_test([nan, nan]) == 1.0
 
 
 def test_sign_flip_on_pass_fail_differences_is_the_exact_mcnemar_test():
@@ -404,6 +471,18 @@ def test_paired_mean_diff_is_a_t_interval_from_10_tasks_with_the_sign_flip_p():
     # Fewer than 10 tasks: no t interval, only the exact p-value.
     assert paired_mean_diff(x[:9], y[:9])[1:] == (None, None, sign_flip_test(d[:9]))
     assert paired_mean_diff([], []) == (None, None, None, None)
+
+
+def test_paired_mean_diff_gives_no_point_interval_when_every_task_differs_alike():
+    # Issue 25 item 6: equal differences gave the point interval [d, d].
+    assert paired_mean_diff([0.75] * 12, [0.25] * 12) == (0.5, None, None, 2 / 2**12)
+    assert paired_mean_diff([0.4] * 12, [0.4] * 12) == (0.0, None, None, 1.0)
+
+
+def test_paired_mean_diff_leaves_out_pairs_unknown_on_a_side():
+    x = [3.0, 5.0, 4.0, 6.0, 2.0, 4.0, 5.0, 3.0, 6.0, 5.0, float("nan")]
+    y = [1.0, 2.0, 4.0, 2.0, 2.0, 5.0, 3.0, 1.0, 4.0, 2.0, 0.0]
+    assert paired_mean_diff(x, y) == paired_mean_diff(x[:10], y[:10])
 
 
 def test_paired_t_interval_covers_95_percent_on_bounded_per_task_rates():
@@ -500,3 +579,28 @@ def test_tasks_needed_rejects_impossible_inputs():
         tasks_needed(0.9, 0.7, epochs=3, within=0.9)
     with pytest.raises(ValueError, match="epochs"):
         tasks_needed(0.9, 0.7, epochs=0)
+
+
+# --- what a small comparison can detect ------------------------------------------------
+
+
+def test_detectable_difference_is_the_smallest_with_80_percent_power_by_simulation():
+    # 12 tasks around a pooled pass rate of 0.5, the runs' outcomes independent.
+    d = detectable_difference(12, 0.5)
+    assert d is not None
+    rng = np.random.default_rng(12)
+
+    def power(diff: float) -> float:
+        a = rng.random((4000, 12)) < 0.5 + diff / 2
+        b = rng.random((4000, 12)) < 0.5 - diff / 2
+        only_a, only_b = (a & ~b).sum(1), (~a & b).sum(1)
+        rejected = [mcnemar_exact(x, y) <= 0.05 for x, y in zip(only_a, only_b, strict=True)]
+        return float(np.mean(rejected))
+
+    assert power(d) >= 0.78  # 0.8 by the exact law, within the simulation's error
+    assert power(d - 0.05) < 0.8
+
+
+def test_no_difference_is_detectable_with_very_few_tasks_or_near_the_ceiling():
+    assert detectable_difference(4, 0.5) is None
+    assert detectable_difference(20, 0.97) is None  # at most 0.06 keeps both rates below 1

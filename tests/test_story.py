@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from evalnb.analysis.runs import Runs
 from evalnb.present import story
-from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
+from evalnb.records import (
+    AgentTrace,
+    RunMeta,
+    ScoreResult,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
+)
 from evalnb.store.tables import tables_from_records
 
 
@@ -37,3 +45,47 @@ def test_a_lead_the_paired_test_supports_is_stated_with_its_p_value():
     text = story.overview(Runs.concat([run("x", [1] * 12), run("y", [0] * 12)]))
     assert f"p = {2 / 2**12:.3g}" in text
     assert "so it is ahead of **y** on these tasks" in text
+
+
+def guided(version: str, calls: list[tuple[str, int]], passes: list[bool]) -> Runs:
+    """Model ``m`` with guidance ``version``: every task runs ``calls``; task i passes as given."""
+    trace = AgentTrace(
+        tool_calls=[
+            ToolCallResult(commands=cmd, exit_code=code, call_index=i)
+            for i, (cmd, code) in enumerate(calls)
+        ]
+    )
+    recs = [
+        TaskRecord(
+            task=Task(id=f"t{i}", category="c", prompt="p"),
+            trace=trace,
+            score=TaskScore(
+                task_id=f"t{i}",
+                score=int(ok),
+                max_score=1,
+                results=[ScoreResult(check="exit_code:0", passed=ok)],
+            ),
+        )
+        for i, ok in enumerate(passes)
+    ]
+    meta = RunMeta(run_id=f"m-{version}", provider="p", model="m", guidance=version)
+    return Runs(**tables_from_records(meta, recs))
+
+
+def test_the_guidance_story_prints_each_change_from_the_first_version_to_the_last():
+    # Per task, v1: 5 commands, x1 and x4 fail: error rate 2/5, first-try success 3/5;
+    # v2: x2 fails and x5 asks for --help: 1/5, 4/5, one help per attempt. Pass rates:
+    # 2 of 5 tasks, then 4 of 5.
+    v1 = guided("v1", [("x1", 1), ("x2", 0), ("x3", 0), ("x4", 1), ("x5", 0)], [1, 1, 0, 0, 0])
+    v2 = guided(
+        "v2", [("x1", 0), ("x2", 1), ("x3", 0), ("x4", 0), ("x5 --help", 0)], [1, 1, 1, 1, 0]
+    )
+    assert story.guidance(Runs.concat([v1, v2])) == (
+        "- **m**, v1 → v2: error rate 40% → 20%, first-try success 60% → 80%, "
+        "--help per attempt 0.00 → 1.00, pass rate 40% → 80% (5 tasks)."
+    )
+
+
+def test_the_guidance_story_says_when_a_model_ran_one_version_only():
+    v1 = guided("v1", [("x1", 0)], [1, 0])
+    assert story.guidance(v1) == "- **m** ran one guidance version only: nothing to compare."

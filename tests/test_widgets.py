@@ -21,6 +21,8 @@ from evalnb.records import (
 )
 from evalnb.store.tables import tables_from_records
 from tests.test_charts import make_runs
+from tests.test_metrics import make_runs as runs_of
+from tests.test_metrics import record
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
 
@@ -163,9 +165,11 @@ def test_the_comparer_never_compares_a_run_with_itself(runs):
     assert "pick two different runs" in widgets.comparison_html(runs, "a1", "a1")
     box = widgets.comparer(runs, "a1", "b1", static=False)
     a_dd, b_dd = box.children[0].children
-    a_dd.value = "b1"  # B was b1: it moves to another run
-    assert a_dd.value == "b1" and b_dd.value != "b1"
-    assert "pick two different runs" not in box.children[1].value
+    b_dd.value = "a1"  # B set to A: neither moves behind the reader's back
+    assert (a_dd.value, b_dd.value) == ("a1", "a1")
+    assert widgets.SAME_RUN in box.children[1].value and box.children[2].options == ()
+    b_dd.value = "a2"
+    assert "A = alpha (a1) vs B = alpha (a2)" in box.children[1].value
 
 
 def test_dropdowns_are_as_wide_as_their_longest_label(runs):
@@ -220,8 +224,9 @@ def test_comparer_shows_the_paired_comparison_and_the_disagreements(runs):
     page = widgets.comparer(runs, "a1", "a2", static=True).data
     # a1 passed t1, t3; a2 passed all four: only B passed t2 and t4.
     assert "only A passed 0, only B passed 2" in page
-    assert "Tasks the two runs disagree on (2)" in page
+    assert "Tasks that flipped from A to B (2)" in page
     assert ">t2<" in page and ">t4<" in page and ">t1<" not in page
+    assert page.count(">fail→pass<") == 2
 
 
 def test_live_comparer_recomputes_on_a_new_pair(runs):
@@ -280,7 +285,8 @@ def test_the_comparer_shows_a_task_of_both_runs_side_by_side(runs):
     task_dd, pair = box.children[2], box.children[3]
     # a1 failed t2 and t4, a2 passed all: those come first
     assert [t for _, t in task_dd.options][:2] == ["t2", "t4"]
-    assert task_dd.options[0][0] == "t2 (they disagree)"
+    assert task_dd.options[0][0] == "t2 (fail→pass)"
+    assert task_dd.options[-1][0].endswith("(same verdict)")
     assert "run a1" in pair.value and "run a2" in pair.value
     assert pair.value.index("run a1") < pair.value.index("run a2")
     assert "display: flex" in pair.value
@@ -413,3 +419,27 @@ def test_the_picker_draws_its_clickable_charts_as_a_drill_down():
     assert isinstance(box.children[2].children[0], ipywidgets.Output)
     with pytest.raises(ValueError, match="no drill-down for chart 'trend'"):
         widgets.drill_down(runs, "trend")
+
+
+def many_attempts(n: int) -> Runs:
+    """One run of ``n`` attempts (every third one failed), like a big run of the explorer."""
+    return runs_of(("big", "m", [record(f"t{i:03}", [(i % 3 != 0, 1)]) for i in range(n)]))
+
+
+def test_the_explorers_task_table_pages_through_the_attempts():
+    big = many_attempts(60)
+    page = widgets.picker(big, static=True).data
+    assert page.count("<tr>") == 1 + widgets.PAGE_ROWS
+    assert "attempts 1–25 of 60" in page and "download CSV (60 rows)" in page
+    box = widgets.picker(big, static=False)
+    table, (earlier, later) = box.children[3], box.children[4].children
+    assert earlier.disabled and not later.disabled
+    failures = big.tasks.filter(~pl.col("passed")).height  # failures come first
+    assert table.value.count(">False<") == min(failures, widgets.PAGE_ROWS)
+    later.click()
+    assert "attempts 26–50 of 60" in table.value
+    later.click()
+    assert "attempts 51–60 of 60" in table.value and table.value.count("<tr>") == 1 + 10
+    assert later.disabled
+    earlier.click()
+    assert "attempts 26–50 of 60" in table.value

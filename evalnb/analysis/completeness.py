@@ -7,9 +7,14 @@ and ``missing_tasks``: bashkit-eval's ``summary.total_tasks`` above the results
 present). :func:`mark_partial` adds what only a sibling run can tell:
 
     An imported run (``source`` other than ``evalnb``) is partial when another
-    loaded run of the same ``source``, ``dataset`` and date (UTC day of
-    ``started_at``, else ``finished_at``) has a task set that strictly contains
-    its own. ``missing_tasks`` is the most tasks any such sibling has beyond it.
+    loaded run of the same ``source``, ``dataset`` and day has a task set that
+    strictly contains its own. ``missing_tasks`` is the most tasks any such sibling
+    has beyond it. Two runs are of the same day when they share a UTC calendar day:
+    a run covers every day from its ``started_at`` to its ``finished_at`` (either
+    alone when the other is unknown; a UTC offset is honoured, a time without one is
+    UTC), so a long run that started before midnight is still a sibling of a short
+    one of the next day. The rule compares every pair of runs, so what is marked does
+    not depend on the order the runs were loaded in.
 
 :func:`mark_missing_from_dataset` adds what the dataset tells:
 
@@ -36,6 +41,7 @@ Example:
 
 from __future__ import annotations
 
+import datetime as dt
 import warnings
 from functools import cache
 from pathlib import Path
@@ -53,34 +59,90 @@ PACKAGED = ("smoke", "bash")
 
 def mark_partial(runs: Runs) -> Runs:
     """``runs`` with sibling-detected partial runs marked (see the module docstring)."""
-    info = runs.runs.select(
-        "run_id",
-        "source",
-        "dataset",
-        pl.coalesce("started_at", "finished_at").str.slice(0, 10).alias("date"),
-    ).filter(pl.col("source").fill_null("evalnb") != "evalnb", pl.col("date").is_not_null())
-    if info.is_empty():  # evalnb's own runs record their missing tasks themselves
+    days = _run_days(runs.runs)
+    if days.is_empty():  # evalnb's own runs record their missing tasks themselves
         return runs
-    task_sets = _task_sets(runs, info.get_column("run_id"))
-    missing: dict[str, tuple[int, str]] = {}
-    for (_source, _dataset, _date), group in info.group_by(
-        "source", "dataset", "date", maintain_order=True
-    ):
-        ids = group.get_column("run_id").to_list()
-        for run_id in ids:
-            own = task_sets.get(run_id, set())
-            for other in ids:
-                theirs = task_sets.get(other, set())
-                lacking = len(theirs - own)
-                if own < theirs and lacking > missing.get(run_id, (0, ""))[0]:
-                    missing[run_id] = (lacking, other)
-    for run_id, (count, other) in missing.items():
+    pairs = (
+        days.join(days, on=["source", "dataset", "day"], suffix="_b", nulls_equal=True)
+        .filter(pl.col("run_id") != pl.col("run_id_b"))
+        .select("run_id", "run_id_b")
+        .unique()
+    )
+    tasks = (
+        runs.scan("tasks")
+        .select("run_id", "task_id")
+        .filter(pl.col("run_id").is_in(days.get_column("run_id").unique().implode()))
+        .unique()
+        .collect()
+    )
+    sizes = tasks.group_by("run_id").len("_n")
+    # only a pair whose second run holds more tasks can be a strict superset: compare those
+    candidates = (
+        pairs.join(sizes, on="run_id", how="left")
+        .join(sizes.rename({"run_id": "run_id_b", "_n": "_n_b"}), on="run_id_b", how="left")
+        .with_columns(pl.col("_n", "_n_b").fill_null(0))
+        .filter(pl.col("_n_b") > pl.col("_n"))
+    )
+    shared = (
+        candidates.select("run_id", "run_id_b")
+        .join(tasks, on="run_id")
+        .join(tasks.rename({"run_id": "run_id_b"}), on=["run_id_b", "task_id"])
+        .group_by("run_id", "run_id_b")
+        .len("_shared")
+    )
+    found = (
+        candidates.join(shared, on=["run_id", "run_id_b"], how="left")
+        .filter(pl.col("_shared").fill_null(0) == pl.col("_n"))
+        .with_columns((pl.col("_n_b") - pl.col("_n")).alias("_missing"))
+        .sort("run_id", "_missing", "run_id_b", descending=[False, True, False])
+        .unique("run_id", keep="first", maintain_order=True)
+    )
+    for run_id, other, count in found.select("run_id", "run_id_b", "_missing").iter_rows():
         warnings.warn(
             f"run {run_id!r} looks partial: sibling run {other!r} of the same source and day "
             f"has {count} task(s) it lacks; it is marked partial (missing_tasks={count})",
             stacklevel=3,
         )
-    return _marked(runs, {run_id: count for run_id, (count, _) in missing.items()})
+    return _marked(runs, dict(found.select("run_id", "_missing").iter_rows()))
+
+
+def _run_days(table: pl.DataFrame) -> pl.DataFrame:
+    """Each imported run's UTC days (``run_id``, ``source``, ``dataset``, ``day``)."""
+    rows = table.select("run_id", "source", "dataset", "started_at", "finished_at").filter(
+        pl.col("source").fill_null("evalnb") != "evalnb"
+    )
+    out = [
+        (run_id, source, dataset, day)
+        for run_id, source, dataset, start, end in rows.iter_rows()
+        for day in _days(start, end)
+    ]
+    schema = {"run_id": pl.Utf8, "source": pl.Utf8, "dataset": pl.Utf8, "day": pl.Date}
+    return pl.DataFrame(out, schema=schema, orient="row")
+
+
+def _days(start: str | None, end: str | None) -> list[dt.date]:
+    """The UTC days from ``start`` to ``end`` (ISO 8601; either alone when the other is
+    unknown or unreadable; none when both are).
+
+    Example:
+        >>> [d.isoformat() for d in _days("2026-02-16T23:55:00Z", "2026-02-17T00:20:00+00:00")]
+        ['2026-02-16', '2026-02-17']
+        >>> _days("2026-02-17T01:00:00+02:00", None)[0].isoformat()  # 23:00 UTC the day before
+        '2026-02-16'
+    """
+    moments = [m for m in map(_utc, (start, end)) if m is not None]
+    if not moments:
+        return []
+    first, last = min(moments).date(), max(moments).date()
+    return [first + dt.timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+def _utc(text: str | None) -> dt.datetime | None:
+    try:
+        moment = dt.datetime.fromisoformat(text or "")
+    except ValueError:
+        return None
+    return moment.astimezone(dt.UTC) if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 def dataset_task_ids(dataset: str | Path) -> set[str]:

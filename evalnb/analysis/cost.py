@@ -15,9 +15,23 @@ prompt, cache included (see :class:`~evalnb.records.LLMCall`), so::
     cost_usd = (uncached * input + cache_read * cached_input
                 + cache_write * (cache_write price or input) + total_output_tokens * output) / 1e6
 
-A task whose source recorded its own cost (the ``recorded_cost_usd`` column, such as
-Claude Code's ``total_cost_usd``) keeps that figure as its ``cost_usd``;
-``cost_source`` says which it is (``recorded`` or ``prices``).
+Where the provider charges more for some calls, a price says so, and the attempt's
+cost adds the difference per LLM call (from the ``llm_calls`` rows):
+
+- ``cache_write_1h``: 1-hour cache writes (a call's ``cache_write_1h_tokens``, part of
+  its cache writes) at this price instead of ``cache_write``;
+- ``long_context`` (``above`` and its own rates): a call whose whole prompt
+  (``input_tokens``) is above ``above`` tokens is charged at these rates, every token
+  of it, input and output (rates it does not list stay the base ones).
+
+A cost the source recorded is the task's cost: the ``recorded_cost_usd`` column
+(Claude Code's ``total_cost_usd``, onetool-bench's per-row ``cost_usd``, mira's
+``usage.cost_usd``, llm-tool-test's ``cost_estimate_usd``/``cost_usd``; a recorded
+0.0 included) is its ``cost_usd``; prices fill in only the tasks without one.
+``cost_source`` says which it is (``recorded`` or ``prices``), and both figures are
+shown: :func:`task_cost` gives ``recorded_cost_usd`` and ``priced_cost_usd`` (what the
+price table says) beside it, and a run's summary its ``recorded_cost_usd`` (the part
+of its ``cost_usd`` the source recorded).
 
 Example:
     >>> prices = load_prices()
@@ -46,6 +60,20 @@ DEFAULT_PRICES = data_path("prices.yaml")
 """The price table shipped inside the package."""
 
 _RATES = ("input", "output", "cached_input")
+_TIER_RATES = (*_RATES, "cache_write", "cache_write_1h")
+
+
+class LongContext(Record):
+    """The rates of a call whose prompt is above ``above`` tokens (USD per million)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    above: int = Field(gt=0)
+    input: float | None = Field(default=None, ge=0)
+    output: float | None = Field(default=None, ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
+    cache_write_1h: float | None = Field(default=None, ge=0)
 
 
 class Price(Record):
@@ -58,6 +86,8 @@ class Price(Record):
     output: float | None = Field(default=None, ge=0)
     cached_input: float | None = Field(default=None, ge=0)
     cache_write: float | None = Field(default=None, ge=0)
+    cache_write_1h: float | None = Field(default=None, ge=0)
+    long_context: LongContext | None = None
     as_of: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}(-\d{2})?$")
     source: str = Field(min_length=1)
     aliases: list[str] = Field(default_factory=list)
@@ -79,7 +109,7 @@ class Price(Record):
 
     @model_validator(mode="after")
     def _priced_or_free(self) -> Price:
-        rates = {name: getattr(self, name) for name in (*_RATES, "cache_write")}
+        rates = {name: getattr(self, name) for name in (*_TIER_RATES, "long_context")}
         if self.free and any(v is not None for v in rates.values()):
             raise ValueError("a free entry must not list prices")
         if not self.free:
@@ -155,12 +185,14 @@ def price_for(model: str, provider: str | None, prices: Prices) -> Price | None:
 
 
 def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
-    """Cost in USD of every task attempt: keys, token counts, ``cost_usd`` and ``cost_source``.
+    """Cost in USD of every task attempt: keys, token counts, ``cost_usd``, ``cost_source``,
+    ``recorded_cost_usd`` and ``priced_cost_usd``.
 
     ``cost_usd`` is the source's own ``recorded_cost_usd`` where there is one
-    (``cost_source`` "recorded"), else priced from the tokens ("prices"). It is null
-    for a model without a price entry (one warning lists such models) and for a
-    task whose token counts were not recorded.
+    (``cost_source`` "recorded"), else ``priced_cost_usd``, priced from the tokens
+    ("prices"). A priced cost is null for a model without a price entry (one warning
+    lists such models, when a task needs the price) and for a task whose token counts
+    were not recorded.
 
     Example:
         >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
@@ -176,7 +208,14 @@ def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
     columns = [*KEYS, "total_input_tokens", "cache_read_tokens", "cache_write_tokens"]
     return (
         _attempt_costs(runs, prices, KEYS)
-        .select(*columns, "total_output_tokens", "cost_usd", "cost_source")
+        .select(
+            *columns,
+            "total_output_tokens",
+            "cost_usd",
+            "cost_source",
+            "recorded_cost_usd",
+            "priced_cost_usd",
+        )
         .collect()
     )
 
@@ -215,9 +254,12 @@ def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.Laz
         .select(*keys, "attempt_key", *_TOKENS, recorded.alias("_rec"))
         .with_columns(RUN_KEY, *(pl.col(c).fill_null(0) for c in _CACHE))
         .join(table, on="run_key", how="left", maintain_order="left")
+        .join(_call_extras(runs, table), on="attempt_key", how="left", maintain_order="left")
     )
     return tokens.with_columns(
-        pl.coalesce("_rec", _PRICED).alias("cost_usd"),
+        pl.coalesce("_rec", _PRICED + pl.col("_extra").fill_null(0.0)).alias("cost_usd"),
+        pl.col("_rec").alias("recorded_cost_usd"),
+        (_PRICED + pl.col("_extra").fill_null(0.0)).alias("priced_cost_usd"),
         pl.when(pl.col("_rec").is_not_null())
         .then(pl.lit("recorded"))
         .when(_PRICED.is_not_null())
@@ -231,10 +273,9 @@ def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Exp
     expression of an attempt's recorded cost (null where there is none). Warns once
     about models without a price among runs with an attempt that needs one."""
     prices = load_prices() if prices is None else prices
-    found = [
-        (run_key, model, price_for(model, provider, prices))
-        for run_key, model, provider in runs.runs.select("run_key", "model", "provider").iter_rows()
-    ]
+    rows = runs.runs.select("run_key", "model", "provider").rows()
+    price = {(m, p): price_for(m, p, prices) for m, p in {(m, p) for _, m, p in rows}}
+    found = [(run_key, model, price[model, provider]) for run_key, model, provider in rows]
     has_recorded = "recorded_cost_usd" in runs.scan("tasks").collect_schema().names()
     unknown_runs = {run_key for run_key, _, p in found if p is None}
     if unknown_runs and has_recorded:  # a recorded cost needs no price
@@ -249,15 +290,20 @@ def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Exp
             f"(add them to {DEFAULT_PRICES.name})",
             stacklevel=4,
         )
-    fields = ("free", *_RATES, "cache_write")
+    fields = ("free", *_TIER_RATES)
+    long = [p.long_context if p else None for _, _, p in found]
     table = pl.LazyFrame(
         {
             "run_key": [run_key for run_key, _, _ in found],
             **{f"_{f}": [getattr(p, f) if p else None for _, _, p in found] for f in fields},
+            "_above": [lc.above if lc else None for lc in long],
+            **{f"_long_{f}": [getattr(lc, f) if lc else None for lc in long] for f in _TIER_RATES},
         },
         schema_overrides={
             "run_key": pl.Int64,
-            **{f"_{f}": pl.Float64 for f in (*_RATES, "cache_write")},
+            **{f"_{f}": pl.Float64 for f in _TIER_RATES},
+            **{f"_long_{f}": pl.Float64 for f in _TIER_RATES},
+            "_above": pl.Int64,
             "_free": pl.Boolean,
         },
     )
@@ -270,7 +316,9 @@ def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Exp
 
 
 def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
-    """Per run (``run_key``): total cost in USD, null when any task's cost is unknown.
+    """Per run (``run_key``): total cost in USD (``cost_usd``, null when any task's cost
+    is unknown) and the part of it the source recorded (``recorded_cost_usd``, null
+    when no task has a recorded cost).
 
     The total is each task's :func:`task_cost` summed, in a way that does not depend on
     row order: the recorded costs are summed in sorted order, and the other tasks'
@@ -293,17 +341,63 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     priced = pl.col("_rec").is_null()
     token_sums = (
         runs.scan("tasks")
-        .select(RUN_KEY, *_TOKENS, recorded.alias("_rec"))
+        .select(RUN_KEY, "attempt_key", *_TOKENS, recorded.alias("_rec"))
+        .join(_call_extras(runs, table), on="attempt_key", how="left")
         .group_by("run_key")
         .agg(
             # a task to price without its token counts has an unknown cost (unless free)
             (priced & pl.any_horizontal(pl.col(_TOKENS[:2]).is_null())).any().alias("_unknown"),
             priced.any().alias("_any_priced"),
-            pl.col("_rec").drop_nulls().sort().cum_sum().last().fill_null(0.0).alias("_rec"),
+            pl.col("_rec").drop_nulls().sort().cum_sum().last().alias("recorded_cost_usd"),
             *(pl.col(c).filter(priced).fill_null(0).sum() for c in _TOKENS),
+            pl.col("_extra").filter(priced).fill_null(0.0).sort().sum(),
         )
     )
-    total = pl.col("_rec") + pl.when(pl.col("_any_priced")).then(_PRICED).otherwise(0.0)
+    priced_total = _PRICED + pl.col("_extra")
+    total = pl.col("recorded_cost_usd").fill_null(0.0) + pl.when(pl.col("_any_priced")).then(
+        priced_total
+    ).otherwise(0.0)
     return token_sums.join(table, on="run_key", how="left").select(
-        "run_key", pl.when(~pl.col("_unknown") | pl.col("_free")).then(total).alias("cost_usd")
+        "run_key",
+        pl.when(~pl.col("_unknown") | pl.col("_free")).then(total).alias("cost_usd"),
+        "recorded_cost_usd",
     )
+
+
+def _call_extras(runs: Runs, table: pl.LazyFrame) -> pl.LazyFrame:
+    """Per attempt (``attempt_key``), ``_extra``: what its LLM calls cost above the base
+    rates, for 1-hour cache writes and long-context calls (module docstring); 0 for runs
+    whose price has neither, and a call's missing count adds 0."""
+    tiered = pl.col("_cache_write_1h").is_not_null() | pl.col("_above").is_not_null()
+    if not table.select(tiered.any()).collect().item():  # no call to read
+        return pl.LazyFrame(schema={"attempt_key": pl.Int64, "_extra": pl.Float64})
+    tokens = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+    calls = (
+        runs.scan("llm_calls")
+        .select("attempt_key", *tokens, "cache_write_1h_tokens")
+        .with_columns(RUN_KEY, pl.col(*tokens, "cache_write_1h_tokens").fill_null(0))
+        .join(table.filter(tiered), on="run_key", how="inner")
+    )
+    long = pl.col("input_tokens") > pl.col("_above").fill_null(2**62)
+    rate = {f: pl.col(f"_{f}") for f in _TIER_RATES}
+    rate["cache_write"] = pl.coalesce("_cache_write", "_input")
+    rate["cache_write_1h"] = pl.coalesce("_cache_write_1h", rate["cache_write"])
+    tier = {
+        f: pl.when(long).then(pl.coalesce(f"_long_{f}", r)).otherwise(r) for f, r in rate.items()
+    }
+    write_1h, write = pl.col("cache_write_1h_tokens"), pl.col("cache_write_tokens")
+    uncached = pl.col("input_tokens") - pl.col("cache_read_tokens") - write
+    charged = (
+        uncached * tier["input"]
+        + pl.col("cache_read_tokens") * tier["cached_input"]
+        + (write - write_1h) * tier["cache_write"]
+        + write_1h * tier["cache_write_1h"]
+        + pl.col("output_tokens") * tier["output"]
+    )
+    base = (
+        uncached * rate["input"]
+        + pl.col("cache_read_tokens") * rate["cached_input"]
+        + write * rate["cache_write"]
+        + pl.col("output_tokens") * rate["output"]
+    )
+    return calls.group_by("attempt_key").agg(((charged - base) / 1e6).sum().alias("_extra"))

@@ -36,10 +36,18 @@ CATEGORY_FAIL_RATE = 0.5
 GAP_FACTOR = 2.0
 """Two figures "differ" when the largest is more than this many times the smallest."""
 
+CAPABILITY_ALPHA = 0.05
+"""Models differ in capability on a task only when Fisher's exact test of model against
+pass/fail over the task's attempts gives p at most this (see :func:`diagnose`)."""
+
+FISHER_DRAWS = 20_000
+"""Seeded Monte Carlo tables of Fisher's exact test with more than two models."""
+
 DIAGNOSES = (
     "tool limitation",
     "all models fail",
     "model capability difference",
+    "not enough attempts",
     "reasoning efficiency gap",
     "cost efficiency gap",
     "consistent",
@@ -268,7 +276,17 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     tool limitation                  all models fail and their stderr shares at least
                                      one normalised line (:func:`normalise_error`)
     all models fail                  all fail, no stderr line common to all
-    model capability difference      some models pass, others fail
+    model capability difference      some models pass, others fail, and the attempts
+                                     show it: Fisher's exact test of independence of
+                                     model and pass/fail over the task's attempts
+                                     gives p <= :data:`CAPABILITY_ALPHA` (two models:
+                                     the exact two-sided test; more: the
+                                     Fisher-Freeman-Halton test, scipy, by
+                                     :data:`FISHER_DRAWS` seeded Monte Carlo tables)
+    not enough attempts              some pass, others fail, and the test does not
+                                     show it (one attempt each never can; two models
+                                     split cleanly need 4 attempts each, 4/4 vs 0/4
+                                     giving p = 0.029, where 3/3 vs 0/3 gives 0.1)
     reasoning efficiency gap         all pass; mean tool calls per attempt differ by
                                      more than :data:`GAP_FACTOR` (max > 2 x min)
     cost efficiency gap              all pass; mean tokens (input + output) per attempt
@@ -277,9 +295,11 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     ================================ =================================================
 
     Columns: task_id, category, models, passed_by, failed_by (lists of model names),
-    diagnosis and evidence (list of strings: the shared stderr lines, then the failing
-    commands (as blamed by :func:`failing_commands`) and the failed checks of the
-    failing models, each with those models; for the gaps, the differing figures).
+    diagnosis, evidence (list of strings: for a split, the test and each model's passes
+    and attempts; the shared stderr lines, then the failing commands (as blamed by
+    :func:`failing_commands`) and the failed checks of the failing models, each with
+    those models; for the gaps, the differing figures) and flaky_for, the models
+    whose attempts at the task disagree (some passed, some not: a flaky task).
 
     ``by="category"``: one row per category: the category "fails" for a model when
     its rate (score / max_score) is below :data:`CATEGORY_FAIL_RATE`; all models fail
@@ -288,8 +308,8 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     the models under the cut-off; evidence gives each model's rate.
 
     Example:
-        >>> diagnose(Runs.empty()).columns
-        ['task_id', 'category', 'models', 'passed_by', 'failed_by', 'diagnosis', 'evidence']
+        >>> diagnose(Runs.empty()).columns[-3:]
+        ['diagnosis', 'evidence', 'flaky_for']
     """
     if by not in ("task", "category"):
         raise ValueError(f"by must be 'task' or 'category', got {by!r}")
@@ -301,6 +321,8 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
         .agg(
             pl.col("category").first(),
             (PASSED.sum() * 2 > pl.len()).alias("passed"),
+            pl.len().alias("attempts"),
+            PASSED.sum().alias("passes"),
             pl.col("tool_call_count").mean().alias("tool_calls"),
             (pl.col("total_input_tokens") + pl.col("total_output_tokens")).mean().alias("tokens"),
         )
@@ -322,11 +344,11 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
                 "failed_by": [r["model"] for r in rows if not r["passed"]],
                 "diagnosis": diagnosis,
                 "evidence": evidence,
+                "flaky_for": [r["model"] for r in rows if 0 < r["passes"] < r["attempts"]],
             }
         )
-    return pl.DataFrame(out, schema=_DIAGNOSIS_SCHEMA | {"task_id": pl.Utf8}).select(
-        "task_id", *_DIAGNOSIS_SCHEMA
-    )
+    schema = {"task_id": pl.Utf8} | _DIAGNOSIS_SCHEMA | {"flaky_for": pl.List(pl.Utf8)}
+    return pl.DataFrame(out, schema=schema)
 
 
 _DIAGNOSIS_SCHEMA: dict[str, Any] = {
@@ -376,7 +398,8 @@ def _classify(
             return "tool limitation", [f"stderr: {line}" for line in sorted(shared)] + why
         return "all models fail", why
     if failed:
-        return "model capability difference", why
+        diagnosis, test = _split(rows)
+        return diagnosis, test + why
     for metric, diagnosis, fmt in (
         ("tool_calls", "reasoning efficiency gap", "{:g}"),
         ("tokens", "cost efficiency gap", "{:,.0f}"),
@@ -386,6 +409,25 @@ def _classify(
             shown = ", ".join(f"{r['model']} {fmt.format(r[metric])}" for r in rows)
             return diagnosis, [f"{metric.replace('_', ' ')} per attempt: {shown}"]
     return "consistent", []
+
+
+def _split(rows: list[dict]) -> tuple[str, list[str]]:
+    """Some models pass, others fail: a capability difference only when the attempts
+    show it (:data:`CAPABILITY_ALPHA`), else "not enough attempts"; with the evidence."""
+    import numpy as np  # scipy and numpy load only when models are compared
+    from scipy.stats import MonteCarloMethod, fisher_exact
+
+    table = [[r["passes"], r["attempts"] - r["passes"]] for r in rows]
+    if len(rows) == 2:
+        result = fisher_exact(table)  # exact
+    else:
+        draws = MonteCarloMethod(n_resamples=FISHER_DRAWS, rng=np.random.default_rng(0))
+        result = fisher_exact(table, method=draws)
+    p = float(np.ravel(result.pvalue)[0])  # scipy gives some tables' p as a 1-element array
+    shares = ", ".join(f"{r['model']} {r['passes']}/{r['attempts']}" for r in rows)
+    line = f"passed attempts: {shares}; Fisher exact p = {p:.3g} across {len(rows)} models"
+    shown = p <= CAPABILITY_ALPHA
+    return ("model capability difference" if shown else "not enough attempts"), [line]
 
 
 def _evidence(

@@ -50,7 +50,9 @@ from evalnb.analysis.runs import AGGREGATE, Runs
 from evalnb.analysis.stats import (
     EXACT_MAX,
     FLIP_DRAWS,
+    SMALL_N,
     clustered_wilson_sums,
+    detectable_difference,
     holm,
     mcnemar_exact,
     newcombe_paired_diff,
@@ -64,6 +66,12 @@ if TYPE_CHECKING:
 
 PASSED = pl.col("passed").fill_null(False) & pl.col("error").is_null()
 """A task attempt passed: every check passed and it did not error."""
+
+SCORED = pl.col("passed").is_not_null() | pl.col("error").is_not_null()
+"""A task attempt has a verdict: its checks passed or failed, or it errored (a failure).
+Without one (an Inspect sample no scorer scored, an onetool-bench row with result
+``-``) it is unscored: counted in ``total_tasks`` and ``unscored_tasks``, outside the
+pass rate."""
 
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -93,16 +101,19 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
 
     Columns: run identity (:data:`RUN_INFO`); tasks (``total_tasks``, spec 000's count of
     task attempts, ``distinct_tasks``, ``total_passed``, ``errored_tasks``,
-    ``pass_rate``); weighted checks (``total_score``, ``total_max_score``,
-    ``overall_rate``); tool calls (``total_tool_calls``, ``tool_calls_ok``,
+    ``unscored_tasks`` (:data:`SCORED`), ``pass_rate`` = ``total_passed`` over the
+    attempts with a verdict, null when none has one); weighted checks (``total_score``,
+    ``total_max_score``, ``overall_rate``); tool calls (``total_tool_calls``, ``tool_calls_ok``,
     ``tool_calls_error``, ``tool_calls_unknown``, ``tool_call_success_rate``). The three
     rates come with 95%
     ``_lo``/``_hi`` limits clustered by task (a task's epochs, checks and calls
     together: :func:`evalnb.analysis.stats.clustered_wilson`); effort (``total_turns``,
     ``avg_turns_per_task``, ``avg_tool_calls_per_task``, ``natural_stop_rate``);
     tokens and time (``total_input_tokens``, ``total_output_tokens``,
-    ``total_duration_ms``, ``avg_duration_ms``); ``cost_usd`` (null when any task's
-    cost is unknown; ``prices`` defaults to the packaged price table); spec 002's
+    ``total_duration_ms`` over the attempts whose duration is known, null when none
+    is, and ``avg_duration_ms`` over those); ``cost_usd`` (null when any task's
+    cost is unknown; ``prices`` defaults to the packaged price table) and the part of it
+    the source recorded, ``recorded_cost_usd`` (:func:`~evalnb.analysis.cost.run_costs`); spec 002's
     layers for scenario runs (:data:`~evalnb.analysis.layers.LAYER_COLUMNS`, null
     for other runs).
 
@@ -135,7 +146,9 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         )
     )
     run_key = ["run_key"]
-    tasks = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
+    tasks = tasks.with_columns(
+        PASSED.cast(pl.Float64).alias("_pass"), SCORED.cast(pl.Float64).alias("_one")
+    )
     rates = {
         "pass_rate": ("_pass", "_one"),
         "overall_rate": ("score", "max_score"),
@@ -147,12 +160,14 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
                 pl.len().alias("total_tasks"),
                 PASSED.sum().alias("total_passed"),
                 pl.col("error").is_not_null().sum().alias("errored_tasks"),
+                (~SCORED).sum().alias("unscored_tasks"),
                 pl.col("score").sum().alias("total_score"),
                 pl.col("max_score").sum().alias("total_max_score"),
                 pl.col("turns").sum().alias("total_turns"),
                 pl.col("total_input_tokens").sum(),
                 pl.col("total_output_tokens").sum(),
                 pl.col("duration_ms").sum().alias("total_duration_ms"),
+                pl.col("duration_ms").count().alias("_timed"),
                 pl.col("natural_stop").mean().alias("natural_stop_rate"),
                 pl.col("tool_call_count").sum().alias("total_tool_calls"),
                 pl.col("tool_calls_ok").sum(),
@@ -173,6 +188,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "distinct_tasks",
         "total_passed",
         "errored_tasks",
+        "unscored_tasks",
         "total_turns",
         "total_input_tokens",
         "total_output_tokens",
@@ -181,22 +197,28 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "tool_calls_error",
         "tool_calls_unknown",
     ]
-    totals = ["total_score", "total_max_score", "total_duration_ms"]
+    totals = ["total_score", "total_max_score"]
     out = (
         runs.runs.lazy()
         .select(*RUN_INFO, "run_key")
         .with_row_index("_order")  # one row per run, in the runs table's order
         .join(per_run, on="run_key", how="left")
-        .with_columns(pl.col(counts).fill_null(0).cast(pl.Int64), pl.col(totals).fill_null(0.0))
         .with_columns(
-            _ratio("total_passed", "total_tasks").alias("pass_rate"),
+            pl.col(counts).fill_null(0).cast(pl.Int64),
+            pl.col(totals).fill_null(0.0),
+            pl.when(pl.col("_timed") > 0).then(pl.col("total_duration_ms")),
+        )
+        .with_columns(
+            _ratio("total_passed", pl.col("total_tasks") - pl.col("unscored_tasks")).alias(
+                "pass_rate"
+            ),
             _ratio("total_score", "total_max_score").alias("overall_rate"),
             _ratio("tool_calls_ok", pl.col("tool_calls_ok") + pl.col("tool_calls_error")).alias(
                 "tool_call_success_rate"
             ),
             _ratio("total_turns", "total_tasks").alias("avg_turns_per_task"),
             _ratio("total_tool_calls", "total_tasks").alias("avg_tool_calls_per_task"),
-            _ratio("total_duration_ms", "total_tasks").alias("avg_duration_ms"),
+            _ratio("total_duration_ms", "_timed").alias("avg_duration_ms"),
         )
         .join(_interval(sums, run_key, "pass_rate", counts=True), on="run_key", how="left")
         .join(_interval(sums, run_key, "overall_rate", counts=False), on="run_key", how="left")
@@ -215,6 +237,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "distinct_tasks",
         "total_passed",
         "errored_tasks",
+        "unscored_tasks",
         "pass_rate",
         "pass_rate_lo",
         "pass_rate_hi",
@@ -239,6 +262,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "total_duration_ms",
         "avg_duration_ms",
         "cost_usd",
+        "recorded_cost_usd",
         *LAYER_COLUMNS,
     ).collect()
 
@@ -325,7 +349,8 @@ def by_category(runs: Runs) -> pl.DataFrame:
     """One row per (run, category): spec 000's CategorySummary plus pass rate, with 95% intervals.
 
     ``rate = score / max_score`` (weighted checks); ``pass_rate = passed / tasks``
-    (``tasks`` counts attempts). Both intervals (``rate_lo``/``rate_hi``,
+    (``tasks`` counts attempts; unscored ones, :data:`SCORED`, are left out of the
+    pass rate). Both intervals (``rate_lo``/``rate_hi``,
     ``pass_rate_lo``/``pass_rate_hi``) are clustered by task, as in :func:`summary`.
 
     Example:
@@ -340,12 +365,15 @@ def by_category(runs: Runs) -> pl.DataFrame:
         .with_columns(RUN_KEY)
     )
     keys = ["run_key", "category"]
-    tasks = tasks.with_columns(PASSED.cast(pl.Float64).alias("_pass"), pl.lit(1.0).alias("_one"))
+    tasks = tasks.with_columns(
+        PASSED.cast(pl.Float64).alias("_pass"), SCORED.cast(pl.Float64).alias("_one")
+    )
     counts, sums = pl.collect_all(
         [
             tasks.group_by(keys).agg(
                 pl.len().cast(pl.Int64).alias("tasks"),
                 PASSED.sum().cast(pl.Int64).alias("passed"),
+                SCORED.sum().alias("_scored"),
                 pl.col("score").sum(),
                 pl.col("max_score").sum(),
             ),
@@ -361,13 +389,13 @@ def by_category(runs: Runs) -> pl.DataFrame:
         .join(counts.lazy(), on="run_key", how="inner")
         .with_columns(
             _ratio("score", "max_score").alias("rate"),
-            _ratio("passed", "tasks").alias("pass_rate"),
+            _ratio("passed", "_scored").alias("pass_rate"),
         )
         .join(_interval(sums, keys, "rate", counts=False), on=keys, how="left", nulls_equal=True)
         .join(
             _interval(sums, keys, "pass_rate", counts=True), on=keys, how="left", nulls_equal=True
         )
-        .drop("run_key")
+        .drop("run_key", "_scored")
         .sort("run_id", "category", nulls_last=True)
         .collect()
     )
@@ -454,7 +482,9 @@ class Comparison:
     errored; ``errored_a``/``errored_b`` errored attempts left out of the paired figures
     (infrastructure errors are not model failures; with ``include_errored`` they count
     as failed attempts instead and these are 0); ``attempts_a``/``attempts_b`` the
-    attempts used.
+    attempts used; ``tasks_unscored`` tasks used whose score is unknown (NaN) in every
+    attempt on a side, left out of the weighted rate's test as they add nothing to its
+    rates (an attempt with an unknown score counts in neither).
 
     Pass rates: ``pass_rate_a``/``pass_rate_b`` (passes / attempts used), ``diff`` =
     A - B, ``diff_lo``/``diff_hi`` its 95% interval and ``p`` its two-sided p-value,
@@ -468,7 +498,13 @@ class Comparison:
     Weighted rates: ``rate_a``/``rate_b`` = Σscore / Σmax_score over the attempts used
     (the reports' overall rate when the runs share every task and nothing errored),
     ``rate_diff`` with its clustered interval, and ``rate_p`` the sign-flip test on
-    per-task mean scores. ``per_task``: one row per shared task used.
+    per-task mean scores (over the attempts whose score is known). ``per_task``: one
+    row per shared task used.
+
+    Power: under :data:`~evalnb.analysis.stats.SMALL_N` (25) shared tasks,
+    ``detectable`` is the smallest pass-rate difference the test detects at 80% power
+    around the pooled pass rate (:func:`~evalnb.analysis.stats.detectable_difference`),
+    and :meth:`power_note` says it; None from 25 tasks on.
     """
 
     a: str
@@ -483,6 +519,7 @@ class Comparison:
     attempts_b: int
     errored_a: int
     errored_b: int
+    tasks_unscored: int
     include_errored: bool
     a_higher: int
     b_higher: int
@@ -500,6 +537,7 @@ class Comparison:
     rate_diff_lo: float | None
     rate_diff_hi: float | None
     rate_p: float | None
+    detectable: float | None
     per_task: pl.DataFrame
 
     def as_frame(self) -> pl.DataFrame:
@@ -540,7 +578,13 @@ class Comparison:
                 f"errored attempts left out: {self.errored_a} in A, {self.errored_b} in B"
                 + (f" ({self.tasks_errored} tasks with none left)" if self.tasks_errored else "")
             )
+        if self.tasks_unscored:
+            parts.append(f"{self.tasks_unscored} tasks without a known score on a side")
         return "; ".join(parts)
+
+    def power_note(self) -> str:
+        """Under 25 shared tasks, what the pass-rate test could detect; else ``""``."""
+        return power_note(self.tasks, (self.pass_rate_a + self.pass_rate_b) / 2, self.detectable)
 
     def _discordance(self) -> str:
         if self.test == "exact McNemar":
@@ -562,7 +606,7 @@ class Comparison:
             f"sign-flip p = {_num(self.rate_p, '.3g')}, Holm p = {_num(rate_p_holm, '.3g')}"
         )
         note = "Holm p adjusts for the two metrics compared; read a difference as real only there."
-        return "\n".join([head, pass_line, rate_line, note])
+        return "\n".join([head, pass_line, rate_line, note, *filter(None, [self.power_note()])])
 
     def _repr_markdown_(self) -> str:
         p_holm, rate_p_holm = self.holm()
@@ -581,9 +625,34 @@ class Comparison:
                 f"{_num(self.rate_p, '.3g')} (sign-flip) | {_num(rate_p_holm, '.3g')} |",
                 "",
                 f"{self._discordance().capitalize()}; tied on {self.tied}. Holm p adjusts for "
-                "the two metrics compared.",
+                "the two metrics compared." + (f" {note}" if (note := self.power_note()) else ""),
             ]
         )
+
+
+def power_note(tasks: int, pooled: float, detectable: float | None) -> str:
+    """The sentence a comparison on few shared tasks adds; ``""`` from SMALL_N tasks on.
+
+    Example:
+        >>> power_note(12, 0.5, 0.65).split(" are ")[0]
+        'With 12 shared tasks only pass-rate differences of 0.65 or more'
+        >>> power_note(30, 0.5, None)
+        ''
+    """
+    if tasks >= SMALL_N:
+        return ""
+    basis = (
+        f"(exact McNemar test at α = 0.05, around the pooled pass rate {pooled:.2f}, "
+        "the runs' outcomes taken as independent)"
+    )
+    if detectable is None:
+        return (
+            f"With {tasks} shared tasks no pass-rate difference is detectable at 80% power {basis}."
+        )
+    return (
+        f"With {tasks} shared tasks only pass-rate differences of {detectable:.2f} or more "
+        f"are detectable at 80% power {basis}."
+    )
 
 
 def _num(value: float | None, spec: str = ".3f") -> str:
@@ -700,6 +769,7 @@ def _compare(
             PASSED.sum().cast(pl.Int64).alias("passes"),
             pl.col("score").fill_null(0).sum().cast(pl.Float64).alias("score"),
             pl.col("max_score").fill_null(0).sum().cast(pl.Float64).alias("max_score"),
+            pl.col("score").is_not_null().sum().cast(pl.Int64).alias("scored"),
         )
         return per_task, set(mine.get_column("task_id").to_list())
 
@@ -707,12 +777,16 @@ def _compare(
     side_b, ids_b = side(tasks_b)
     per_task = (
         side_a.join(side_b.drop("category"), on="task_id", suffix="_b")
-        .rename({c: f"{c}_a" for c in ("attempts", "passes", "score", "max_score")})
+        .rename({c: f"{c}_a" for c in ("attempts", "passes", "score", "max_score", "scored")})
         .with_columns(
             (pl.col("passes_a") / pl.col("attempts_a")).alias("pass_share_a"),
             (pl.col("passes_b") / pl.col("attempts_b")).alias("pass_share_b"),
-            (pl.col("score_a") / pl.col("attempts_a")).alias("mean_score_a"),
-            (pl.col("score_b") / pl.col("attempts_b")).alias("mean_score_b"),
+            *(
+                pl.when(pl.col(f"scored_{s}") > 0)
+                .then(pl.col(f"score_{s}") / pl.col(f"scored_{s}"))
+                .alias(f"mean_score_{s}")
+                for s in "ab"
+            ),
         )
         .with_columns(
             pl.when(pl.col("pass_share_a") > pl.col("pass_share_b"))
@@ -737,6 +811,7 @@ def _compare(
     a_higher, b_higher, tied = (tally.get(k, 0) for k in ("a_higher", "b_higher", "tied"))
     passes_a, passes_b = int(col("passes_a").sum()), int(col("passes_b").sum())
     attempts_a, attempts_b = int(col("attempts_a").sum()), int(col("attempts_b").sum())
+    pass_a, pass_b = passes_a / attempts_a, passes_b / attempts_b
     if one_attempt:
         both = int((col("pass_share_a") * col("pass_share_b")).sum())
         diff_lo, diff_hi = newcombe_paired_diff(both, a_higher, b_higher, tied - both)
@@ -771,13 +846,14 @@ def _compare(
         attempts_b=attempts_b,
         errored_a=0 if include_errored else tasks_a.filter(left_out).height,
         errored_b=0 if include_errored else tasks_b.filter(left_out).height,
+        tasks_unscored=per_task.get_column("score_diff").null_count(),
         include_errored=include_errored,
         a_higher=a_higher,
         b_higher=b_higher,
         tied=tied,
-        pass_rate_a=passes_a / attempts_a,
-        pass_rate_b=passes_b / attempts_b,
-        diff=passes_a / attempts_a - passes_b / attempts_b,
+        pass_rate_a=pass_a,
+        pass_rate_b=pass_b,
+        diff=pass_a - pass_b,
         diff_lo=diff_lo,
         diff_hi=diff_hi,
         p=p,
@@ -788,6 +864,9 @@ def _compare(
         rate_diff_lo=rate_lo,
         rate_diff_hi=rate_hi,
         rate_p=sign_flip_test(col("score_diff").to_numpy()) if rated else None,
+        detectable=detectable_difference(per_task.height, (pass_a + pass_b) / 2)
+        if per_task.height < SMALL_N
+        else None,
         per_task=per_task,
     )
 
@@ -811,8 +890,9 @@ def compare_all(runs: Runs, run_ids: list[str] | None = None) -> pl.DataFrame:
     (``pass rate``, ``weighted rate``): ``a``, ``b``, ``model_a``, ``model_b``,
     ``tasks`` (shared), ``tasks_only_a``, ``tasks_only_b``, ``errored_a``,
     ``errored_b``, ``metric``, ``value_a``, ``value_b``, ``diff`` (A - B), ``diff_lo``,
-    ``diff_hi``, ``p``, ``test`` and ``p_holm``: Holm's adjustment over every p-value
-    in the frame, because each is one of several comparisons.
+    ``diff_hi``, ``p``, ``test``, ``p_holm`` (Holm's adjustment over every p-value in
+    the frame, because each is one of several comparisons) and ``detectable``
+    (:attr:`Comparison.detectable`, on both rows of the pair).
 
     Example:
         >>> compare_all(Runs.empty()).height
@@ -844,6 +924,7 @@ def compare_all(runs: Runs, run_ids: list[str] | None = None) -> pl.DataFrame:
             "tasks_only_b": c.tasks_only_b,
             "errored_a": c.errored_a,
             "errored_b": c.errored_b,
+            "detectable": c.detectable,
         }
         p_values += [c.p, c.rate_p]
         rows.append(
@@ -882,6 +963,7 @@ def compare_all(runs: Runs, run_ids: list[str] | None = None) -> pl.DataFrame:
         **dict.fromkeys(["value_a", "value_b", "diff", "diff_lo", "diff_hi", "p"], pl.Float64),
         "test": pl.Utf8,
         "p_holm": pl.Float64,
+        "detectable": pl.Float64,
     }
     return pl.DataFrame(
         [r | {"p_holm": q} for r, q in zip(rows, adjusted, strict=True)], schema=schema

@@ -1,6 +1,7 @@
 """The ``evalnb`` command: one module per subcommand, each with a ``register(sub)``.
 
-Exit codes: 0 success; 1 a check failed (``validate`` found a broken task); 2 bad
+Exit codes: 0 success; 1 a check failed (``validate`` found a broken task, or
+``compare --fail-on-regression`` found a significant regression); 2 bad
 input or any other evalnb error (the message names the file, the line and the field);
 130 interrupted.
 
@@ -15,11 +16,33 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from evalnb.cli import compare, demo, export, imports, merge, notebooks, run, summary, validate
+from evalnb.cli import (
+    analyses,
+    compare,
+    demo,
+    export,
+    imports,
+    merge,
+    notebooks,
+    run,
+    summary,
+    validate,
+)
 from evalnb.errors import EvalnbError
 from evalnb.version import __version__
 
-SUBCOMMANDS = (run, validate, summary, compare, imports, export, merge, demo, notebooks)
+SUBCOMMANDS = (
+    run,
+    validate,
+    summary,
+    compare,
+    analyses,
+    imports,
+    export,
+    merge,
+    demo,
+    notebooks,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,55 +1,52 @@
-"""``evalnb import``: write run folders from foreign results.
+"""``evalnb import``: write run folders from foreign results; the only writer of imported runs.
 
-Every format :mod:`evalnb.formats.detect` can read is importable by its key
-(``mira``, ``terminal-bench``, ...), besides ``claude-code`` and ``transcript``. All
-inputs are read before anything is written, and an existing run folder is refused
-before the first write, so a failed import leaves nothing half-written.
+Every format of the registry (:mod:`evalnb.formats.detect`) is importable by its key
+(``mira``, ``terminal-bench``, ``claude-code``, ``transcript``, ...), and each reader's
+declared options are flags (``--target``). All inputs are read before anything is
+written, and an existing run folder is refused before the first write, so a failed
+import leaves nothing half-written.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evalnb.cli.args import add_reader_options, out_folder, reader_options
 from evalnb.errors import InputError
-from evalnb.formats.detect import Probe, importable, recognise
+from evalnb.formats.detect import Probe, importable, read_inputs, recognise
 
 
 def register(sub: Any) -> None:
     """Add ``import`` to the subcommand parsers."""
     imp = sub.add_parser("import", help="write run folders from foreign results")
-    imp.add_argument("format", choices=[*importable(), "claude-code", "transcript"])
+    imp.add_argument("format", choices=list(importable()))
     imp.add_argument("files", nargs="+", help="result files or folders of that format")
-    imp.add_argument("--out", default="runs", help="where run folders go (default runs/)")
     imp.add_argument(
-        "--target",
-        help="the tool's command (transcript: required; claude-code: optional, "
-        "scores its no_transcript_errors gate)",
+        "--out", type=out_folder, default="runs", help="where run folders go (default runs/)"
     )
+    add_reader_options(imp)
     imp.set_defaults(func=_cmd_import)
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    if args.format in importable():
-        folders = import_format(args.format, args.files, args.out)
-    elif args.format == "claude-code":
-        from evalnb.formats.claude_code import import_claude_code
-
-        folders = import_claude_code(args.files, args.out, args.target)
-    elif not args.target:
-        raise InputError("evalnb import", None, "--target", f"{args.format} needs --target")
-    else:
-        from evalnb.formats.transcript import import_transcripts
-
-        folders = [import_transcripts(args.files, args.out, args.target)]
-    for folder in folders:
+    for folder in import_format(args.format, args.files, args.out, reader_options(args)):
         print(f"run written: {folder}")
     return 0
 
 
-def import_format(key: str, paths: list[str], out: str | Path) -> list[Path]:
+def import_format(
+    key: str,
+    paths: Sequence[str | Path],
+    out: str | Path,
+    options: Mapping[str, str] | None = None,
+) -> list[Path]:
     """Read every input of format ``key``, then write one run folder per run read.
+
+    ``options`` are the reader's declared options (``{"target": "notes"}``); one the
+    reader does not declare is an error.
 
     Example:
         >>> import tempfile
@@ -61,14 +58,15 @@ def import_format(key: str, paths: list[str], out: str | Path) -> list[Path]:
     from evalnb.store import RunStore
 
     fmt = importable()[key]
-    runs = []
+    for name in options or {}:
+        if name not in {o.name for o in fmt.options}:
+            raise InputError("evalnb import", None, name, f"{key} takes no --{name}")
     for path in map(Path, paths):
         if not fmt.recognises(Probe(path)):
             seen = recognise(path)
             what = f" (it looks like {seen.name})" if seen else ""
             raise InputError(path, None, None, f"not {fmt.name}{what}")
-        assert fmt.read is not None
-        runs += fmt.read(path)
+    runs = read_inputs(fmt, [Path(p) for p in paths], options)
     ids = [meta.run_id for meta, _ in runs]
     for meta, _ in runs:
         if ids.count(meta.run_id) > 1:

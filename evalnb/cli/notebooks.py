@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from evalnb.cli.args import out_folder
+
 
 def register(sub: Any) -> None:
     """Add ``notebooks`` to the subcommand parsers."""
     nbs = sub.add_parser("notebooks", help="copy the analysis notebooks into a folder")
-    nbs.add_argument("dir", help="destination folder (created)")
+    nbs.add_argument("dir", type=out_folder, help="destination folder (created)")
     nbs.add_argument("--force", action="store_true", help="overwrite notebooks already there")
     nbs.set_defaults(func=_cmd_notebooks)
 

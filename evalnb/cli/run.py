@@ -10,7 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalnb.cli.args import non_negative_int, positive_float, positive_int
+from evalnb.cli.args import (
+    epoch_count,
+    http_url,
+    non_negative_int,
+    out_folder,
+    positive_float,
+    positive_int,
+)
 from evalnb.errors import InputError
 from evalnb.records.run import (
     DEFAULT_MAX_RETRIES,
@@ -47,16 +54,23 @@ def register(sub: Any) -> None:
     run.add_argument(
         "--max-turns", type=positive_int, default=10, help="turn limit per task (default 10)"
     )
-    run.add_argument("--epochs", type=positive_int, default=1, help="repeat each task K times")
+    run.add_argument(
+        "--epochs", type=epoch_count, default=1, help="repeat each task K times (at most 1000)"
+    )
     run.add_argument("--tag", action="append", default=[], help="only tasks of this category/tag")
     run.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
-    run.add_argument("--out", default="runs", help="where run folders go (default runs/)")
+    run.add_argument(
+        "--out", type=out_folder, default="runs", help="where run folders go (default runs/)"
+    )
     run.add_argument("--resume", metavar="RUN_DIR", help="finish an interrupted run")
     run.add_argument(
-        "--base-url", help="OpenAI-compatible server for openai/* models (or OPENAI_BASE_URL)"
+        "--base-url",
+        type=http_url,
+        help="OpenAI-compatible server for openai/* models (or OPENAI_BASE_URL)",
     )
     run.add_argument(
         "--anthropic-base-url",
+        type=http_url,
         help="Anthropic-compatible server for anthropic/* models (or ANTHROPIC_BASE_URL)",
     )
     run.add_argument(
@@ -113,15 +127,6 @@ def register(sub: Any) -> None:
     run.set_defaults(func=_cmd_run)
 
 
-def _select(cases: list, tags: list[str], ids: list[str]) -> list:
-    """Keep cases whose category or tags match ``--tag`` and whose id matches ``--task``."""
-    if tags:
-        cases = [c for c in cases if c.task.category in tags or set(c.task.tags) & set(tags)]
-    if ids:
-        cases = [c for c in cases if c.task.id in ids]
-    return cases
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     """Run (or resume) and report; SIGTERM and SIGHUP stop it like Ctrl-C (status partial)."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -162,16 +167,26 @@ def _run(args: argparse.Namespace) -> int:
     if args.resume:
         from evalnb.store import RunStore
 
+        recorded = {"--model": args.model, "--tag": args.tag, "--task": args.task}
+        recorded |= {"--guidance": args.guidance, "--shard": args.shard}
+        for flag, value in recorded.items():
+            if value:
+                raise InputError(
+                    args.resume, None, flag, "run.json records it: --resume runs it as recorded"
+                )
         meta = RunStore.open(args.resume).meta
         dataset = args.dataset or meta.dataset
         if not dataset:
             raise InputError(args.resume, None, "dataset", "run.json names no dataset")
         if meta.dataset_sha256 and dataset_sha256(dataset_path(dataset)) != meta.dataset_sha256:
             raise InputError(dataset, None, None, "dataset changed since the run started")
-        filters = meta.settings.filters
         connection = _connection(args, meta.settings.connection)
-        cases = load_cases(dataset_path(dataset), judge=args.judge, connection=connection)
-        cases = _select(cases, filters.tags, filters.task_ids)
+        cases = load_cases(
+            dataset_path(dataset),
+            judge=args.judge,
+            connection=connection,
+            filters=meta.settings.filters,
+        )
         try:
             path = asyncio.run(
                 resume(
@@ -200,11 +215,10 @@ def _run(args: argparse.Namespace) -> int:
                 judge=args.judge,
                 models=args.model,
                 connection=_connection(args, Connection()),
+                filters=Filters(tags=args.tag, task_ids=args.task),
             )
         except (ValueError, ProviderError) as exc:
             raise InputError(args.dataset, None, "--judge", str(exc)) from None
-        _check_scripts(args.model, {c.task.id for c in cases})
-        cases = _select(cases, args.tag, args.task)
         if not cases:
             raise InputError(args.dataset, None, None, "no task matches --tag/--task")
         # one run folder per model and guidance version
@@ -256,15 +270,6 @@ def _durations(run_dir: str) -> dict[str, float]:
         return durations_from(run_dir)
     except InputError as exc:
         raise InputError(exc.file, exc.line, exc.field or "--durations-from", exc.message) from None
-
-
-def _check_scripts(models: list[str], task_ids: set[str]) -> None:
-    """Refuse a ``scripted:`` file that scripts a task the dataset does not have."""
-    from evalnb.runtime.providers.offline import ScriptedProvider
-
-    for model in models:
-        if model.startswith("scripted:"):
-            ScriptedProvider(model.removeprefix("scripted:")).check_tasks(task_ids)
 
 
 def _guidance_versions(values: list[str]) -> dict[str, Path] | None:

@@ -1,4 +1,4 @@
-"""``evalnb validate``: prove each task's checks are honest."""
+"""``evalnb validate``: prove each task's checks (each scenario's gates) are honest."""
 
 from __future__ import annotations
 
@@ -11,20 +11,28 @@ from typing import Any
 def register(sub: Any) -> None:
     """Add ``validate`` to the subcommand parsers."""
     val = sub.add_parser("validate", help="prove each task's checks are honest")
-    val.add_argument("datasets", nargs="+", help="task files, or a built-in dataset: bash, smoke")
+    val.add_argument(
+        "datasets",
+        nargs="+",
+        help="task files, scenario YAML files or folders, or a built-in: bash, smoke, notes",
+    )
     val.set_defaults(func=_cmd_validate)
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from evalnb.formats.tasks import load_tasks
     from evalnb.resources import dataset_path
-    from evalnb.runtime.validate import validate_tasks, validation_table
+    from evalnb.runtime.validate import validate_scenarios, validate_tasks, validation_table
 
     broken: list[str] = []
     for dataset in args.datasets:
-        tasks = load_tasks(dataset_path(dataset))
-        results = asyncio.run(validate_tasks(tasks))
-        print(f"{dataset}: {len(tasks)} tasks")
+        path = dataset_path(dataset)
+        if path.is_dir() or path.suffix in (".yaml", ".yml"):
+            results = validate_scenarios(path)
+            print(f"{dataset}: {len(results)} scenarios")
+        else:
+            results = asyncio.run(validate_tasks(load_tasks(path)))
+            print(f"{dataset}: {len(results)} tasks")
         print(validation_table(results))
         for v in results:
             for w in v.warnings:
@@ -35,5 +43,5 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     if broken:
         print(f"{len(broken)} broken task(s): {', '.join(broken)}", file=sys.stderr)
         return 1
-    print("every task passes the three rules")
+    print("every task passes the three rules (every scenario: nothing done fails a gate)")
     return 0

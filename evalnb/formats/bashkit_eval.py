@@ -20,10 +20,12 @@ this importer makes of it:
   message whose ``tool_use`` block (matched in order) asked for it; no duration.
 - ``checks``: every ``score.results`` verdict, layer ``expectation``, ``kind`` = the
   check text before ``:``.
-- Categories: ``rename_categories`` (default :data:`CATEGORY_RENAMES`, which maps
-  ``jq_mastery`` to ``json_processing``, its name in later bashkit runs) renames a
-  category; the file's own name stays in the ``source_category`` column of
-  ``tasks``. Pass ``rename_categories={}`` to keep the file's names.
+- Categories are the file's own ``task.category``: spec 000's ``by_category`` groups
+  tasks by ``task.category``, and the file's own ``summary.by_category`` is keyed by
+  it, so the February 2026 files' ``jq_mastery`` stays ``jq_mastery`` (later bashkit
+  datasets call that category ``json_processing``: a different dataset, not a
+  different name for the same rows). This is the file's one reader: used as a dataset
+  (:func:`evalnb.formats.tasks.load_tasks`, a replay) it gives the same tasks.
 - ``run_id`` is the file name without ``.json`` (stable across imports);
   ``finished_at`` is ``timestamp`` and ``started_at`` is ``timestamp`` minus the sum
   of the tasks' ``duration_ms`` (the harness ran tasks one after another).
@@ -44,7 +46,6 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -66,10 +67,6 @@ from evalnb.records import (
     ToolCallResult,
 )
 from evalnb.records.base import Record
-from evalnb.store import RunStore
-
-CATEGORY_RENAMES: dict[str, str] = {"jq_mastery": "json_processing"}
-"""Categories renamed on import: bashkit's ``jq_mastery`` became ``json_processing``."""
 
 SOURCE = "bashkit-eval"
 M = TypeVar("M", bound=BaseModel)
@@ -151,9 +148,7 @@ class ResultFile(ResultsDoc):
     max_turns: int
 
 
-def read_bashkit_eval(
-    path: str | Path, rename_categories: Mapping[str, str] = CATEGORY_RENAMES
-) -> tuple[RunMeta, list[TaskRecord]]:
+def read_bashkit_eval(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
     """Read one pre-mira bashkit-eval result file as ``(RunMeta, task records)``.
 
     Example:
@@ -165,7 +160,7 @@ def read_bashkit_eval(
     path = Path(path)
     text, doc = read_json(path)
     parsed = validate(path, text, doc, ResultFile)
-    records = records_from_results(path, text, parsed, rename_categories)
+    records = records_from_results(path, text, parsed)
     return result_file_meta(path, text, parsed, records, SOURCE), records
 
 
@@ -214,34 +209,7 @@ def result_file_meta(
     )
 
 
-def import_bashkit_eval(
-    paths: Sequence[str | Path],
-    out_dir: str | Path,
-    rename_categories: Mapping[str, str] = CATEGORY_RENAMES,
-) -> list[Path]:
-    """Write each result file as an evalnb run folder under ``out_dir``; return the folders.
-
-    Each folder has ``run.json``, an ``events.jsonl`` with one ``task_finished``
-    event per task (so it can be re-scored and replayed) and the parquet tables.
-    An existing folder of the same run is an error, never overwritten.
-
-    Example:
-        >>> import tempfile
-        >>> import_bashkit_eval([], tempfile.mkdtemp())
-        []
-    """
-    return [
-        RunStore.write_records(out_dir, *read_bashkit_eval(path, rename_categories))
-        for path in map(Path, paths)
-    ]
-
-
-def records_from_results(
-    path: Path,
-    text: str,
-    doc: ResultsDoc,
-    rename_categories: Mapping[str, str],
-) -> list[TaskRecord]:
+def records_from_results(path: Path, text: str, doc: ResultsDoc) -> list[TaskRecord]:
     """Turn validated ``results`` into task records (see the module docstring)."""
     records: list[TaskRecord] = []
     seen: set[str] = set()
@@ -255,8 +223,6 @@ def records_from_results(
             msg = f"{result.score.task_id!r} differs from task id {task.id!r}"
             raise error_at(path, text, (*where, "score", "task_id"), msg)
         trace = _trace(path, text, where, result.trace)
-        original = task.category
-        task = task.model_copy(update={"category": rename_categories.get(original, original)})
         checks = [
             ScoreResult(**c.model_dump(), layer="expectation", kind=c.check.partition(":")[0])
             for c in result.score.results
@@ -267,8 +233,7 @@ def records_from_results(
             score=result.score.score,
             max_score=result.score.max_score,
         )
-        extra = {"source_category": original}
-        records.append(TaskRecord(task=task, trace=trace, score=score, extra=extra))
+        records.append(TaskRecord(task=task, trace=trace, score=score))
     return records
 
 
@@ -284,7 +249,7 @@ def run_times(path: Path, text: str, timestamp: str, records: list[TaskRecord]) 
     except ValueError:
         raise error_at(path, text, ("timestamp",), f"not an ISO 8601 time: {timestamp!r}") from None
     end = end.astimezone(UTC) if end.tzinfo else end.replace(tzinfo=UTC)  # the format is UTC
-    start = end - timedelta(milliseconds=sum(r.trace.duration_ms for r in records))
+    start = end - timedelta(milliseconds=sum(r.trace.duration_ms or 0.0 for r in records))
     fmt = "%Y-%m-%dT%H:%M:%SZ"
     return start.strftime(fmt), end.strftime(fmt)
 

@@ -17,14 +17,20 @@ Three shapes of the same message objects are read, each file one task attempt:
   (``summary``, ``leafUuid``) and bookkeeping lines (``system``,
   ``file-history-snapshot``, ...), but no ``init`` and no ``result`` line.
 
-Files are grouped into one run per model. What evalnb makes of a session:
+Files are grouped into one run per model. A file with no Claude Code message (an
+empty file) is an InputError naming it, never a run of model "unknown"; so is a token
+count, duration, turn count or cost that is not a number (naming the line and the
+field). What evalnb makes of a session:
 
 - ``llm_calls``: one per distinct ``message.id``, in order, with that message's
   usage. ``input_tokens`` is the whole prompt the model saw: the API's uncached
   ``input_tokens`` + ``cache_read_input_tokens`` + ``cache_creation_input_tokens``
   (so spec 003's ``base_context`` and ``context_growth_avg`` are the real context);
-  the cache parts are also kept as ``cache_read_tokens`` and ``cache_write_tokens``.
-  ``tool_calls_made`` = its ``tool_use`` blocks (any tool).
+  the cache parts are also kept as ``cache_read_tokens`` and ``cache_write_tokens``
+  (with ``cache_write_1h_tokens`` from ``cache_creation.ephemeral_1h_input_tokens``).
+  ``tool_calls_made`` = its ``tool_use`` blocks (any tool). A ``system`` line with
+  ``subtype`` ``compact_boundary`` (Claude Code compacted the history) marks the next
+  call ``compacted``.
 - ``<synthetic>`` assistant messages (``message.model == "<synthetic>"``: API errors
   such as "API Error: 529 Overloaded" or a usage limit, written by Claude Code
   itself) are not LLM calls: their text stays in ``messages`` and they are counted in
@@ -42,13 +48,15 @@ Files are grouped into one run per model. What evalnb makes of a session:
 - ``natural_stop`` and ``error``: with a ``result`` line, ``natural_stop`` is a
   ``success`` without ``is_error``, and ``error`` is none for a success or
   ``error_max_turns`` (the turn limit, like the runner's), else the subtype (and
-  result text). Without one, a session log ends naturally when its last assistant
+  result text). A result line without ``subtype`` ends as its ``is_error`` says; with
+  neither, the ending is unknown (``natural_stop`` None, no error) and a warning names
+  the file. Without one, a session log ends naturally when its last assistant
   message asked for no tool; a session log whose last assistant message is an API
   error (``isApiErrorMessage``) is errored with that text; a stream-json file without
   a ``result`` line is errored (the session was killed) and its ``natural_stop`` is
   None (unknown).
 - ``duration_ms``: the ``result`` line's, else the span of the lines' ``timestamp``
-  values (0 when there are none).
+  values (null, unknown, when there are fewer than two).
 - The task prompt is the first user text that Claude Code did not write itself
   (``isMeta``, ``isSynthetic`` and ``isCompactSummary`` lines are not prompts);
   ``claude -p`` does not echo it, so there it is usually :data:`PROMPT_MISSING`. The
@@ -83,12 +91,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import warnings
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from evalnb.errors import InputError, parse_json, read_input
+from evalnb.formats.detect import Format, Option, Probe, Run
 from evalnb.records import (
     AgentTrace,
     ContentBlock,
@@ -104,7 +114,6 @@ from evalnb.records import (
 )
 from evalnb.records.scenario import NoTranscriptErrors, default_command_pattern
 from evalnb.scoring.gates import gate_rows, no_transcript_errors
-from evalnb.store import RunStore
 
 SOURCE = "claude-code"
 PROMPT_MISSING = "(prompt not recorded: claude -p does not echo it in stream-json)"
@@ -116,49 +125,62 @@ _EXIT = re.compile(r"^\s*Exit code (\d+)\s*\n?")
 _NOT_PROMPTS = ("isMeta", "isSynthetic", "isCompactSummary")
 
 
-def read_claude_code(
-    paths: Sequence[str | Path], target: str | None = None
-) -> list[tuple[RunMeta, list[TaskRecord]]]:
+def read_claude_code(paths: Sequence[str | Path], target: str | None = None) -> list[Run]:
     """Read Claude Code files into one ``(RunMeta, records)`` per model.
 
-    Two files with the same name (the task id) raise :class:`~evalnb.errors.InputError`.
+    Each file is read alone (``FORMAT.read``), then the sessions are gathered by model
+    (``FORMAT.gather``); two files with the same name (the task id) raise
+    :class:`~evalnb.errors.InputError`.
     """
+    return _gather([run for path in paths for run in _read(Path(path), target)])
+
+
+def _read(path: Path, target: str | None = None) -> list[Run]:
+    """One file as a run of its one session."""
     pattern = default_command_pattern(target) if target else None
+    model, record = read_session(path, pattern)
+    return [_run(model, [(path, record)], target)]
+
+
+def _gather(runs: list[Run]) -> list[Run]:
+    """Sessions read one file at a time, as one run per model."""
+    seen: dict[str, str] = {}
     by_model: dict[str, list[tuple[Path, TaskRecord]]] = {}
-    seen: dict[str, Path] = {}
-    for path in map(Path, paths):
-        model, record = read_session(path, pattern)
-        if record.task.id in seen:
-            raise InputError(
-                path, None, None, f"task id {record.task.id!r} is also {seen[record.task.id]}"
-            )
-        seen[record.task.id] = path
-        by_model.setdefault(model, []).append((path, record))
-    out = []
-    for model, items in by_model.items():
-        records = [r for _, r in items]
-        sessions = sorted(str(r.extra.get("session_id")) for r in records)
-        digest = hashlib.sha256("\n".join(sessions).encode()).hexdigest()[:8]
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model)
-        versions = {str(v) for r in records if (v := r.extra.get("claude_code_version"))}
-        meta = RunMeta(
-            run_id=f"claude-code-{slug}-{digest}",
-            provider="anthropic",
-            model=model,
-            source=SOURCE,
-            sandbox=SOURCE,
-            sandbox_version=", ".join(sorted(versions)) or None,
-            status="complete",
-            task_count=len(records),
-            settings=RunSettings(
-                target=target,
-                command_pattern=pattern,
-                source_files=[str(p) for p, _ in items],
-                exit_codes="0 unless is_error; then 'Exit code N' when given, else 1",
-            ),
-        )
-        out.append((meta, records))
-    return out
+    for meta, records in runs:
+        for file, record in zip(meta.settings.source_files, records, strict=True):
+            if record.task.id in seen:
+                msg = f"task id {record.task.id!r} is also {seen[record.task.id]}"
+                raise InputError(file, None, None, msg)
+            seen[record.task.id] = file
+            by_model.setdefault(meta.model, []).append((Path(file), record))
+    target = runs[0][0].settings.target if runs else None
+    return [_run(model, items, target) for model, items in by_model.items()]
+
+
+def _run(model: str, items: list[tuple[Path, TaskRecord]], target: str | None) -> Run:
+    """The run of ``model``'s sessions: its id from the sorted session ids."""
+    records = [r for _, r in items]
+    sessions = sorted(str(r.extra.get("session_id")) for r in records)
+    digest = hashlib.sha256("\n".join(sessions).encode()).hexdigest()[:8]
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model)
+    versions = {str(v) for r in records if (v := r.extra.get("claude_code_version"))}
+    meta = RunMeta(
+        run_id=f"claude-code-{slug}-{digest}",
+        provider="anthropic",
+        model=model,
+        source=SOURCE,
+        sandbox=SOURCE,
+        sandbox_version=", ".join(sorted(versions)) or None,
+        status="complete",
+        task_count=len(records),
+        settings=RunSettings(
+            target=target,
+            command_pattern=default_command_pattern(target) if target else None,
+            source_files=[str(p) for p, _ in items],
+            exit_codes="0 unless is_error; then 'Exit code N' when given, else 1",
+        ),
+    )
+    return meta, records
 
 
 def read_session(path: str | Path, pattern: str | None = None) -> tuple[str, TaskRecord]:
@@ -176,14 +198,61 @@ def read_session(path: str | Path, pattern: str | None = None) -> tuple[str, Tas
         if not isinstance(line, dict):
             raise InputError(path, where, field, "a line must be a JSON object")
         try:
+            _check_numbers(line)
             session.add(line)
+        except _BadNumber as exc:
+            at = f"{field}.{exc.field}" if field else exc.field
+            raise InputError(path, where, at, exc.message) from None
         except (KeyError, TypeError, AttributeError) as exc:
             raise InputError(
                 path, where, field or line.get("type"), f"unexpected shape: {exc!r}"
             ) from None
+    if not (session.calls or session.messages or session.result or session.init):
+        raise InputError(path, None, None, "no Claude Code messages in the file (empty?)")
+    if session.result is not None and not {"subtype", "is_error"} & set(session.result):
+        warnings.warn(
+            f"{path}: the result line has neither subtype nor is_error: "
+            "how the session ended is unknown (natural_stop null, not an error)",
+            stacklevel=2,
+        )
     if session.log_format == "stream-json" and path.suffix == ".json":
         session.log_format = "json"
     return session.model or "unknown", session.record(path.stem, pattern)
+
+
+_TOKEN_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+_USAGES = (("message", "usage"), ("usage",))
+"""Where a line holds a usage: an assistant message's, a result line's."""
+_NUMBERS = ("duration_ms", "num_turns", "total_cost_usd")
+
+
+class _BadNumber(Exception):
+    def __init__(self, field: str, message: str) -> None:
+        self.field, self.message = field, message
+
+
+def _check_numbers(line: dict[str, Any]) -> None:
+    """Refuse a token count, duration, turn count or cost that is not a number."""
+    for path in _USAGES:
+        usage: Any = line
+        for part in path:
+            usage = usage.get(part) if isinstance(usage, dict) else None
+        for key in _TOKEN_COUNTS if isinstance(usage, dict) else ():
+            value = usage.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise _BadNumber(".".join((*path, key)), f"not a token count: {value!r}")
+    if line.get("type") == "result":
+        for key in _NUMBERS:
+            value = line.get(key)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                raise _BadNumber(key, f"not a number: {value!r}")
 
 
 def _objects(path: Path, text: str) -> Iterator[tuple[int | None, str | None, Any]]:
@@ -222,6 +291,7 @@ class _Session:
         self.counts["synthetic_messages"] = 0
         self.inferred = 0
         self.prompt: str | None = None
+        self.compacted = False  # True while a compact_boundary line awaits the next call
 
     def add(self, line: dict[str, Any]) -> None:
         """Take one line (message object) into the session."""
@@ -243,6 +313,8 @@ class _Session:
         if kind == "system" and line.get("subtype") == "init":
             self.init = line
             self.model = self.model or line.get("model")
+        elif kind == "system" and line.get("subtype") == "compact_boundary":
+            self.compacted = True
         elif kind == "summary":
             self.summary = self.summary or line.get("summary")
         elif kind == "assistant":
@@ -270,7 +342,8 @@ class _Session:
         self.model = self.model or message.get("model")
         msg_id = message.get("id") or f"anonymous-{len(self.calls)}"
         if msg_id not in self.calls:
-            self.calls[msg_id] = LLMCall(call_number=len(self.calls) + 1)
+            self.calls[msg_id] = LLMCall(call_number=len(self.calls) + 1, compacted=self.compacted)
+            self.compacted = False
             self.messages.append(Message(role="assistant", content=[]))
         call = self.calls[msg_id]
         usage = message.get("usage") or {}
@@ -278,6 +351,9 @@ class _Session:
             call.input_tokens = _whole_input(usage)
             call.cache_read_tokens = usage.get("cache_read_input_tokens")
             call.cache_write_tokens = usage.get("cache_creation_input_tokens")
+            call.cache_write_1h_tokens = (usage.get("cache_creation") or {}).get(
+                "ephemeral_1h_input_tokens"
+            )
         call.output_tokens = usage.get("output_tokens", call.output_tokens)
         call.stop_reason = message.get("stop_reason") or call.stop_reason
         blocks = self.messages[-1].content
@@ -370,11 +446,14 @@ class _Session:
         """``(natural_stop, error)`` (see the module docstring)."""
         result = self.result
         if result is not None:
-            natural_stop = result.get("subtype") == "success" and not result.get("is_error")
-            if natural_stop or result.get("subtype") == "error_max_turns":
+            subtype, is_error = result.get("subtype"), result.get("is_error")
+            if subtype is None and is_error is None:
+                return None, None  # unknown (read_session warns)
+            natural_stop = subtype in ("success", None) and not is_error
+            if natural_stop or subtype == "error_max_turns":
                 return natural_stop, None
             said = str(result.get("result") or "").strip()[:300]
-            return False, f"claude code ended with {result.get('subtype')}" + (
+            return False, f"claude code ended with {subtype or 'an error'}" + (
                 f": {said}" if said else ""
             )
         if self.log_format != "session-log":
@@ -447,11 +526,11 @@ class _Session:
             },
         )
 
-    def _duration_ms(self, result: dict[str, Any]) -> float:
+    def _duration_ms(self, result: dict[str, Any]) -> float | None:
         if result.get("duration_ms") is not None:
             return float(result["duration_ms"])
         if len(self.times) < 2:
-            return 0.0
+            return None
         return (max(self.times) - min(self.times)).total_seconds() * 1000
 
 
@@ -479,19 +558,40 @@ def _text(content: Any) -> str:
     return ""
 
 
-def import_claude_code(
-    paths: Sequence[str | Path], out_dir: str | Path, target: str | None = None
-) -> list[Path]:
-    """Write the sessions as run folders (one per model) under ``out_dir``; return them.
+_LINE_TYPES = frozenset(
+    ("system", "assistant", "user", "result", "summary", "file-history-snapshot", "queue-operation")
+)
+_LINE_MARKS = ("session_id", "sessionId", "leafUuid", "parent_tool_use_id", "snapshot")
 
-    An existing folder of the same run is an error, never overwritten.
 
-    Example:
-        >>> import tempfile
-        >>> import_claude_code([], tempfile.mkdtemp())
-        []
-    """
-    return [
-        RunStore.write_records(out_dir, meta, records)
-        for meta, records in read_claude_code(paths, target)
-    ]
+def _is_line(obj: Any) -> bool:
+    """A Claude Code message object: a known ``type`` and a key only Claude Code writes."""
+    return (
+        isinstance(obj, dict)
+        and obj.get("type") in _LINE_TYPES
+        and any(k in obj for k in _LINE_MARKS)
+    )
+
+
+def _recognises(probe: Probe) -> bool:
+    """stream-json or a session log (JSON lines), or ``--output-format json`` (an array
+    of message objects, or the ``result`` object alone)."""
+    if probe.is_dir:
+        return False
+    doc = probe.doc
+    if isinstance(doc, list):
+        return bool(doc) and _is_line(doc[0])
+    if isinstance(doc, dict):
+        return doc.get("type") == "result" and _is_line(doc)
+    return _is_line(probe.first_line)
+
+
+FORMAT = Format(
+    "a Claude Code session",
+    _recognises,
+    read=_read,
+    key="claude-code",
+    options=(Option("target", "the tool's command name, to score no_transcript_errors"),),
+    gather=_gather,
+)
+"""stream-json, ``--output-format json`` and session logs: one task per file, one run per model."""

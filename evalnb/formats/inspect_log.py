@@ -14,18 +14,41 @@ One log is one evalnb run: a log holds one task run by one evaluated model
   or ``limit: <type> (<limit>)`` when a limit (messages, tokens, time, ...) ended the
   sample: such a task is errored, counted and failed, never dropped (Inspect leaves
   errored samples out of its metrics, so its accuracy can differ from the pass rate).
-  ``duration_ms`` is ``total_time``. ``score_<scorer>`` columns hold each score's value
-  as a number (``score_<scorer>_<key>`` for dict values), as Inspect's ``samples_df``.
-- **llm_calls**: one per model event of the evaluated model (events of other model
-  roles, such as a grader, are left out). Tokens are Inspect's usage as recorded:
-  ``input_tokens``, ``output_tokens``, ``input_tokens_cache_read`` →
+  A sample that did not error and that no scorer scored (no ``scores``) has no
+  verdict: ``passed`` is null, and the summary counts it in ``unscored_tasks``,
+  outside the pass rate. ``duration_ms`` is ``total_time``, null when the log has
+  none. ``score_<scorer>`` columns hold each score's value as a number
+  (``score_<scorer>_<key>`` for dict values), as Inspect's ``samples_df``.
+- **the agent and the grader**: the evaluated model's calls are the agent's. A model
+  event of another model role (``role`` set, such as ``grader``), or any model or tool
+  event inside a scorer (a ``span_begin`` of type ``scorer``/``scorers`` and every
+  span under it, matched by the event's ``span_id``; in logs before spans, between a
+  ``step`` begin and end of type ``scorer``), is the grader's: left out and counted
+  in the task's ``grader_calls`` (a ``model_graded_fact`` scorer on the evaluated
+  model itself would otherwise double the turns and tokens).
+- **llm_calls**: one per model event of the agent. ``input_tokens`` is the whole
+  prompt (:func:`whole_input`): Inspect's ``input_tokens`` is the uncached part since
+  inspect_ai 0.3.184 ("Normalize handling of cached tokens in ``ModelUsage``"), but
+  before it the OpenAI-style providers (OpenAI's chat, responses and o1 APIs, the
+  OpenAI-compatible providers, Grok) reported ``input_tokens`` with the cache reads
+  included, beside ``input_tokens_cache_read``; Anthropic's never included them (and
+  the others recorded no cache reads). The version is the log's
+  ``eval.packages["inspect_ai"]`` (a ``0.3.184.devN`` build counts as before 0.3.184;
+  a log without it too) and the provider ``eval.model``'s prefix; the run's
+  ``sandbox_version`` keeps the version. ``input_tokens_cache_read`` →
   ``cache_read_tokens``, ``input_tokens_cache_write`` → ``cache_write_tokens``.
   ``latency_ms`` is the event's ``working_time``; ``stop_reason`` the output's.
   ``turns`` is the number of these calls; the task's token totals are their sums (the
-  sample's ``model_usage`` of the evaluated model when no event has usage);
-  ``natural_stop`` is True when the sample neither errored nor hit a limit and its
-  last call stopped with ``stop``.
-- **tool_calls**: one per tool event. ``commands`` is the argument ``cmd``,
+  sample's ``model_usage`` of the evaluated model, read the same way, when no event
+  has usage); ``natural_stop`` is True when the sample neither errored nor hit a
+  limit and its last call stopped with ``stop``.
+- **a sample without events** (a log written without them): one LLM call per
+  assistant message (no tokens or latency: the totals come from ``model_usage``; the
+  last one's stop reason is the sample ``output``'s), and one tool call per tool
+  message (``ChatMessageTool``) answering a call an assistant message made: its
+  ``commands`` from that call, ``stdout`` its text, ``stderr`` its ``error``'s
+  message (``timed_out`` for a ``timeout`` error), the exit code by the rule below.
+- **tool_calls**: one per tool event of the agent. ``commands`` is the argument ``cmd``,
   ``command`` or ``commands`` when one of them is a string (a bash-like tool), else
   ``function(<arguments as JSON>)``. ``stdout`` is the result's text, ``stderr`` the
   tool error's message, ``timed_out`` an error of type ``timeout``. ``exit_code``
@@ -46,6 +69,10 @@ A log written by :func:`evalnb.formats.inspect_write.write_inspect_log` carries 
 run metadata, task fields and check names, weights and layers (and which checks were
 not run: ``passed`` null, value ``N``); reading it back gives
 the original run (same ``run_id``), so loading both together is refused as a duplicate.
+
+A log written without samples (header only) has nothing to recount: it is an
+:class:`~evalnb.errors.InputError` that names the file and quotes the ``results``
+Inspect recorded (samples, each scorer's metrics), never an empty run.
 
 Example:
     >>> read_inspect_log("missing.eval")
@@ -92,6 +119,14 @@ ATTACHMENT = "attachment://"
 Resolve = Callable[[str], str]
 EVALNB_KEY = "evalnb"  # where evalnb's exports keep what Inspect has no field for
 
+CACHE_READS_APART = (0, 3, 184)
+"""The inspect_ai release from which ``input_tokens`` excludes cached tokens for every
+provider (its changelog: "Normalize handling of cached tokens in ``ModelUsage``")."""
+CACHE_READS_APART_ALWAYS = ("anthropic",)
+"""Providers whose ``input_tokens`` never included the cache reads."""
+SCORING_SCOPES = ("scorer", "scorers")
+"""Span and step types inside which the model and tool events are a scorer's."""
+_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)\.(\d+)(.*)$")
 _EXIT_LINE = re.compile(r"^(?:exit code|exit status|returncode)\s*[:=]?\s*(-?\d+)\s*$", re.I)
 _VALUE_NUMBERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 _WORD_NUMBERS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
@@ -136,12 +171,60 @@ def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
         raise InputError(path, None, None, f"{UNREADABLE}: {exc}") from None
     spec, results = header.eval, header.results
     scorer = results.scores[0].name if results and results.scores else None
+    apart = cache_reads_apart(spec.packages.get("inspect_ai"), spec.model)
     with paused_gc():  # attachments: resolved per sample, only where read
-        records = read_samples(path, lambda s: _record(s, spec.model, spec.task), scorer)
-    if records is None:
+        records = read_samples(path, lambda s: _record(s, spec.model, spec.task, apart), scorer)
+    if records is None or (not records and results and results.total_samples):
         msg = "the log holds no samples (it was written without them): nothing to analyse"
-        raise InputError(path, None, "samples", msg)
+        raise InputError(path, None, "samples", msg + _recorded_results(results))
     return _run(header, records, path)
+
+
+def _recorded_results(results: Any) -> str:
+    """Inspect's own ``results`` of a log, said in words (for a log without samples)."""
+    if not results:
+        return ""
+    scores = "; ".join(
+        f"{s.name}: " + ", ".join(f"{m.name} {m.value:.4g}" for m in s.metrics.values())
+        for s in results.scores
+    )
+    return f"; its results (Inspect's summary, not recounted): {results.total_samples} " + (
+        f"samples; {scores}" if scores else "samples"
+    )
+
+
+def cache_reads_apart(version: str | None, model: str) -> bool:
+    """True when a log's ``input_tokens`` exclude the cache reads (see the module docstring):
+    written by inspect_ai 0.3.184 or later, or by Anthropic's provider.
+
+    Example:
+        >>> [cache_reads_apart(v, m) for v, m in [("0.3.95.dev16+g6527d0861", "openai/gpt-4o"),
+        ...     ("0.3.185", "openai/gpt-4o"), ("0.3.58", "anthropic/claude-3-5-haiku"),
+        ...     ("0.3.184.dev3+g1", "grok/grok-4"), (None, "openai/gpt-4o")]]
+        [False, True, True, False, False]
+    """
+    if model.partition("/")[0] in CACHE_READS_APART_ALWAYS:
+        return True
+    found = _VERSION.match(version or "")
+    if found is None:
+        return False
+    release = tuple(int(found.group(n)) for n in (1, 2, 3))
+    pre = re.match(r"[.+-]?(dev|a|b|rc)", found.group(4)) is not None
+    return release > CACHE_READS_APART or (release == CACHE_READS_APART and not pre)
+
+
+def whole_input(
+    input_tokens: int, cache_read: int | None, cache_write: int | None, apart: bool
+) -> int:
+    """The whole prompt of one Inspect usage: ``input_tokens`` plus the cache reads and
+    writes, less the reads when ``input_tokens`` already holds them (``apart`` False).
+
+    Example:
+        >>> whole_input(15235, 9088, None, apart=False), whole_input(6147, 9088, None, True)
+        (15235, 15235)
+    """
+    reads = (cache_read or 0) if apart else 0
+    return input_tokens + reads + (cache_write or 0)
 
 
 def log_to_run(log: Any, path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
@@ -156,7 +239,8 @@ def log_to_run(log: Any, path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
         ('inspect-t-e1', 'openai', 'gpt-4o', 'partial', [])
     """
     spec = log.eval
-    records = [_record(sample, spec.model, spec.task) for sample in log.samples or []]
+    apart = cache_reads_apart(spec.packages.get("inspect_ai"), spec.model)
+    records = [_record(sample, spec.model, spec.task, apart) for sample in log.samples or []]
     return _run(log, records, path)
 
 
@@ -187,12 +271,14 @@ def _run(log: Any, records: list[TaskRecord], path: str | Path) -> tuple[RunMeta
         finished_at=str(log.stats.completed_at) if log.stats.completed_at else None,
         status="complete" if log.status == "success" else "partial",
         task_count=len(records),
+        sandbox="inspect_ai",
+        sandbox_version=spec.packages.get("inspect_ai"),
         settings=settings,
     )
     return meta, records
 
 
-def _record(sample: Any, model: str, task_name: str) -> TaskRecord:
+def _record(sample: Any, model: str, task_name: str, apart: bool) -> TaskRecord:
     ours = (sample.metadata or {}).get(EVALNB_KEY)
     res = _resolver(sample.attachments or {})
     system = next((_text(m.content, res) for m in sample.messages if m.role == "system"), None)
@@ -210,17 +296,22 @@ def _record(sample: Any, model: str, task_name: str) -> TaskRecord:
             system=system,
             prompt=prompt or PROMPT_MISSING,
         )
-    trace = _trace(sample, model, res)
+    trace, grader_calls = _trace(sample, model, res, apart)
     results, numbers = _checks(sample.scores or {})
     error = _error(sample)
     last = trace.llm_calls[-1].stop_reason if trace.llm_calls else None
     trace.natural_stop = error is None and last == "stop"
     if isinstance(ours, dict):  # evalnb's own export: what Inspect has no field for
         trace = trace.model_copy(update=ours["trace"])
-    extra: dict[str, Any] = numbers
+    extra: dict[str, Any] = {**numbers, "grader_calls": grader_calls}
+    if not sample.scores and error is None:
+        extra["recorded"] = {"passed": None}  # no scorer's verdict: unscored
     fields: dict[str, Any] = {}
     if isinstance(ours, dict):
         extra = ours.get("extra", {})
+        counts = ours.get("counts")
+        if counts:  # the run folder's stored command counts (inspect_write)
+            extra = {**extra, "recorded": {**extra.get("recorded", {}), **counts}}
         fields = {k: ours[k] for k in ("scenario", "replay") if ours.get(k) is not None}
     return TaskRecord(
         task=task,
@@ -246,24 +337,96 @@ def _error(sample: Any) -> str | None:
     return None
 
 
-def _trace(sample: Any, model: str, res: Resolve) -> AgentTrace:
+def _trace(sample: Any, model: str, res: Resolve, apart: bool) -> tuple[AgentTrace, int]:
+    """The agent's trace of a sample, and how many model events were a grader's."""
+    if not sample.events:
+        llm_calls, tool_calls = _from_messages(sample, res)
+        graded = 0
+    else:
+        llm_calls, tool_calls, graded = _from_events(sample.events, res, apart)
+    totals = _usage_totals(llm_calls, sample, model, apart)
+    trace = AgentTrace(
+        messages=_messages(sample.messages, res),
+        tool_calls=tool_calls,
+        llm_calls=llm_calls,
+        turns=len(llm_calls),
+        total_input_tokens=totals[0],
+        total_output_tokens=totals[1],
+        duration_ms=_ms(sample.total_time),
+    )
+    return trace, graded
+
+
+class _Scopes:
+    """The spans and steps seen so far in a sample's events: which events are a scorer's.
+
+    An event inside a ``scorer``/``scorers`` span (its ``span_id``, or any span under
+    one) is; so is an event without ``span_id`` while a scorer step or span is open.
+    """
+
+    def __init__(self) -> None:
+        self.spans: dict[str, tuple[str | None, str | None]] = {}  # id: (type, parent id)
+        self.open_scoring = 0
+
+    def see(self, event: Any) -> None:
+        """Take a span or step event into account (evalnb's models or Inspect's own)."""
+        kind = getattr(event, "type", None)  # Inspect's SpanEndEvent has none
+        scoring = kind in SCORING_SCOPES
+        if event.event == "span_begin":
+            self.spans[event.id] = (kind, event.parent_id)
+            self.open_scoring += scoring
+        elif event.event == "span_end" and event.id in self.spans:
+            self.open_scoring -= self.spans[event.id][0] in SCORING_SCOPES
+        elif event.event == "step":
+            self.open_scoring += scoring if event.action == "begin" else -scoring
+
+    def scoring(self, event: Any) -> bool:
+        """True when ``event`` happened inside a scorer."""
+        span = getattr(event, "span_id", None)
+        if span is None or span not in self.spans:
+            return self.open_scoring > 0
+        seen: set[str] = set()
+        while span is not None and span not in seen:
+            seen.add(span)
+            kind, span = self.spans.get(span, (None, None))
+            if kind in SCORING_SCOPES:
+                return True
+        return False
+
+
+def _from_events(
+    events: list[Any], res: Resolve, apart: bool
+) -> tuple[list[LLMCall], list[ToolCallResult], int]:
+    """The agent's LLM and tool calls from the model and tool events, and the grader's
+    model events counted."""
     llm_calls: list[LLMCall] = []
     tool_calls: list[ToolCallResult] = []
     native: list[LLMCall] = []  # calls read from Inspect's own fields
-    for event in sample.events:
-        ours = (event.metadata or {}).get(EVALNB_KEY) if event.event in ("model", "tool") else None
+    scopes = _Scopes()
+    graded = 0
+    for event in events:
+        if event.event in ("span_begin", "span_end", "step"):
+            scopes.see(event)
+            continue
+        if event.event not in ("model", "tool"):
+            continue
+        if scopes.scoring(event) or (event.event == "model" and event.role is not None):
+            graded += event.event == "model"
+            continue
+        ours = (event.metadata or {}).get(EVALNB_KEY)
         if isinstance(ours, dict) and event.event == "model":
             llm_calls.append(LLMCall.model_validate(ours))
         elif isinstance(ours, dict):
             tool_calls.append(ToolCallResult.model_validate(ours))
-        elif event.event == "model" and event.role is None:
+        elif event.event == "model":
             usage = event.output.usage
-            # Inspect counts cache reads and writes apart from input_tokens; evalnb's
-            # input_tokens is the whole prompt the model saw (README: token semantics)
             inp = (
-                usage.input_tokens
-                + (usage.input_tokens_cache_read or 0)
-                + (usage.input_tokens_cache_write or 0)
+                whole_input(
+                    usage.input_tokens,
+                    usage.input_tokens_cache_read,
+                    usage.input_tokens_cache_write,
+                    apart,
+                )
                 if usage
                 else None
             )
@@ -281,28 +444,58 @@ def _trace(sample: Any, model: str, res: Resolve) -> AgentTrace:
                 )
             )
             llm_calls.append(native[-1])
-        elif event.event == "tool":
+        else:
             tool_calls.append(_tool_call(event, len(tool_calls), len(llm_calls) or None, res))
     for call, total in zip(native, cumulative_inputs(c.input_tokens for c in native), strict=True):
         call.cumulative_input = total  # evalnb's own rows (``ours``) keep theirs
-    totals = _usage_totals(llm_calls, sample, model)
-    return AgentTrace(
-        messages=_messages(sample.messages, res),
-        tool_calls=tool_calls,
-        llm_calls=llm_calls,
-        turns=len(llm_calls),
-        total_input_tokens=totals[0],
-        total_output_tokens=totals[1],
-        duration_ms=_ms(sample.total_time) or 0.0,
-    )
+    return llm_calls, tool_calls, graded
 
 
-def _usage_totals(calls: list[LLMCall], sample: Any, model: str) -> tuple[int, int]:
+def _from_messages(sample: Any, res: Resolve) -> tuple[list[LLMCall], list[ToolCallResult]]:
+    """LLM and tool calls from the messages of a sample logged without events."""
+    llm_calls: list[LLMCall] = []
+    tool_calls: list[ToolCallResult] = []
+    asked: dict[str, tuple[Any, int]] = {}  # tool call id: (the call, its LLM call)
+    for message in sample.messages:
+        if message.role == "assistant":
+            made = message.tool_calls or []
+            llm_calls.append(LLMCall(call_number=len(llm_calls) + 1, tool_calls_made=len(made)))
+            asked.update((c.id, (c, len(llm_calls))) for c in made)
+        elif message.role == "tool":
+            call, number = asked.get(message.tool_call_id or "", (None, None))
+            function = call.function if call else message.function or "tool"
+            arguments = {
+                k: res(v) if isinstance(v, str) else v
+                for k, v in (call.arguments if call else {}).items()
+            }
+            stdout = _text(message.content, res)
+            error = message.error
+            tool_calls.append(
+                ToolCallResult(
+                    commands=tool_command(function, arguments),
+                    stdout=stdout,
+                    stderr=error.message if error else "",
+                    exit_code=_exit_code(None, stdout),
+                    timed_out=error is not None and error.type == "timeout",
+                    call_index=len(tool_calls),
+                    call_number=number,
+                )
+            )
+    output = sample.output.choices if sample.output else []
+    if llm_calls and output:
+        llm_calls[-1].stop_reason = output[0].stop_reason
+    return llm_calls, tool_calls
+
+
+def _usage_totals(calls: list[LLMCall], sample: Any, model: str, apart: bool) -> tuple[int, int]:
     """Token totals from the model events, or the sample's ``model_usage`` without them."""
     if any(c.input_tokens is not None or c.output_tokens is not None for c in calls):
         return sum(c.input_tokens or 0 for c in calls), sum(c.output_tokens or 0 for c in calls)
     usage = (sample.model_usage or {}).get(model)
-    return (usage.input_tokens, usage.output_tokens) if usage else (0, 0)
+    if usage is None:
+        return 0, 0
+    read, write = usage.input_tokens_cache_read, usage.input_tokens_cache_write
+    return whole_input(usage.input_tokens, read, write, apart), usage.output_tokens
 
 
 def _ms(seconds: float | None) -> float | None:

@@ -98,6 +98,7 @@ class Message(BaseModel):
     content: str | list[Content]
     tool_calls: list[ToolCall] | None = None
     tool_call_id: str | None = None
+    function: str | None = None
     error: ToolError | None = None
     tool_error: str | None = None  # before ``error``: Inspect reads it as an unknown error
 
@@ -135,6 +136,7 @@ class ModelEvent(BaseModel):
     output: Output
     working_time: float | None = None
     metadata: dict[str, Any] | None = None
+    span_id: str | None = None
 
 
 class ToolEvent(BaseModel):
@@ -148,26 +150,50 @@ class ToolEvent(BaseModel):
     error: ToolError | None = None
     working_time: float | None = None
     metadata: dict[str, Any] | None = None
+    span_id: str | None = None
+
+
+class ScopeEvent(BaseModel):
+    """Where a part of a sample begins or ends: a span (``span_begin``/``span_end``,
+    with ``id``, ``parent_id`` and ``type``) or, in older logs, a step (``step``, with
+    ``action`` begin/end, ``type`` and ``name``). Scorers run inside a ``scorer`` one."""
+
+    event: Literal["span_begin", "span_end", "step"]
+    id: str | None = None
+    parent_id: str | None = None
+    type: str | None = None
+    action: str | None = None
+    name: str | None = None
 
 
 class OtherEvent(BaseModel):
-    """Any other event (spans, state changes, scores, ...): only its kind is read."""
+    """Any other event (state changes, scores, ...): only its kind is read."""
 
     event: str
 
 
+_KINDS = {
+    "model": "ModelEvent",
+    "tool": "ToolEvent",
+    "span_begin": "ScopeEvent",
+    "span_end": "ScopeEvent",
+    "step": "ScopeEvent",
+}
+
+
 def _event_kind(event: Any) -> str:
     kind = event.get("event") if isinstance(event, dict) else getattr(event, "event", None)
-    return {"model": "ModelEvent", "tool": "ToolEvent"}.get(str(kind), "OtherEvent")
+    return _KINDS.get(str(kind), "OtherEvent")
 
 
 Event = Annotated[
     Annotated[ModelEvent, Tag("ModelEvent")]
     | Annotated[ToolEvent, Tag("ToolEvent")]
+    | Annotated[ScopeEvent, Tag("ScopeEvent")]
     | Annotated[OtherEvent, Tag("OtherEvent")],
     Discriminator(_event_kind),
 ]
-_TAGS = {"ModelEvent", "ToolEvent", "OtherEvent"}
+_TAGS = {"ModelEvent", "ToolEvent", "ScopeEvent", "OtherEvent"}
 
 
 class Score(BaseModel):
@@ -200,6 +226,7 @@ class Sample(BaseModel):
     input: str | list[Message]
     description: str | None = None
     messages: list[Message] = Field(default_factory=list)
+    output: Output | None = None
     scores: dict[str, Score] | None = None
     score: Score | None = None  # before ``scores``
     metadata: dict[str, Any] = Field(default_factory=dict)

@@ -7,17 +7,22 @@ One run becomes one log; each task attempt one sample (``id`` = task id, ``epoch
 
 - ``eval``: ``task`` = the run's dataset name (else its run id), ``model`` =
   ``provider/model``, ``run_id`` = the run id, ``config.epochs``, ``created`` = the
-  run's start; ``status`` ``success`` for a complete run, else ``cancelled``.
+  run's start, ``packages`` the inspect_ai version writing it (its usage semantics);
+  ``status`` ``success`` for a complete run, else ``cancelled``.
 - ``messages``: the task's system prompt, then the conversation (tool-use blocks as
   assistant tool calls, tool results as tool messages, ``error`` set where evalnb
   marked the result an error).
-- ``events``: one model event per LLM call (its input the conversation before that
-  turn, its output the turn's assistant message, usage with cache tokens (no usage when
-  the call's input or output count is unknown: Inspect's counts cannot be null),
+- ``events``: a ``sample_init`` event first (as Inspect always writes, so
+  ``inspect_ai.analysis.events_df`` reads every sample, also one without LLM calls);
+  one model event per LLM call (its input the conversation before that turn, its
+  output the turn's assistant message, usage with cache tokens (no usage when the
+  call's input or output count is unknown: Inspect's counts cannot be null),
   ``working_time`` = latency; evalnb's stop reasons mapped onto Inspect's), then one
   tool event per tool call after the call that asked for it (``bash`` with argument
   ``commands``; the result is the text evalnb's agent sends the model,
-  :func:`~evalnb.records.trace.tool_result_text`; a timeout is a ``timeout`` tool error).
+  :func:`~evalnb.records.trace.tool_result_text`). A failed call carries a tool
+  ``error``, as Inspect's viewer counts tool errors: ``timeout`` for a timeout, else
+  ``unknown`` with its stderr (or ``Exit code: N``) for a non-zero exit code.
 - ``scores``: one per check, keyed by the check string (``#2``, ``#3`` on repeats),
   value ``C`` when it passed, ``I`` when it failed, ``N`` when it was not run (the
   attempt errored before its work ran), the detail as explanation; ``results`` gets
@@ -26,7 +31,9 @@ One run becomes one log; each task attempt one sample (``id`` = task id, ``epoch
 
 What Inspect has no field for is kept under ``metadata["evalnb"]`` of the log (the
 :class:`~evalnb.records.RunMeta`), of each sample (the task, scenario outcome, replay
-agreement, extra columns, turns, natural stop, duration), of each event (the exact
+agreement, extra columns, turns, natural stop, duration, and the command counts the
+run folder stores with each attempt, :data:`~evalnb.store.command_counts.COUNTS`), of
+each event (the exact
 :class:`~evalnb.records.LLMCall` / :class:`~evalnb.records.ToolCallResult`) and of each
 score (check, layer, kind, weight, detail), so :mod:`evalnb.formats.inspect_log` reads
 the log back into the same run.
@@ -43,6 +50,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from datetime import UTC, datetime
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +60,8 @@ from evalnb.formats.inspect_log import EVALNB_KEY
 from evalnb.records import Message, RunMeta, TaskRecord, ToolCallResult
 from evalnb.records.trace import tool_result_text
 from evalnb.store import RunStore, is_run_folder
+from evalnb.store.command_counts import COUNTS, with_command_counts
+from evalnb.store.tables import tables_from_records
 
 TOOL_NAME = "bash"
 _STOP_REASONS = {
@@ -116,7 +126,8 @@ def eval_log(meta: RunMeta, records: list[TaskRecord]) -> Any:
     from inspect_ai.model import ModelUsage
 
     model = meta.model if "/" in meta.model else f"{meta.provider}/{meta.model}"
-    samples = [_sample(rec, model) for rec in records]
+    counts = _command_counts(meta, records)
+    samples = [_sample(rec, model, n) for rec, n in zip(records, counts, strict=True)]
     created = meta.started_at or _now()
     inputs = sum(r.trace.total_input_tokens for r in records)
     outputs = sum(r.trace.total_output_tokens for r in records)
@@ -129,6 +140,9 @@ def eval_log(meta: RunMeta, records: list[TaskRecord]) -> Any:
             dataset=EvalDataset(name=meta.dataset, samples=len({r.task.id for r in records})),
             model=model,
             config=EvalConfig(epochs=meta.epochs),
+            # the usage below follows this version's meaning (input_tokens uncached), which
+            # a reader tells from it (evalnb.formats.inspect_log.cache_reads_apart)
+            packages={"inspect_ai": version("inspect_ai")},
             metadata={EVALNB_KEY: meta.model_dump(mode="json")},
         ),
         results=EvalResults(
@@ -153,7 +167,16 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def _sample(rec: TaskRecord, model: str) -> Any:
+def _command_counts(meta: RunMeta, records: list[TaskRecord]) -> list[dict[str, Any]]:
+    """Each attempt's command counts, as the run folder stores them (in record order)."""
+    tables = tables_from_records(meta, records)
+    counted = with_command_counts(tables["tasks"], tables["tool_calls"], tables["tool_invocations"])
+    return counted.sort("attempt_key").select(COUNTS).to_dicts()
+
+
+def _sample(rec: TaskRecord, model: str, counts: dict[str, Any]) -> Any:
+    from inspect_ai.dataset import Sample
+    from inspect_ai.event import SampleInitEvent
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ChatMessageSystem, ModelUsage
 
@@ -175,6 +198,7 @@ def _sample(rec: TaskRecord, model: str) -> Any:
             "natural_stop": trace.natural_stop,
             "duration_ms": trace.duration_ms,
         },
+        "counts": counts,
     }
     error = rec.error
     return EvalSample(
@@ -183,11 +207,14 @@ def _sample(rec: TaskRecord, model: str) -> Any:
         input=rec.task.prompt,
         target="",
         messages=[*system, *conversation],
-        events=_events(rec, model, [*system, *conversation]),
+        events=[
+            SampleInitEvent(sample=Sample(id=rec.task.id, input=rec.task.prompt)),
+            *_events(rec, model, [*system, *conversation]),
+        ],
         scores=_scores(rec),
         metadata={EVALNB_KEY: ours},
         model_usage={model: usage},
-        total_time=trace.duration_ms / 1000,
+        total_time=trace.duration_ms / 1000 if trace.duration_ms is not None else None,
         error=EvalError(message=error, traceback="", traceback_ansi="") if error else None,
     )
 
@@ -293,12 +320,21 @@ def _tool_events(calls: list[ToolCallResult], tool_event: Any, tool_error: Any) 
             function=TOOL_NAME,
             arguments={"commands": c.commands},
             result=tool_result_text(c),
-            error=tool_error(type="timeout", message=c.stderr) if c.timed_out else None,
+            error=_tool_error(c, tool_error),
             working_time=c.duration_ms / 1000 if c.duration_ms is not None else None,
             metadata={EVALNB_KEY: c.model_dump(mode="json")},
         )
         for c in calls
     ]
+
+
+def _tool_error(call: ToolCallResult, tool_error: Any) -> Any:
+    """Inspect's ``ToolCallError`` of a failed call (timed out, or a non-zero exit code)."""
+    if call.timed_out:
+        return tool_error(type="timeout", message=call.stderr)
+    if call.exit_code not in (0, None):
+        return tool_error(type="unknown", message=call.stderr or f"Exit code: {call.exit_code}")
+    return None
 
 
 def _scores(rec: TaskRecord) -> dict[str, Any]:

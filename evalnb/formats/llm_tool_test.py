@@ -17,7 +17,11 @@ What this reader makes of them:
   (the agent adapter), ``model`` as recorded, ``finished_at`` = ``timestamp`` and
   ``started_at`` = it minus ``duration_secs``.
 - ``results.jsonl``: one run per (``tool``, ``model``), one task per record; repeated
-  attempts of a scenario are epochs 1..n in file order.
+  attempts of a scenario are epochs 1..n in file order. A record is one attempt,
+  named by its ``id``: a line that repeats an earlier one byte for byte (the same
+  ``id``, a record appended twice) is that attempt again, read once, with a warning
+  naming both lines; two different records under one ``id`` are kept apart (each an
+  epoch) with a warning.
 - Gates become checks (layer ``gate``, ``check`` and ``kind`` = ``gate_type``,
   ``detail`` = ``message``) and spec 002's scenario result: ``gates_passed``,
   ``gates_total``, ``composite_score``, ``judge_score`` and ``outcome``.
@@ -41,7 +45,9 @@ What this reader makes of them:
   ``efficiency_agrees`` to False. (llm-tool-test's ``unique_commands`` counts distinct
   subcommands and its ``iteration_ratio`` is total/unique; evalnb's are distinct
   command texts and unique/total, spec 002: those are not compared.)
-- Tokens: ``token_usage`` totals (null stays null); ``cost_usd`` as recorded.
+- Tokens: ``token_usage`` totals (null stays null). The recorded cost
+  (``run.json``'s ``cost_estimate_usd``, ``results.jsonl``'s ``cost_usd``; 0.0 for the
+  mock adapter) is the task's ``recorded_cost_usd``: its cost, not re-priced.
 - Not in the format: the prompt, LLM calls, per-call tokens and latency, messages.
 - A ``run.json`` without llm-tool-test's keys is not read as one (it may be evalnb's);
   a malformed line of ``results.jsonl`` is an InputError naming ``file:line: field``.
@@ -224,7 +230,7 @@ def read_artifacts(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
         output,
         where=path,
         extra={
-            "cost_usd": run.cost_estimate_usd,
+            "recorded_cost_usd": run.cost_estimate_usd,
             "scenario_hash": run.scenario_hash,
             "judge_score_source": judge_source,
         },
@@ -264,10 +270,28 @@ def read_results_db(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
     """
     path = Path(path)
     groups: dict[tuple[str, str], list[tuple[int, ResultRecord]]] = defaultdict(list)
+    lines: dict[str, tuple[int, str]] = {}  # a record's id: its first line and text
     for lineno, line in enumerate(read_input(path).splitlines(), start=1):
         if not line.strip():
             continue
         doc = parse_json(line, path, lineno)
+        record_id = doc.get("id") if isinstance(doc, dict) else None
+        if isinstance(record_id, str) and record_id in lines:
+            first, text = lines[record_id]
+            same = text == line.strip()
+            warnings.warn(
+                f"{path}:{lineno}: result {record_id!r} "
+                + (
+                    f"repeats line {first} byte for byte: read once"
+                    if same
+                    else f"is also line {first}, with other figures: both kept, as epochs"
+                ),
+                stacklevel=2,
+            )
+            if same:
+                continue
+        elif isinstance(record_id, str):
+            lines[record_id] = (lineno, line.strip())
         try:
             rec = ResultRecord.model_validate(doc)
         except ValidationError as exc:
@@ -290,7 +314,7 @@ def read_results_db(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
                     rec.judge_score,
                     None,
                     where=f"{path}:{lineno}",
-                    extra={"cost_usd": rec.cost_usd, "result_id": rec.id},
+                    extra={"recorded_cost_usd": rec.cost_usd, "result_id": rec.id},
                     duration_secs=rec.duration_secs,
                     tokens=None,
                 )

@@ -10,7 +10,9 @@ same case alone. What this reader makes of it:
   the target's two halves, ``dataset`` is the eval, started and finished times are
   ``meta.json``'s ``started_unix`` and ``finished_unix``.
 - Cases come from ``report.json``; a folder without it (an interrupted run) is read
-  from ``cases/*/result.json``.
+  from ``cases/*/result.json``. A ``report.json`` with no cases (``cases: []``) is an
+  InputError naming it: there is nothing to read, and an empty load would look like
+  a run that did nothing.
 - ``skipped`` cases (a target without credentials) are left out and counted:
   ``RunMeta.settings.skipped`` and the ``skipped`` column of the ``runs`` table. A
   (eval, target) whose cases were all skipped is still a run, with no tasks.
@@ -19,7 +21,9 @@ same case alone. What this reader makes of it:
   ``reason``; they count as failed. A transcript ``error`` errors the task too.
 - Tasks: ``task_id`` is the sample (with ``[k=v,...]`` axis params when present);
   repeated trials are epochs 1..n in ``trial`` order; ``category`` is the eval.
-  Turns = ``iterations``; tokens and cost from ``usage``; ``duration_ms`` from
+  Turns = ``iterations``; tokens from ``usage``, and its ``cost_usd`` as the task's
+  recorded cost (``recorded_cost_usd``, a recorded 0.0 included; prices fill in only
+  when mira wrote none); ``duration_ms`` from
   ``timing``; ``natural_stop`` from ``metrics.natural_stop`` when recorded (else
   "no error").
 - Tool calls: ``metadata.bashkit.tool_outputs`` (commands, stdout, stderr,
@@ -122,7 +126,7 @@ class MiraUsage(_Open):
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int | None = None
-    cost_usd: float = 0.0
+    cost_usd: float | None = None
 
 
 class MiraTiming(_Open):
@@ -224,7 +228,10 @@ def _cases(path: Path) -> list[tuple[Path, MiraCase]]:
     report = path / REPORT
     if report.is_file():
         text, doc = read_json(report)
-        return [(report, case) for case in validate(report, text, doc, MiraReport).cases]
+        cases = validate(report, text, doc, MiraReport).cases
+        if not cases:
+            raise InputError(report, None, "cases", "no cases: the run holds nothing to read")
+        return [(report, case) for case in cases]
     files = sorted((path / CASES).glob("*/result.json"))
     if not files:
         raise InputError(
@@ -281,7 +288,7 @@ def _record(case: MiraCase, task_id: str, epoch: int) -> TaskRecord:
         error = case.scores[0].reason or "not evaluated (every score N/A)"
     natural = tr.metrics.get("natural_stop")
     extra: dict[str, Any] = {
-        "cost_usd": tr.usage.cost_usd,
+        "recorded_cost_usd": tr.usage.cost_usd,
         # per-case totals, not per call: they replace the sums of the (absent) call rows
         "recorded": {"cache_read_tokens": tr.usage.cache_read_tokens, "cache_write_tokens": None},
     }

@@ -7,9 +7,14 @@ What this reader makes of it:
 
 - One evalnb run per model in the file: ``run_id`` = ``<file stem>-<model>`` (``/``
   made ``_``), ``provider`` = the model's prefix before ``/`` (else ``unknown``).
-- Tasks with aggregates only: ``task_id`` = ``task``, ``category`` = ``scenario``,
+- Tasks with aggregates only: ``task_id`` = ``<scenario>/<task>`` (a task name is
+  unique only within its scenario, and the same task may run in two scenarios: the
+  scenario is part of the key; ``description`` is the task name), ``category`` =
+  ``scenario``; a (scenario, task) row repeated for one model is a repeat, epochs 1, 2,
+  ... in file order,
   ``turns`` = ``llm_calls``, tokens, ``duration_ms`` = ``duration_s`` x 1000, the
-  recorded ``cost_usd``, ``base_context`` and ``context_growth_avg`` exactly as the
+  row's ``cost_usd`` as the task's recorded cost (``recorded_cost_usd``: its cost, not
+  re-priced), ``base_context`` and ``context_growth_avg`` exactly as the
   harness computed them (spec 003), ``tool_call_count`` = ``tool_calls``
   (``tool_calls_ok`` and ``tool_calls_error`` null: per-call exit codes are not in the
   file), ``server``.
@@ -18,7 +23,8 @@ What this reader makes of it:
   leaves ``passed`` null: no pass/fail verdict was recorded.
 - The per-call tables (``llm_calls``, ``tool_calls``, ``messages``) stay empty, and
   ``RunMeta.settings.unavailable`` says so.
-- A malformed row is an InputError naming ``file:line: column``.
+- A malformed row is an InputError naming ``file:line: column``; so is a file with a
+  header and no rows (nothing to read).
 
 Example:
     >>> from evalnb.formats.detect import Probe
@@ -94,9 +100,16 @@ def read_onetool_bench(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]
     if missing:
         raise InputError(path, 1, missing[0], "column missing from the header")
     by_model: dict[str, list[TaskRecord]] = defaultdict(list)
+    seen: dict[tuple[str, str], int] = defaultdict(int)
     for row in reader:
         line = reader.line_num
-        by_model[_text(path, line, row, "model")].append(_record(path, line, row))
+        record = _record(path, line, row)
+        model = _text(path, line, row, "model")
+        seen[(model, record.task.id)] += 1
+        record.epoch = seen[(model, record.task.id)]
+        by_model[model].append(record)
+    if not by_model:
+        raise InputError(path, None, None, "no task rows: the CSV holds its header only")
     runs = []
     for model, records in by_model.items():
         provider, _, name = model.partition("/")
@@ -129,7 +142,9 @@ def _number(path: Path, line: int, row: dict[str, Any], column: str, kind: type)
 
 
 def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
-    task_id = _text(path, line, row, "task")
+    task = _text(path, line, row, "task")
+    scenario = _text(path, line, row, "scenario")
+    task_id = f"{scenario}/{task}"
     result = _text(path, line, row, "result")
     checks: list[ScoreResult] = []
     recorded: dict[str, Any] = {
@@ -141,7 +156,7 @@ def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
     }
     extra: dict[str, Any] = {
         "server": _text(path, line, row, "server"),
-        "cost_usd": _number(path, line, row, "cost_usd", float),
+        "recorded_cost_usd": _number(path, line, row, "cost_usd", float),
         "result": result,
     }
     error = None
@@ -155,7 +170,7 @@ def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
     elif result != "-":
         extra["eval_score"] = _number(path, line, row, "result", float)
     return TaskRecord(
-        task=Task(id=task_id, category=_text(path, line, row, "scenario"), prompt=task_id),
+        task=Task(id=task_id, category=scenario, description=task, prompt=task),
         trace=AgentTrace(
             turns=_number(path, line, row, "llm_calls", int),
             natural_stop=error is None,

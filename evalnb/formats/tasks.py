@@ -3,9 +3,10 @@
 A JSONL dataset has one task per line in the bashkit-eval format (``id``,
 ``category``, ``description``, optional ``system``, ``prompt``, ``files``,
 ``expectations``) plus our optional ``solution`` and ``tags``. Blank lines and
-lines starting with ``#`` or ``//`` are skipped. A bashkit-eval result JSON (a
-top-level object with ``results[].task``, recognised by its ``.json`` suffix) is
-accepted wherever a dataset is.
+lines starting with ``#`` or ``//`` are skipped. A bashkit-eval result JSON
+(recognised by its ``.json`` suffix) is accepted wherever a dataset is: its tasks are
+those :func:`evalnb.formats.bashkit_eval.read_bashkit_eval` reads (the one reader of
+that file), so a replay of it and the file itself have the same tasks and categories.
 
 Every problem raises :class:`evalnb.errors.InputError` naming file, line and field,
 before any model is called.
@@ -43,7 +44,7 @@ def load_tasks(path: str | Path) -> list[Task]:
     if not text.strip():
         raise InputError(path, None, None, "empty dataset: no tasks")
     if path.suffix == ".json":
-        return _load_result_json(path, text)
+        return _load_result_json(path)
     return _load_jsonl(path, text)
 
 
@@ -91,29 +92,17 @@ def _load_jsonl(path: Path, text: str) -> list[Task]:
     return tasks
 
 
-def _load_result_json(path: Path, text: str) -> list[Task]:
-    doc = parse_json(text, path)
-    results = doc.get("results") if isinstance(doc, dict) else None
-    if not isinstance(results, list):
-        raise InputError(path, 1, "results", "expected a bashkit-eval result file with a list")
-    tasks: list[Task] = []
-    seen: set[str] = set()
-    for i, result in enumerate(results):
-        raw = result.get("task") if isinstance(result, dict) else None
-        if not isinstance(raw, dict):
-            raise InputError(path, None, f"results.{i}.task", "missing task object")
-        task = _task(path, None, raw, prefix=f"results.{i}.task")
-        if task.id in seen:
-            raise InputError(path, None, f"results.{i}.task.id", f"duplicate id {task.id!r}")
-        seen.add(task.id)
-        tasks.append(task)
-    if not tasks:
+def _load_result_json(path: Path) -> list[Task]:
+    from evalnb.formats.bashkit_eval import read_bashkit_eval  # loading runs need not read it
+
+    _, records = read_bashkit_eval(path)
+    if not records:
         raise InputError(path, None, "results", "no tasks in result file")
-    return tasks
+    return [record.task for record in records]
 
 
-def _task(path: Path, line: int | None, raw: dict, prefix: str = "") -> Task:
+def _task(path: Path, line: int, raw: dict) -> Task:
     try:
         return Task.model_validate(raw)
     except ValidationError as exc:
-        raise from_validation_error(path, line, exc, prefix) from None
+        raise from_validation_error(path, line, exc) from None

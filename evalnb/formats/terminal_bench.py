@@ -24,8 +24,9 @@ and, in later versions, ``trial_started_at`` ... ``test_ended_at``), ``n_resolve
   crashed) is an errored task, ``error`` = its ``failure_mode``. A trial whose
   ``failure_mode`` is ``agent_timeout`` did not stop naturally.
 - Tokens: the trial's totals; null tokens stay null in the ``tasks`` table (not 0).
-- ``duration_ms``: ``trial_ended_at`` minus ``trial_started_at`` when recorded, else 0
-  and ``trial_duration`` is listed as unavailable.
+- ``duration_ms``: ``trial_ended_at`` minus ``trial_started_at`` when recorded, else
+  null (unknown, outside the average duration) and ``trial_duration`` is listed as
+  unavailable.
 - Tool calls, where the run folder holds the trial's own folder
   (``<task_id>/<trial_name>/``, as the harness writes it) with ``commands.txt``: the
   harness logs there every ``send_keys`` to the trial's tmux sessions, one Python list
@@ -286,7 +287,7 @@ def _record(
                 kind="resolved",
             )
         )
-    duration = 0.0
+    duration = None
     if trial.trial_started_at and trial.trial_ended_at:
         delta = datetime.fromisoformat(trial.trial_ended_at) - datetime.fromisoformat(
             trial.trial_started_at

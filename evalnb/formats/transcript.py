@@ -36,12 +36,14 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from evalnb.errors import InputError, read_input
+from evalnb.formats.detect import Format, Option, Probe, Run
 from evalnb.records import (
     AgentTrace,
     ContentBlock,
@@ -56,7 +58,6 @@ from evalnb.records import (
 from evalnb.records.scenario import NoTranscriptErrors, default_command_pattern
 from evalnb.scoring.commands import transcript_calls
 from evalnb.scoring.gates import gate_rows, no_transcript_errors
-from evalnb.store import RunStore
 
 SOURCE = "transcript"
 PROMPT_MISSING = "(prompt not recorded: imported from a plain transcript)"
@@ -68,13 +69,31 @@ def read_transcripts(
 ) -> tuple[RunMeta, list[TaskRecord]]:
     """Read transcript files as one run of ``model``; ``target`` is the tool's command name."""
     pattern = default_command_pattern(target)
-    records = []
+    return _run([(Path(p), read_transcript(p, pattern)) for p in paths], target, model)
+
+
+def _read(path: Path, target: str) -> list[Run]:
+    """One transcript file as a run of one task."""
+    return [_run([(path, read_transcript(path, default_command_pattern(target)))], target)]
+
+
+def _gather(runs: list[Run]) -> list[Run]:
+    """Transcripts read one file at a time, as one run."""
+    items = [
+        (Path(file), record)
+        for meta, records in runs
+        for file, record in zip(meta.settings.source_files, records, strict=True)
+    ]
+    return [_run(items, runs[0][0].settings.target or "", runs[0][0].model)]
+
+
+def _run(items: list[tuple[Path, TaskRecord]], target: str, model: str = "unknown") -> Run:
+    """The run of these transcripts (each file one task, named by its file name)."""
     seen: set[str] = set()
-    for path in map(Path, paths):
+    for path, _ in items:
         if path.stem in seen:
             raise InputError(path, None, None, f"task id {path.stem!r} appears twice")
         seen.add(path.stem)
-        records.append(read_transcript(path, pattern))
     digest = hashlib.sha256("\n".join(sorted(seen)).encode()).hexdigest()[:8]
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model)
     meta = RunMeta(
@@ -83,15 +102,15 @@ def read_transcripts(
         model=model,
         source=SOURCE,
         status="complete",
-        task_count=len(records),
+        task_count=len(items),
         settings=RunSettings(
             target=target,
-            command_pattern=pattern,
+            command_pattern=default_command_pattern(target),
             exit_codes=EXIT_RULE,
-            source_files=[str(p) for p in paths],
+            source_files=[str(p) for p, _ in items],
         ),
     )
-    return meta, records
+    return meta, [record for _, record in items]
 
 
 def read_transcript(path: str | Path, pattern: str) -> TaskRecord:
@@ -153,17 +172,28 @@ def transcript_trace(text: str, pattern: str | re.Pattern[str]) -> AgentTrace:
     return AgentTrace(messages=messages, tool_calls=calls, natural_stop=None)
 
 
-def import_transcripts(
-    paths: Sequence[str | Path], out_dir: str | Path, target: str, *, model: str = "unknown"
-) -> Path:
-    """Write the transcripts as one run folder under ``out_dir``; return it.
+TRANSCRIPT_SUFFIXES = (".txt", ".log")
 
-    Example:
-        >>> import tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.txt"
-        >>> _ = p.write_text("$ git status\\nfatal: not a git repository\\nexit status 128\\n")
-        >>> folder = import_transcripts([p], p.parent / "runs", "git")
-        >>> (folder / "tool_calls.parquet").exists()
-        True
-    """
-    return RunStore.write_records(out_dir, *read_transcripts(paths, target, model=model))
+
+def _recognises(probe: Probe) -> bool:
+    """A ``.txt`` or ``.log`` file of text that is not JSON (JSON lines are other formats)."""
+    if probe.is_dir or probe.path.suffix.lower() not in TRANSCRIPT_SUFFIXES:
+        return False
+    if b"\x00" in probe.head or probe.doc is not None or probe.first_line is not None:
+        return False
+    try:  # incremental: a character cut at the end of the head is no error
+        codecs.getincrementaldecoder("utf-8")().decode(probe.head)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+FORMAT = Format(
+    "a plain-text transcript",
+    _recognises,
+    read=_read,
+    key="transcript",
+    options=(Option("target", "the tool's command name, which finds its commands", True),),
+    gather=_gather,
+)
+"""Plain-text transcripts (``.txt``, ``.log``): one task per file, one run for all of them."""

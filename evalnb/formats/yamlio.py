@@ -33,10 +33,17 @@ included) may have."""
 
 TOO_DEEP = f"nested too deeply (over {MAX_DEPTH} levels)"
 
+MAX_ALIAS_NODES = 100_000
+"""The most nodes (scalars, mappings and sequences) that a YAML input's aliases (``*name``,
+merge keys ``<<: *name`` included) may add when expanded: each alias adds the nodes of
+what its anchor names, aliases inside that counted expanded too. A document over it (an
+"alias bomb", where a few lines of nested aliases expand to billions of nodes) is
+refused at the alias that crosses it. JSON has no aliases, so this never limits JSON."""
+
 LIBYAML_DEPTH_PROBLEM = "exceeded maximum nesting depth"
 """What libyaml 0.2.6 and later (PyYAML 6.0.3's wheels onwards) say at 1,000 levels. Its
 scanner reads flow collections ahead of the parse events, so on a flow-style input it can
-stop before :func:`_refuse_deep_nesting` has counted :data:`MAX_DEPTH` levels; both mean the
+stop before :func:`_refuse_deep_or_huge` has counted :data:`MAX_DEPTH` levels; both mean the
 input nests deeper than evalnb reads, and both say so in the same words."""
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -77,9 +84,8 @@ def load_model(
     if not text.strip():
         raise InputError(shown, None, None, "empty file")
     try:
-        _refuse_deep_nesting(shown, text)
-        node, data = _compose_and_construct(text)
-        _refuse_duplicate_keys(shown, node)
+        _refuse_deep_or_huge(shown, text)
+        node, data = _compose_and_construct(shown, text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
@@ -104,37 +110,75 @@ def load_model(
         raise InputError(shown, line, field, err["msg"].removeprefix("Value error, ")) from None
 
 
-def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
-    """The node tree of ``text`` (for line numbers) and the data built from it."""
+def _compose_and_construct(shown: str, text: str) -> tuple[yaml.Node | None, Any]:
+    """The node tree of ``text`` (for line numbers) and the data built from it.
+
+    Duplicate keys are looked for in between: building the data folds each merge key's
+    mappings into the mapping holding it, where a key that overrides a merged one would
+    then look like a duplicate.
+    """
     loader = LOADER(text)
     try:
         node = loader.get_single_node()
+        _refuse_duplicate_keys(shown, node)
         return node, None if node is None else loader.construct_document(node)
     finally:
         loader.dispose()
 
 
-def _refuse_deep_nesting(shown: str, text: str) -> None:
-    """Raise InputError where collections nest deeper than :data:`MAX_DEPTH`. Building the
-    node tree recurses once per level (libyaml's composer would overflow the C stack), so
-    the depth is checked first on the flat stream of parse events."""
+def _refuse_deep_or_huge(shown: str, text: str) -> None:
+    """Raise InputError where collections nest deeper than :data:`MAX_DEPTH` or aliases
+    expand to more than :data:`MAX_ALIAS_NODES` nodes.
+
+    Both are checked in one pass over the flat stream of parse events, before any node
+    tree is built: building it recurses once per level (libyaml's composer would overflow
+    the C stack), and everything that walks the built data (the duplicate-key check,
+    pydantic) visits an aliased node once per alias. An anchored node's size is the count
+    of nodes between its start and end events, its own aliases expanded.
+    """
     depth = 0
+    nodes = 0  # nodes so far, aliases expanded
+    added = 0  # of which added by aliases
+    open_anchors: list[tuple[str | None, int]] = []  # (anchor, nodes before it) per collection
+    sizes: dict[str, int] = {}  # expanded size of each anchored node
     for event in yaml.parse(text, Loader=LOADER):
-        if isinstance(event, yaml.CollectionStartEvent):
+        if isinstance(event, yaml.AliasEvent):
+            size = sizes.get(event.anchor or "", 0)
+            nodes += size
+            added += size
+            if added > MAX_ALIAS_NODES:
+                line = event.start_mark.line + 1 if event.start_mark else None
+                problem = f"aliases expand to over {MAX_ALIAS_NODES:,} nodes (an alias bomb?)"
+                raise InputError(shown, line, None, f"invalid YAML: {problem}")
+        elif isinstance(event, yaml.ScalarEvent):
+            nodes += 1
+            if event.anchor:
+                sizes[event.anchor] = 1
+        elif isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:
                 line = event.start_mark.line + 1 if event.start_mark else None
                 raise InputError(shown, line, None, f"invalid YAML: {TOO_DEEP}")
+            open_anchors.append((event.anchor, nodes))
+            nodes += 1
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
+            anchor, before = open_anchors.pop()
+            if anchor:
+                sizes[anchor] = nodes - before
 
 
 def _refuse_duplicate_keys(shown: str, root: yaml.Node | None) -> None:
     """Raise InputError at the second of two equal keys in one mapping (YAML keeps the last
-    silently; JSON input is YAML here, so this covers JSON's duplicate keys too)."""
+    silently; JSON input is YAML here, so this covers JSON's duplicate keys too). A node
+    that several aliases share is visited once, under the first path that reaches it."""
     stack = [(root, "")]
+    seen_nodes: set[int] = set()
     while stack:
         node, path = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
         if isinstance(node, yaml.MappingNode):
             seen: set[str] = set()
             for key, value in node.value:

@@ -25,7 +25,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from evalnb.analysis import diagnostics, metrics
+from evalnb.analysis import context, diagnostics, metrics, pass_at_k
 from evalnb.analysis.guidance import METRICS as GUIDANCE_METRICS
 from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.interaction import interaction as interaction_metrics
@@ -52,10 +52,15 @@ PICK = "pick"
 ``category``) or a rate bar (``run_label``). A click picks, shift-click adds, a double
 click clears; :mod:`evalnb.present.widgets` lists the tasks behind the pick."""
 OVERALL_LABEL = "overall rate (weighted checks)"
+PASS_AT_K_MEASURES = {"pass@k (one of k passes)": "pass_at_k", "pass^k (all k pass)": "pass_hat_k"}
+"""The two curves of :func:`pass_at_k_curves`: label: column."""
+MAX_CONTEXT_ATTEMPTS = 8
+""":func:`context_peaks` draws at most this many attempts."""
 _DIAGNOSIS_COLOURS = {
     "tool limitation": "#E45756",
     "all models fail": "#F58518",
     "model capability difference": "#B279A2",
+    "not enough attempts": "#BAB0AC",
     "reasoning efficiency gap": "#72B7B2",
     "cost efficiency gap": "#EECA3B",
     "consistent": "#54A24B",
@@ -711,6 +716,125 @@ def context_growth(runs: Runs) -> alt.VConcatChart | alt.Chart:
     )
 
 
+def context_peaks(runs: Runs) -> alt.LayerChart | alt.FacetChart | alt.Chart:
+    """Context per LLM call of the attempts that dropped it (or peaked highest), drops marked.
+
+    From :func:`evalnb.analysis.context.context_calls`: one line per attempt, its input
+    tokens by call number; a red triangle marks each call where the context dropped
+    (below the call before it, or a compaction the source marked). Shown: up to
+    :data:`MAX_CONTEXT_ATTEMPTS` attempts, shared out among the model groups, in each
+    those with the most drops first, then the highest peaks; coloured by model (its
+    group's colour, as in every chart). Spec 003's straight slope
+    (:func:`context_growth`) hides both the peak and the drops.
+
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> context_peaks(Runs.empty()).to_dict()["mark"]["type"]
+        'text'
+    """
+    runs = groups.pooled(runs)
+    title = "Context per call: peaks and drops"
+    peaks = context.context_peaks(runs).filter(pl.col("peak_context").is_not_null())
+    if peaks.height == 0:
+        return _message(title, "No per-LLM-call token counts in these runs.", runs)
+    each = max(1, MAX_CONTEXT_ATTEMPTS // peaks.get_column("run_id").n_unique())
+    shown = (
+        peaks.sort(
+            "drops", "peak_context", "run_id", "task_id", descending=[True, True, False, False]
+        )
+        .group_by("run_id", maintain_order=True)
+        .head(each)
+        .head(MAX_CONTEXT_ATTEMPTS)
+    )
+    calls = (
+        context.context_calls(runs)
+        .collect()
+        .join(shown.select(*KEYS), on=KEYS, how="semi")
+        .with_columns(pl.format("{} · {} #{}", "run_id", "task_id", "epoch").alias("attempt"))
+    )
+    calls = _with_labels(calls, runs)
+    base = alt.Chart(calls).encode(
+        x=alt.X("call_number:Q", title="LLM call number", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("input_tokens:Q", title="context (input tokens)", axis=alt.Axis(format="~s")),
+        tooltip=[
+            alt.Tooltip("run_label:N", title="model"),
+            alt.Tooltip("task_id:N", title="task"),
+            alt.Tooltip("epoch:Q", title="epoch"),
+            alt.Tooltip("call_number:Q", title="call"),
+            alt.Tooltip("input_tokens:Q", title="input tokens", format=","),
+            alt.Tooltip("dropped:N", title="context dropped"),
+            alt.Tooltip("compacted:N", title="compaction marked"),
+        ],
+    )
+    lines = base.mark_line(point=True, opacity=0.8).encode(
+        color=_run_color(runs, data=calls), detail="attempt:N"
+    )
+    drops = base.transform_filter(alt.datum.dropped).mark_point(
+        shape="triangle-down", size=120, filled=True, color="#E45756"
+    )
+    return alt.layer(lines, drops).properties(
+        width=560,
+        height=260,
+        title=_title(
+            title,
+            runs,
+            f"Up to {MAX_CONTEXT_ATTEMPTS} attempts: per model, those with most drops, then "
+            "the highest peaks.",
+            "Red triangles: calls where the context dropped (a compaction).",
+        ),
+    )
+
+
+def pass_at_k_curves(runs: Runs) -> alt.FacetChart | alt.Chart:
+    """pass@k and pass^k over k per model (:func:`evalnb.analysis.pass_at_k.pass_at_k`).
+
+    For k from 1 to the most attempts any task has in a model group: pass@k (at least
+    one of k attempts passes) rises with k, pass^k (all k pass: reliability) falls;
+    the gap between them is the model's inconsistency. Each point carries its 95%
+    interval. Groups whose tasks have a single attempt give a point at k = 1 only; with
+    no task attempted twice the chart says so.
+
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> pass_at_k_curves(Runs.empty()).to_dict()["mark"]["type"]
+        'text'
+    """
+    runs = groups.pooled(runs)
+    title = "pass@k and pass^k over k"
+    most = runs.tasks.group_by("run_id", "task_id").len().get_column("len").max()
+    if not isinstance(most, int) or most < 2:
+        return _message(title, "No task was attempted more than once: k = 1 only.", runs)
+    frame = pass_at_k.pass_at_k(runs, k=range(1, most + 1)).filter(pl.col("tasks") > 0)
+    data = _with_labels(_by_measure(frame, ["run_id", "k", "tasks"], PASS_AT_K_MEASURES), runs)
+    base = alt.Chart().encode(
+        x=alt.X("k:Q", title="k (attempts)", axis=alt.Axis(values=list(range(1, most + 1)))),
+        color=_run_color(runs, data=data),
+        tooltip=[
+            alt.Tooltip("run_label:N", title="model"),
+            alt.Tooltip("measure:N"),
+            alt.Tooltip("k:Q"),
+            alt.Tooltip("tasks:Q", title="tasks with k or more attempts"),
+            *_rate_tooltip(),
+        ],
+    )
+    y = alt.Y("value:Q", title="rate", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"))
+    layered = alt.layer(
+        base.mark_line(point=True).encode(y=y),
+        base.mark_rule(strokeWidth=2, opacity=0.5).encode(y="lo:Q", y2="hi:Q"),
+        data=data,
+    ).properties(width=260, height=220)
+    return layered.facet(
+        column=alt.Column("measure:N", title=None, sort=list(PASS_AT_K_MEASURES))
+    ).properties(
+        title=_title(
+            title,
+            runs,
+            "pass@k: at least one of k attempts passes; pass^k: all k pass. Vertical lines: "
+            "95% interval, clustered by task.",
+        )
+    )
+
+
 def task_matrix(runs: Runs) -> alt.LayerChart | alt.FacetChart | alt.Chart:
     """Task x model pass/fail, coloured by spec 000's cross-model diagnosis of the task.
 
@@ -983,15 +1107,19 @@ def guidance_differences(
 
 
 def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
-    """Pass rate, overall rate and tool call success over time for each model family.
+    """Pass rate, overall rate and tool call success over dates for each model family.
 
-    One point per run at its ``started_at``, with its 95% interval (from
-    :func:`evalnb.analysis.metrics.summary`). A trend is drawn only across runs of one
-    model on one dataset with one guidance version (else the change is the dataset's or
-    the guidance's, not the model's over time); runs without a start time, and models
-    with a single such run, are left out. Runs are joined by ``model_family`` (dated
-    snapshots with their model); a partial run is drawn as a cross, with its task counts
-    in the tooltip.
+    A trend is drawn only across dates (UTC days) of one model on one dataset with one
+    guidance version (else the change is the dataset's or the guidance's, not the
+    model's over time): seeds and repeats started on the same day are one point, their
+    attempts pooled (:func:`evalnb.present.groups.pooled`), so runs started seconds
+    apart never make a line. Runs without a start time, and models run on a single day,
+    are left out. Runs are joined by ``model_family`` (dated snapshots with their
+    model); a line is one model family with one guidance version on one dataset (named
+    in its label where it has guidance or the chart several datasets). Each point
+    carries its 95% interval (from :func:`evalnb.analysis.metrics.summary`); a point
+    holding a partial run is drawn as a cross, with its task counts in the tooltip. A
+    model keeps the colour it has in every other chart (that of its latest run's group).
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -999,63 +1127,89 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
         'text'
     """
     family = pl.coalesce("model_family", "model")
-    s = metrics.summary(runs).with_columns(
-        pl.col("started_at").str.to_datetime(strict=False, time_zone="UTC").alias("when"),
+    label = (
         pl.when(pl.col("simulated").fill_null(False))
         .then(family + " (simulated)")
         .otherwise(family)
-        .alias("model_label"),
-        pl.when(pl.col("status") == "partial")
+    )
+    day = pl.col("started_at").str.to_datetime(strict=False, time_zone="UTC").dt.date()
+    labels = groups.group_labels(runs)
+    order = sorted(set(labels.get_column("group")))
+    colour_of = dict(zip(order, groups.colours(order), strict=True))  # as every chart has it
+    dated = (
+        runs.runs.select(
+            "run_id",
+            "started_at",
+            "dataset",
+            "guidance",
+            "status",
+            label.alias("model_label"),
+            day.alias("day"),
+        )
+        .join(labels.select("run_id", "group"), on="run_id")
+        .filter(pl.col("day").is_not_null())
+        .filter(pl.col("day").n_unique().over("model_label", "dataset", "guidance") > 1)
+    )
+    title = "Rates over time, per model"
+    if dated.height == 0:
+        return _message(
+            title, "No model ran the same dataset (and guidance) on several dates.", runs
+        )
+    several = dated.get_column("dataset").n_unique() > 1
+    line = pl.concat_str(  # one line per model, guidance version and dataset
+        "model_label",
+        pl.lit(" · guidance ") + pl.col("guidance"),
+        pl.lit(" · ") + pl.col("dataset").fill_null("?") if several else pl.lit(None),
+        ignore_nulls=True,
+    )
+    dated = dated.with_columns(line.alias("model_label")).with_columns(
+        pl.format("{} · {}", "model_label", "day").alias("point")
+    )
+    points = groups.pooled(
+        runs.filter(pl.col("run_id").is_in(dated.get_column("run_id").implode())),
+        by=dated.select("run_id", pl.col("point").alias("group")),
+    )
+    per_point = dated.group_by("point").agg(
+        pl.col("model_label").first(),
+        pl.col("day").first().alias("when"),
+        pl.len().alias("runs_pooled"),
+        pl.col("group").sort_by("started_at").last().alias("latest_group"),
+        pl.when((pl.col("status") == "partial").any())
         .then(pl.lit("partial run"))
         .otherwise(pl.lit("complete run"))
         .alias("completeness"),
     )
-    s = (
-        s.join(runs.runs.select("run_id", "dataset"), on="run_id")
-        .filter(pl.col("when").is_not_null())
-        .with_columns(pl.len().over("model_label", "dataset", "guidance").alias("series_runs"))
-        .filter(pl.col("series_runs") > 1)
-    )
-    title = "Rates over time, per model"
-    if s.height == 0:
-        return _message(
-            title, "No model ran the same dataset (and guidance) at several dates.", runs
-        )
+    s = metrics.summary(points).rename({"run_id": "point"}).join(per_point, on="point")
     measures = {
         PASS_LABEL: "pass_rate",
         OVERALL_LABEL: "overall_rate",
         "tool call success rate": "tool_call_success_rate",
     }
-    data = pl.concat(
-        [
-            s.select(
-                "model_label",
-                "run_id",
-                "when",
-                "completeness",
-                "total_tasks",
-                "missing_tasks",
-                pl.lit(name).alias("measure"),
-                pl.col(col).alias("value"),
-                pl.col(f"{col}_lo").alias("lo"),
-                pl.col(f"{col}_hi").alias("hi"),
-            )
-            for name, col in measures.items()
-        ]
-    )
-    series = sorted(set(data.get_column("model_label")))
+    keep = [
+        "model_label",
+        "point",
+        "runs_pooled",
+        "when",
+        "completeness",
+        "total_tasks",
+        "missing_tasks",
+    ]
+    data = _by_measure(s, keep, measures)
+    latest = s.sort("when").group_by("model_label", maintain_order=True).last()
+    series = sorted(latest.get_column("model_label").to_list())
+    colour = dict(latest.select("model_label", "latest_group").iter_rows())
     base = alt.Chart().encode(
-        x=alt.X("when:T", title="run started", scale=alt.Scale(padding=14)),
+        x=alt.X("when:T", title="day the runs started (UTC)", scale=alt.Scale(padding=14)),
         color=alt.Color(
             "model_label:N",
             title="model",
-            scale=alt.Scale(domain=series, range=groups.colours(series)),
+            scale=alt.Scale(domain=series, range=[colour_of[colour[m]] for m in series]),
             legend=_bottom_legend(),
         ),
         tooltip=[
             alt.Tooltip("model_label:N", title="model"),
-            alt.Tooltip("run_id:N", title="run"),
-            alt.Tooltip("when:T", title="started", format="%Y-%m-%d %H:%M"),
+            alt.Tooltip("when:T", title="day", format="%Y-%m-%d"),
+            alt.Tooltip("runs_pooled:Q", title="runs pooled"),
             alt.Tooltip("total_tasks:Q", title="tasks"),
             alt.Tooltip("completeness:N", title="run"),
             alt.Tooltip("missing_tasks:Q", title="tasks missing"),
@@ -1081,7 +1235,7 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
         title=_title(
             title,
             runs,
-            "Points: runs of the same model family; vertical lines: 95% interval.",
+            "Points: a model family's runs of one day, pooled; vertical lines: 95% interval.",
             "Crosses: partial runs (tasks missing): their rates cover only the tasks present.",
         )
     )
@@ -1095,6 +1249,8 @@ CHARTS: dict[str, Callable[[Runs], alt.TopLevelMixin]] = {
     "natural_stop": natural_stop,
     "token_economics": token_economics,
     "context_growth": context_growth,
+    "context_peaks": context_peaks,
+    "pass_at_k_curves": pass_at_k_curves,
     "task_matrix": task_matrix,
     "interaction_by_guidance": interaction_by_guidance,
     "guidance_differences": guidance_differences,
@@ -1103,15 +1259,26 @@ CHARTS: dict[str, Callable[[Runs], alt.TopLevelMixin]] = {
 """Every chart, by name, in the order the report shows them."""
 
 
+GUIDANCE_CHARTS = ("interaction_by_guidance", "guidance_differences")
+"""The charts of guidance versions: drawn only of the runs that used one."""
+
+
 def all_charts(runs: Runs) -> dict[str, alt.TopLevelMixin]:
-    """Every chart of :data:`CHARTS` for ``runs``, by name.
+    """Every chart of :data:`CHARTS` that applies to ``runs``, by name: the
+    :data:`GUIDANCE_CHARTS` of the runs made with a guidance version only, and none
+    when no run used one.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
         >>> list(all_charts(Runs.empty()))[:2]
         ['rates_by_model', 'category_heatmap']
     """
-    return {name: make(runs) for name, make in CHARTS.items()}
+    guided = runs.filter(pl.col("guidance").is_not_null())
+    return {
+        name: make(guided if name in GUIDANCE_CHARTS else runs)
+        for name, make in CHARTS.items()
+        if guided.runs.height or name not in GUIDANCE_CHARTS
+    }
 
 
 def _rate_bars(
@@ -1208,6 +1375,23 @@ def _box(
         base.mark_tick(color="white", thickness=2, size=16).encode(x="median:Q"),
         base.mark_point(shape="diamond", filled=True, color="#222", size=40).encode(x="mean:Q"),
     ).properties(width=200, height=alt.Step(26))
+
+
+def _by_measure(frame: pl.DataFrame, keep: list[str], measures: dict[str, str]) -> pl.DataFrame:
+    """``frame`` long by measure: the ``keep`` columns, ``measure`` (a label of
+    ``measures``), and its column's ``value`` with ``lo``/``hi`` (``<column>_lo``/``_hi``)."""
+    return pl.concat(
+        [
+            frame.select(
+                *keep,
+                pl.lit(name).alias("measure"),
+                pl.col(col).alias("value"),
+                pl.col(f"{col}_lo").alias("lo"),
+                pl.col(f"{col}_hi").alias("hi"),
+            )
+            for name, col in measures.items()
+        ]
+    )
 
 
 def _message(title: str, text: str, runs: Runs) -> alt.Chart:

@@ -95,12 +95,16 @@ def group_labels(runs: Runs) -> pl.DataFrame:
     )
 
 
-def pooled(runs: Runs) -> Runs:
+def pooled(runs: Runs, by: pl.DataFrame | None = None) -> Runs:
     """``runs`` with the runs of each group merged into one run whose ``run_id`` is the group.
 
+    The groups are :func:`group_labels`' unless ``by`` (``run_id``, ``group``) gives
+    others (the trend chart pools a model's runs of one day).
+
     Attempts keep their own rows: a pooled run's ``epoch`` numbers the (run, epoch)
-    pairs of the group, so no two attempts share a key. The runs table keeps one row per
-    group (the latest ``started_at``, ``task_count`` summed).
+    pairs of the group, so no two attempts share a key, and every attempt is keyed
+    anew to its group (``attempt_key``), so the metrics count every run's attempts. The
+    runs table keeps one row per group (the latest ``started_at``, ``task_count`` summed).
 
     Example:
         >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
@@ -113,7 +117,7 @@ def pooled(runs: Runs) -> Runs:
         >>> both.runs.get_column("run_id").to_list(), both.tasks.get_column("epoch").to_list()
         (['m · 2 runs'], [1, 2])
     """
-    groups = group_labels(runs).select("run_id", "group")
+    groups = group_labels(runs).select("run_id", "group") if by is None else by
     attempts = (
         runs.tasks.select("run_id", "epoch")
         .unique()
@@ -131,7 +135,11 @@ def pooled(runs: Runs) -> Runs:
             continue
         tables[name] = (
             frame.join(attempts, on=["run_id", "epoch"], how="left", nulls_equal=True)
-            .with_columns(pl.col("group").alias("run_id"), pl.col("new").alias("epoch"))
+            .with_columns(
+                pl.col("group").alias("run_id"),
+                pl.col("new").alias("epoch"),
+                pl.lit(None, dtype=pl.Int64).alias("attempt_key"),  # keyed anew, per group
+            )
             .drop("group", "new")
         )
     table = runs.runs.join(groups, on="run_id")

@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,14 +47,16 @@ import polars as pl
 from evalnb.analysis.baseline import baseline_runs
 from evalnb.analysis.cost import Prices
 from evalnb.analysis.diagnostics import friction
-from evalnb.analysis.metrics import by_category, compare_all, summary
+from evalnb.analysis.metrics import by_category, compare_all, power_note, summary
+from evalnb.analysis.pass_at_k import pass_at_k
 from evalnb.analysis.report_file import REPORT_FORMAT, REPORT_VERSION
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.stats import SMALL_N
 from evalnb.store import utc_now
 from evalnb.store.tables import TABLES
 
 CI_NOTE = (
-    "Brackets: 95% interval clustered by task (Wilson on the effective sample size, "
+    "Brackets: 95% interval clustered by task (Agresti-Coull on the effective sample size, "
     "small-sample corrected; a task's epochs, checks and tool calls count as one unit)."
 )
 
@@ -95,8 +98,7 @@ def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
         ]
         width = max(map(len, names), default=0)
         for name, task in zip(names, tasks.iter_rows(named=True), strict=True):
-            verdict = "PASS" if task["passed"] else "FAIL"
-            line = f"  {verdict}  {name:<{width}}  {_task_score(task)}"
+            line = f"  {_verdict(task)}  {name:<{width}}  {_task_score(task)}"
             if task["error"]:
                 line += f"  error: {_one_line(task['error'])}"
             lines.append(line)
@@ -157,6 +159,8 @@ def report_markdown(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFram
             missing = run.get("missing_tasks")
             lacks = f" It lacks {missing} task(s)." if missing is not None else ""
             parts += [f"**Partial run**: only the tasks present are counted.{lacks}", ""]
+        elif note := _partial_note(run):  # running, with attempts still to finish
+            parts += [f"**Running** ({note}): only the tasks finished are counted.", ""]
         parts += [*_table(["Metric", "Value"], [list(kv) for kv in _header(row)]), ""]
         cats = categories.filter(pl.col("run_id") == run_id).sort("category")
         parts += ["### By category", ""]
@@ -232,7 +236,7 @@ def comparison_markdown(
         [name, *(dict(_header(r))[name] for r in latest.iter_rows(named=True))]
         for name in BASELINE_ROWS
     ]
-    partial = [r["status"] == "partial" for r in latest.iter_rows(named=True)]
+    partial = [bool(_partial_note(r)) for r in latest.iter_rows(named=True)]
     heads = [
         f"{label} {PARTIAL_MARK}" if p else label for label, p in zip(labels, partial, strict=True)
     ]
@@ -243,7 +247,7 @@ def comparison_markdown(
     parts += ["### Per-Category Rates", ""]
     parts += [
         "Cells: the category's overall rate (weighted check score / maximum, "
-        "not a pass rate), then tasks passed / tasks.",
+        "not a pass rate) with its 95% interval clustered by task, then tasks passed / tasks.",
         "",
     ]
     cats = categories.join(latest.select("run_id", "label"), on="run_id")
@@ -252,7 +256,7 @@ def comparison_markdown(
         [
             cat,
             *(
-                f"{_pct(c['rate'])} ({c['passed']}/{c['tasks']})"
+                f"{_rate_ci(c['rate'], c['rate_lo'], c['rate_hi'])} ({c['passed']}/{c['tasks']})"
                 if (c := cells.get((cat, label)))
                 else "–"
                 for label in labels
@@ -281,11 +285,15 @@ BASELINE_ROWS = (
 """Rows of the comparison table: spec 000's "Current Baseline" rows plus pass rate and cost."""
 
 
-def summary_records(runs: Runs, prices: Prices | None = None) -> list[dict[str, Any]]:
+def summary_records(
+    runs: Runs, prices: Prices | None = None, k: Sequence[int] = ()
+) -> list[dict[str, Any]]:
     """One JSON-ready object per run: spec 000's EvalSummary fields, ``by_category`` nested.
 
     ``by_category`` maps each category to spec 000's CategorySummary fields (tasks,
-    passed, score, max_score, rate) plus its pass rate and interval.
+    passed, score, max_score, rate) plus its pass rate and interval. For each of ``k``:
+    ``pass_at_K``, ``pass_hat_K`` (pass^k) with their ``_lo``/``_hi`` and
+    ``pass_at_K_tasks`` (:func:`evalnb.analysis.pass_at_k.pass_at_k`).
 
     Example:
         >>> summary_records(Runs.empty())
@@ -296,7 +304,35 @@ def summary_records(runs: Runs, prices: Prices | None = None) -> list[dict[str, 
         run_id: {c.pop("category"): c for c in group.drop("run_id", "model").to_dicts()}
         for (run_id,), group in categories.group_by("run_id")
     }
-    return [row | {"by_category": nested.get(row["run_id"], {})} for row in summaries.to_dicts()]
+    at_k: dict[str, dict[str, Any]] = {}
+    for row in pass_at_k(runs, k).iter_rows(named=True) if k else ():
+        kk = row["k"]
+        figures = {f"pass_at_{kk}_tasks": row["tasks"]}
+        for name, short in (("pass_at_k", f"pass_at_{kk}"), ("pass_hat_k", f"pass_hat_{kk}")):
+            figures |= {short + end: row[name + end] for end in ("", "_lo", "_hi")}
+        at_k.setdefault(row["run_id"], {}).update(figures)
+    return [
+        row | at_k.get(row["run_id"], {}) | {"by_category": nested.get(row["run_id"], {})}
+        for row in summaries.to_dicts()
+    ]
+
+
+def pass_at_k_lines(runs: Runs, k: Sequence[int]) -> str:
+    """pass@k and pass^k of each run, one line per run and k, with their intervals.
+
+    Example:
+        >>> print(pass_at_k_lines(Runs.empty(), [1]))
+        pass@k (at least one of k attempts passes) and pass^k (all k pass), per run:
+    """
+    lines = ["pass@k (at least one of k attempts passes) and pass^k (all k pass), per run:"]
+    for r in pass_at_k(runs, k).iter_rows(named=True):
+        lines.append(
+            f"  {r['model']} · run {r['run_id']}  k={r['k']}  "
+            f"pass@k {_rate_ci(r['pass_at_k'], r['pass_at_k_lo'], r['pass_at_k_hi'])}  "
+            f"pass^k {_rate_ci(r['pass_hat_k'], r['pass_hat_k_lo'], r['pass_hat_k_hi'])}  "
+            f"(over {r['tasks']} tasks with k or more attempts)"
+        )
+    return "\n".join(lines)
 
 
 def report_json(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFrame) -> dict[str, Any]:
@@ -336,11 +372,36 @@ def _unknown(row: dict[str, Any]) -> str:
     return f", {unknown} exit code unknown" if unknown else ""
 
 
+def _verdict(task: dict[str, Any]) -> str:
+    """PASS, FAIL, or UNSCORED for an attempt without a verdict (null ``passed``, no error).
+
+    Example:
+        >>> cases = [(True, None), (None, "x"), (None, None)]
+        >>> [_verdict({"passed": p, "error": e}) for p, e in cases]
+        ['PASS', 'FAIL', 'UNSCORED']
+    """
+    if task["passed"] is None and task["error"] is None:
+        return "UNSCORED"
+    return "PASS" if task["passed"] else "FAIL"
+
+
+def _passed(row: dict[str, Any]) -> str:
+    """``passed/total``, over the attempts with a verdict, the unscored ones said apart.
+
+    Example:
+        >>> _passed({"total_passed": 2, "total_tasks": 5, "unscored_tasks": 2})
+        '2/3 (2 unscored: no verdict, outside the pass rate)'
+    """
+    unscored = row.get("unscored_tasks") or 0
+    text = f"{row['total_passed']}/{row['total_tasks'] - unscored}"
+    return text + (f" ({unscored} unscored: no verdict, outside the pass rate)" if unscored else "")
+
+
 def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
     """The headline figures of one summary row, labelled as in spec 000's baseline table."""
     ok, err, total = row["tool_calls_ok"], row["tool_calls_error"], row["total_tool_calls"]
     return [
-        ("Tasks passed", f"{row['total_passed']}/{row['total_tasks']}"),
+        ("Tasks passed", _passed(row) + _missing(row)),
         ("Tasks (attempts)", f"{row['distinct_tasks']} ({row['total_tasks']})"),
         ("Pass rate", _rate_ci(row["pass_rate"], row["pass_rate_lo"], row["pass_rate_hi"])),
         (
@@ -366,8 +427,32 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
             f"{_tokens(row['total_input_tokens'])}/{_tokens(row['total_output_tokens'])}",
         ),
         ("Duration", _duration(row["total_duration_ms"])),
-        ("Cost", "unknown" if row["cost_usd"] is None else _usd(row["cost_usd"])),
+        ("Cost", _cost(row)),
     ]
+
+
+def _cost(row: dict[str, Any]) -> str:
+    """The run's cost, and how much of it the source recorded (the rest priced).
+
+    Example:
+        >>> _cost({"cost_usd": 1.5, "recorded_cost_usd": 1.0}), _cost({"cost_usd": None})
+        ('$1.50 ($1.00 recorded, $0.50 from prices)', 'unknown')
+    """
+    total, recorded = row["cost_usd"], row.get("recorded_cost_usd")
+    if total is None:
+        return "unknown"
+    if recorded is None:
+        return f"{_usd(total)} (from prices)"
+    priced = total - recorded
+    if abs(priced) < 5e-10:
+        return f"{_usd(total)} (recorded)"
+    return f"{_usd(total)} ({_usd(recorded)} recorded, {_usd(priced)} from prices)"
+
+
+def _missing(row: dict[str, Any]) -> str:
+    """ " (N missing)" after a partial or running run's tasks, where N is known."""
+    missing = row.get("missing_tasks")
+    return f" ({missing} missing)" if _partial_note(row) and missing else ""
 
 
 def _layers(row: dict[str, Any]) -> list[tuple[str, str]]:
@@ -419,9 +504,8 @@ def _task_details(runs: Runs, run_id: str) -> list[str]:
     checks = runs.checks.filter(pl.col("run_id") == run_id)
     lines: list[str] = []
     for t in tasks.iter_rows(named=True):
-        verdict = "PASS" if t["passed"] else "FAIL"
         lines += [
-            f"#### {verdict} {t['task_id']} (epoch {t['epoch']}, {t['category']}): "
+            f"#### {_verdict(t)} {t['task_id']} (epoch {t['epoch']}, {t['category']}): "
             f"{_task_score(t)}",
             "",
             f"Turns {t['turns']} · tool calls {t['tool_call_count']} "
@@ -469,6 +553,12 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
         for r in pairs.iter_rows(named=True)
     ]
     header = ["Pair (A − B)", "Metric", "Shared tasks", "A vs B", "A − B", "95% CI", "p", "Holm p"]
+    notes = [
+        f"- {r['model_a']} ({r['a']}) − {r['model_b']} ({r['b']}): "
+        + power_note(r["tasks"], (r["value_a"] + r["value_b"]) / 2, r["detectable"])
+        for r in pairs.filter(pl.col("metric") == "pass rate").iter_rows(named=True)
+        if r["tasks"] < SMALL_N
+    ]
     return [
         "### Paired comparisons",
         "",
@@ -476,6 +566,7 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
         "",
         *_table(header, rows),
         "",
+        *([*notes, ""] if notes else []),
     ]
 
 
@@ -525,7 +616,7 @@ def _trend(rows: pl.DataFrame) -> list[str]:
                 if r is None:
                     line.append("–")
                     continue
-                mark = PARTIAL_MARK if r["status"] == "partial" else ""
+                mark = PARTIAL_MARK if _partial_note(r) else ""
                 mark += SIZE_MARK if r["_size"] != first_size else ""
                 marks.update(mark)
                 line.append(_pct(r[col]) + (f" {mark}" if mark else ""))
@@ -546,10 +637,14 @@ def _task_cell(r: dict[str, Any]) -> str:
 
 
 def _partial_note(r: dict[str, Any]) -> str:
-    """ "partial: N missing" for a partial run, else empty."""
+    """ "partial: N missing" for a partial run, "running: N not finished" for a run in
+    progress with N attempts to go, else empty (a run whose figures cover every task).
+    Marked runs (:data:`PARTIAL_MARK`) are those with a note."""
+    missing = r.get("missing_tasks")
+    if r["status"] == "running" and missing:
+        return f"running: {missing} not finished"
     if r["status"] != "partial":
         return ""
-    missing = r.get("missing_tasks")
     return "partial: " + (f"{missing} missing" if missing is not None else "number missing unknown")
 
 

@@ -4,10 +4,14 @@ The page holds the computed sentences of :mod:`evalnb.present.story`, the summar
 table (rates with their 95% intervals), the paired comparisons of every two models on
 the same dataset (:func:`evalnb.analysis.metrics.compare_all` on the baseline runs of
 :func:`evalnb.analysis.baseline.baseline_runs`, as comparison.md: one table, with
-Holm-adjusted p-values over every comparison in it), and every chart of
-:data:`evalnb.present.charts.CHARTS`, drawn in the reader's browser from the vega
-libraries carried inside the page (once) — nothing is fetched from the network.
-Needs the ``export`` extra (vl-convert).
+Holm-adjusted p-values over every comparison in it), the tasks that flipped in those
+pairs with both transcripts side by side, each run's consistency and flaky tasks
+(:mod:`evalnb.analysis.flaky`), the judges' agreement where two or more judges scored
+the same attempts (:func:`evalnb.analysis.judge_agreement.judge_agreement`), every chart
+of :func:`evalnb.present.charts.all_charts`, drawn in the reader's browser from the vega
+libraries carried inside the page (once), and the transcripts of every failed attempt,
+collapsed and searchable (:mod:`evalnb.present.report_transcripts`) — nothing is fetched
+from the network. Needs the ``export`` extra (vl-convert).
 
 Example:
     >>> import tempfile
@@ -30,20 +34,29 @@ import altair as alt
 import polars as pl
 
 from evalnb.analysis.baseline import baseline_runs
+from evalnb.analysis.flaky import consistency, flaky_tasks
+from evalnb.analysis.judge_agreement import judge_agreement, judge_scores
 from evalnb.analysis.metrics import compare_all, summary
 from evalnb.analysis.runs import Runs
+from evalnb.errors import SetupError
 from evalnb.present import charts, story
 from evalnb.present.offline import chart_html, html_page
 from evalnb.present.report import PAIRED_NOTE
+from evalnb.present.report_transcripts import failed_section, flipped_section
 from evalnb.present.tables import STYLE, table_html
+from evalnb.present.transcripts import TASK_STYLE
 
 MAX_PAIRS = 10
 """At most this many model pairs are compared (the first in label order)."""
+MAX_FLAKY = 30
+"""The flaky-task table shows at most this many tasks (those nearest a coin flip first)."""
 
 SUMMARY_COLUMNS = [
     "run_id",
     "model",
     "guidance",
+    "status",
+    "missing_tasks",
     "total_tasks",
     "total_passed",
     "pass_rate",
@@ -76,6 +89,7 @@ def report_html(
     parts = ["<h1>evalnb report</h1>"]
     if runs.runs.height == 0:
         return html_page("evalnb report", *parts, "<p>No runs.</p>")
+    pairs = _pairs(runs)
     parts += [
         "<h2>What the runs say</h2>",
         _markdown(story.overview(runs)),
@@ -83,14 +97,23 @@ def report_html(
         "<h2>Summary</h2>",
         table_html(summary(runs).select(SUMMARY_COLUMNS)),
         "<h2>Paired comparisons</h2>",
-        *_comparisons(runs),
+        *_comparisons(pairs),
+        "<h2>Tasks that flipped</h2>",
+        *flipped_section(runs, pairs.head(2 * MAX_PAIRS)),
+        "<h2>Consistency and flaky tasks</h2>",
+        *_flaky(runs),
+        *_judges(runs),
         "<h2>Charts</h2>",
     ]
     with alt.theme.enable(charts.THEME):
         for i, (name, chart) in enumerate((drawn or charts.all_charts(runs)).items()):
             parts.append(f"<h3>{html.escape(name.replace('_', ' '))}</h3>")
             parts.append(chart_html(chart, bundle=i == 0))
-    return html_page("evalnb report", *parts, style=STYLE.removeprefix("<style>")[:-8])
+    parts += ["<h2>Transcripts of failed attempts</h2>", *failed_section(runs)]
+    style = "".join(
+        css.removeprefix("<style>").removesuffix("</style>") for css in (STYLE, TASK_STYLE)
+    )
+    return html_page("evalnb report", *parts, style=style)
 
 
 def write_report_html(
@@ -118,21 +141,23 @@ def _markdown(text: str) -> str:
     return "\n".join(blocks)
 
 
-def _comparisons(runs: Runs) -> list[str]:
-    """The paired comparisons of every two baseline runs, as one table (the pairs of
-    comparison.md: :func:`evalnb.analysis.baseline.baseline_runs`).
-
-    :func:`evalnb.analysis.metrics.compare_all`: pass rate and weighted rate per pair,
-    with shared and unshared task counts, the difference, its interval, p and Holm's p
-    over every comparison in the table (the first :data:`MAX_PAIRS` pairs are shown;
-    Holm's adjustment counts them all).
-    """
+def _pairs(runs: Runs) -> pl.DataFrame:
+    """:func:`evalnb.analysis.metrics.compare_all` of the baseline runs (those of
+    comparison.md: :func:`evalnb.analysis.baseline.baseline_runs`); none with fewer than two."""
     baseline = baseline_runs(runs.runs)
-    if len(baseline) < 2:
-        return ["<p>One baseline run only: nothing to compare.</p>"]
-    pairs = compare_all(runs, baseline)
+    return compare_all(runs, baseline if len(baseline) >= 2 else [])
+
+
+def _comparisons(pairs: pl.DataFrame) -> list[str]:
+    """The paired comparisons of every two baseline runs (:func:`_pairs`) as one table:
+    pass rate and weighted rate per pair, with shared and unshared task counts, the
+    difference, its interval, p and Holm's p over every comparison in the table (the
+    first :data:`MAX_PAIRS` pairs are shown; Holm's adjustment counts them all).
+    """
     if pairs.height == 0:
-        return ["<p>No two models ran the same tasks of one dataset: nothing to compare.</p>"]
+        return [
+            "<p>No two baseline runs ran the same tasks of one dataset: nothing to compare.</p>"
+        ]
     shown = pairs.head(2 * MAX_PAIRS)
     table = shown.select(
         pl.format("{} ({}) − {} ({})", "model_a", "a", "model_b", "b").alias("pair (A − B)"),
@@ -153,3 +178,33 @@ def _comparisons(runs: Runs) -> list[str]:
     if pairs.height > shown.height:
         out.append(f"<p>Showing {shown.height} of {pairs.height} comparisons.</p>")
     return out
+
+
+def _flaky(runs: Runs) -> list[str]:
+    """Each run's consistency, then the flaky tasks per model (:mod:`evalnb.analysis.flaky`)."""
+    flaky = flaky_tasks(runs)
+    out = [
+        "<p>Consistency: the share of a run's tasks attempted more than once whose attempts "
+        "all agree (95% Wilson interval). A flaky task passed some attempts and failed "
+        "others.</p>",
+        table_html(consistency(runs)),
+    ]
+    if flaky.height == 0:
+        return [*out, "<p>No flaky tasks.</p>"]
+    return [*out, f"<p>{flaky.height} flaky tasks.</p>", table_html(flaky, max_rows=MAX_FLAKY)]
+
+
+def _judges(runs: Runs) -> list[str]:
+    """Krippendorff's alpha of the judges, where two or more scored the same attempts."""
+    if judge_scores(runs).get_column("judge_model").n_unique() < 2:
+        return []
+    try:
+        agreement = judge_agreement(runs)
+    except SetupError as exc:
+        return ["<h2>Judge agreement</h2>", f"<p>{html.escape(str(exc))}</p>"]
+    return [
+        "<h2>Judge agreement</h2>",
+        "<p>Krippendorff's alpha (interval) over the attempts two or more judges scored, "
+        "with a 95% bootstrap interval: 1 is perfect agreement, 0 what chance gives.</p>",
+        table_html(agreement),
+    ]

@@ -36,7 +36,9 @@ table.evalnb-table {border-collapse: collapse; font-size: 12px; margin: 6px 0}
 table.evalnb-table td, table.evalnb-table th {border: 1px solid #ddd; padding: 3px 6px;
   text-align: left; vertical-align: top; white-space: pre-wrap; word-break: break-word;
   max-width: 640px}
+table.evalnb-table th {white-space: normal; word-break: normal; overflow-wrap: normal}
 </style>"""
+"""Cells wrap anywhere (long texts); headers wrap only between words (:func:`header`)."""
 
 
 def duration(ms: float | None) -> str:
@@ -53,6 +55,16 @@ def duration(ms: float | None) -> str:
     if ms < 120_000:
         return f"{ms / 1000:.1f} s"
     return f"{ms / 60_000:.1f} min"
+
+
+def header(column: str) -> str:
+    """A column name for people: words, not snake_case, so it wraps between words.
+
+    Example:
+        >>> header("tool_call_success_rate")
+        'tool call success rate'
+    """
+    return column.replace("_", " ")
 
 
 def formatted(frame: pl.DataFrame) -> pl.DataFrame:
@@ -102,7 +114,8 @@ def csv_link(frame: pl.DataFrame, filename: str = "table.csv") -> str:
 
 
 def table_html(frame: pl.DataFrame, max_rows: int = MAX_ROWS, csv: str | None = None) -> str:
-    """``frame`` as an HTML table of full, escaped texts (at most ``max_rows`` rows).
+    """``frame`` as an HTML table of full, escaped texts (at most ``max_rows`` rows), its
+    headers in words (:func:`header`).
 
     With ``csv`` (a file name), a link above the table downloads every row as CSV.
 
@@ -111,7 +124,7 @@ def table_html(frame: pl.DataFrame, max_rows: int = MAX_ROWS, csv: str | None = 
         True
     """
     shown = formatted(frame.head(max_rows))
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
+    head = "".join(f"<th>{html.escape(header(c))}</th>" for c in shown.columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>"
         for row in shown.rows()

@@ -32,35 +32,26 @@ import vl_convert as vlc
 from IPython.display import HTML, clear_output, display
 
 from evalnb.analysis.metrics import PASSED, compare
+from evalnb.analysis.regression import task_diff
 from evalnb.analysis.runs import Runs
 from evalnb.present import charts, groups
+from evalnb.present.tables import csv_link, table_html
 from evalnb.present.tables import show as show
-from evalnb.present.tables import table_html
+from evalnb.present.transcripts import TASK_STYLE
+from evalnb.present.transcripts import side_by_side_html as side_by_side_html
+from evalnb.present.transcripts import task_html as task_html
 from evalnb.store.tables import KEYS, TABLES
 
-FOLD_CHARS = 800
-"""Tool output longer than this (or than :data:`FOLD_LINES` lines) is folded in <details>."""
-FOLD_LINES = 12
 ALL = ""
 """The dropdown value meaning "all" (ipywidgets shows a None value as a blank dropdown)."""
 DRILL_CHARTS = ("category_heatmap", "rates_by_model", "natural_stop")
 """The charts with a :data:`~evalnb.present.charts.PICK` selection: click for the tasks."""
+PAGE_ROWS = 25
+"""The explorer's task table shows this many attempts per page."""
+SAME_RUN = "A and B are the same run: pick another run for A or for B."
+"""What the comparer says when A and B are set to the same run (it never moves either)."""
 _WIDE = {"layout": {"width": "max-content"}, "style": {"description_width": "initial"}}
 """Dropdowns as wide as their longest label: no label is cut."""
-
-_STYLE = """<style>
-.evalnb-task {font-family: sans-serif; font-size: 13px; line-height: 1.4; max-width: 1000px}
-.evalnb-task pre {background: #f6f6f6; padding: 6px 8px; margin: 4px 0; white-space: pre-wrap;
-  word-break: break-word; font-size: 12px}
-.evalnb-task .call {border-left: 3px solid #4C78A8; padding-left: 8px; margin: 8px 0}
-.evalnb-task .call.failed {border-left-color: #E45756}
-.evalnb-task .meta {color: #666; font-size: 12px}
-.evalnb-task .pass {color: #2e7d32; font-weight: bold}
-.evalnb-task .fail {color: #c62828; font-weight: bold}
-.evalnb-task table {border-collapse: collapse; margin: 6px 0}
-.evalnb-task td, .evalnb-task th {border: 1px solid #ddd; padding: 3px 6px; text-align: left;
-  vertical-align: top; font-size: 12px}
-</style>"""
 
 
 def widget_frontend() -> bool:
@@ -80,49 +71,14 @@ def widget_frontend() -> bool:
     return str(shell.history_manager.hist_file) != ":memory:"
 
 
-def task_html(runs: Runs, run_id: str, task_id: str, epoch: int | None = None) -> str:
-    """One task attempt as HTML: outcome, transcript with tool calls, per-call figures, checks.
-
-    The transcript comes from the ``messages`` table: user and assistant text, each
-    tool call with its commands, stdout, stderr and exit code (from ``tool_calls``,
-    long output folded in ``<details>``), the tokens and latency of every LLM call
-    (from ``llm_calls``), then every check with its verdict and detail. ``epoch``
-    defaults to the first one. Everything from the run is HTML-escaped.
-
-    Example:
-        >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
-        >>> from evalnb.store.tables import tables_from_records
-        >>> rec = TaskRecord(task=Task(id="t1", category="c", prompt="p"), score=TaskScore(
-        ...     task_id="t1", results=[ScoreResult(check="exit_code:0", passed=True)]))
-        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
-        >>> "exit_code:0" in task_html(runs, "r", "t1")
-        True
-    """
-    rows = runs.tasks.filter(run_id=run_id, task_id=task_id)
-    if rows.height == 0:
-        raise ValueError(f"no task {task_id!r} in run {run_id!r}")
-    if epoch is None:
-        epoch = int(rows.get_column("epoch").min())  # type: ignore[arg-type]
-    key = {"run_id": run_id, "task_id": task_id, "epoch": epoch}
-    task = rows.filter(epoch=epoch).with_columns(PASSED.alias("ok")).row(0, named=True)
-    parts = [_STYLE, '<div class="evalnb-task">', _header(task)]
-    parts += _transcript(
-        runs.messages.filter(**key).sort("message_index", "block_index"),
-        runs.tool_calls.filter(**key).sort("call_index"),
-        runs.llm_calls.filter(**key).sort("call_number"),
-    )
-    parts.append(_checks(runs.checks.filter(**key)))
-    parts.append("</div>")
-    return "\n".join(parts)
-
-
 def picker(runs: Runs, *, static: bool | None = None) -> Any:
     """Run, model, category and chart dropdowns that refresh a chart and a task table.
 
     The charts of :data:`DRILL_CHARTS` come as a :func:`drill_down`: click a cell or a
     bar for its tasks and their transcripts.
-    Static: the default chart (the category heatmap) as SVG and the task table, for all
-    runs.
+    The task table (failures first) shows :data:`PAGE_ROWS` attempts a page, with
+    buttons to page through them and a CSV link holding every row. Static: the default
+    chart (the category heatmap) as SVG and the task table's first page, for all runs.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -131,7 +87,7 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
     """
     if not _live(static):
         chart = charts.category_heatmap(runs)
-        return HTML(_svg(chart) + _task_table(runs))
+        return HTML(_svg(chart) + _task_table(_task_rows(runs)))
     run_dd = w.Dropdown(
         description="run", options=_choices(charts.labels(runs), "run_label"), **_WIDE
     )
@@ -149,10 +105,22 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
         description="chart", options=list(charts.CHARTS), value="category_heatmap", **_WIDE
     )
     chart_out, chart_area, table = w.Output(), w.VBox(), w.HTML()
+    earlier, later = w.Button(description="◀ earlier rows"), w.Button(description="later rows ▶")
+    rows: dict[str, Any] = {"frame": pl.DataFrame(), "page": 0}
+
+    def turn(step: int) -> None:
+        pages = max(1, -(-rows["frame"].height // PAGE_ROWS))
+        rows["page"] = min(max(0, rows["page"] + step), pages - 1)
+        table.value = _task_table(rows["frame"], rows["page"])
+        earlier.disabled, later.disabled = rows["page"] == 0, rows["page"] == pages - 1
+
+    earlier.on_click(lambda _: turn(-1))
+    later.on_click(lambda _: turn(1))
 
     def refresh(_: object = None) -> None:
         part = subset(runs, run_dd.value or None, model_dd.value or None, category_dd.value or None)
-        table.value = _task_table(part)
+        rows["frame"], rows["page"] = _task_rows(part), 0
+        turn(0)
         with chart_out:
             clear_output(wait=True)
         if chart_dd.value in DRILL_CHARTS:
@@ -165,7 +133,9 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
     for dd in (run_dd, model_dd, category_dd, chart_dd):
         dd.observe(refresh, names="value")
     refresh()
-    return w.VBox([w.HBox([run_dd, model_dd]), w.HBox([category_dd, chart_dd]), chart_area, table])
+    pages = w.HBox([earlier, later])
+    controls = [w.HBox([run_dd, model_dd]), w.HBox([category_dd, chart_dd])]
+    return w.VBox([*controls, chart_area, table, pages])
 
 
 def task_browser(
@@ -320,30 +290,6 @@ def picked_attempts(runs: Runs, points: list[dict[str, Any]]) -> pl.DataFrame:
     )
 
 
-def side_by_side_html(runs: Runs, task_id: str, a: str, b: str, epoch: int | None = None) -> str:
-    """One task's attempts in runs ``a`` and ``b`` as two transcripts side by side.
-
-    ``epoch`` defaults to each run's first; a run without the task says so in its column.
-
-    Example:
-        >>> from evalnb.analysis.runs import Runs
-        >>> "no task 't' in run 'a'" in side_by_side_html(Runs.empty(), "t", "a", "b")
-        True
-    """
-    columns = []
-    for run_id in (a, b):
-        has = runs.tasks.filter(run_id=run_id, task_id=task_id)
-        if epoch is not None:
-            has = has.filter(epoch=epoch)
-        body = (
-            task_html(runs, run_id, task_id, epoch)
-            if has.height
-            else f"<p>no task {task_id!r} in run {run_id!r}</p>"
-        )
-        columns.append(f'<div style="flex: 1; min-width: 0">{body}</div>')
-    return f'<div style="display: flex; gap: 16px">{"".join(columns)}</div>'
-
-
 def comparer(
     runs: Runs, a: str | None = None, b: str | None = None, *, static: bool | None = None
 ) -> Any:
@@ -352,7 +298,9 @@ def comparer(
     Shows the pass-rate difference with its interval and exact p-value (McNemar, or
     sign-flip with epochs), the weighted-rate difference, each p with its Holm
     adjustment, and the tasks where the two runs disagree. Starts at ``a`` and ``b``
-    (run ids or model names), else the first two runs. Static: that pair.
+    (run ids or model names), else the first two runs. Set to the same run, A and B
+    stay as the reader set them and the comparer says so (:data:`SAME_RUN`). Static:
+    that pair.
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -384,47 +332,41 @@ def comparer(
         task_dd.value = current if current in known else (known[0] if known else None)
         show_pair()
 
-    def pick_a(_: object = None) -> None:
-        if a_dd.value == b_dd.value:  # A = B is no comparison: move B to another run
-            b_dd.value = next(i for i in ids if i != a_dd.value)
+    def pick(_: object = None) -> None:
+        if a_dd.value == b_dd.value:  # A = B is no comparison; neither is moved behind the back
+            view.value, pair.value = f"<p>{SAME_RUN}</p>", ""
+            task_dd.options = []
+            return
         refresh()
 
-    def pick_b(_: object = None) -> None:
-        if a_dd.value == b_dd.value:
-            a_dd.value = next(i for i in ids if i != b_dd.value)
-        refresh()
-
-    a_dd.observe(pick_a, names="value")
-    b_dd.observe(pick_b, names="value")
+    a_dd.observe(pick, names="value")
+    b_dd.observe(pick, names="value")
     task_dd.observe(show_pair, names="value")
-    refresh()
+    pick()
     return w.VBox([w.HBox([a_dd, b_dd]), view, task_dd, pair])
 
 
 def shared_tasks(runs: Runs, a: str, b: str) -> list[tuple[str, str]]:
-    """Choices of the tasks runs ``a`` and ``b`` both ran, those they disagree on first.
+    """Choices of the tasks runs ``a`` and ``b`` both ran: the flipped ones first
+    (:func:`evalnb.analysis.regression.task_diff`: pass→fail, then fail→pass).
 
     Example:
         >>> shared_tasks(Runs.empty(), "a", "b")
         []
     """
-    outcome = runs.tasks.filter(pl.col("run_id").is_in([a, b])).with_columns(PASSED.alias("ok"))
-    per_task = (
-        outcome.group_by("task_id", "run_id")
-        .agg(pl.col("ok").all())
-        .group_by("task_id")
-        .agg(pl.len().alias("runs"), pl.col("ok").n_unique().alias("verdicts"))
-        .filter(pl.col("runs") == 2)
-        .sort(pl.col("verdicts"), "task_id", descending=[True, False])
-    )
-    return [
-        (f"{t} ({'they disagree' if v > 1 else 'same outcome'})", t)
-        for t, v in per_task.select("task_id", "verdicts").rows()
-    ]
+    both = runs.tasks.filter(pl.col("run_id").is_in([a, b]))
+    shared = both.group_by("task_id").agg(pl.col("run_id").n_unique().alias("runs"))
+    ids = sorted(shared.filter(pl.col("runs") == 2).get_column("task_id").to_list())
+    if not ids:
+        return []
+    flips = dict(task_diff(runs, a, b).select("task_id", "flip").iter_rows())
+    flipped = [(f"{t} ({flip})", t) for t, flip in flips.items()]
+    return flipped + [(f"{t} (same verdict)", t) for t in ids if t not in flips]
 
 
 def comparison_html(runs: Runs, a: str, b: str) -> str:
-    """The paired comparison of runs ``a`` and ``b`` as HTML, with the tasks they disagree on.
+    """The paired comparison of runs ``a`` and ``b`` as HTML, then the tasks that flipped
+    (:func:`evalnb.analysis.regression.task_diff`) with the checks that failed.
 
     A pair that cannot be compared (same run, no shared tasks) gives a message, not an
     error, so a widget can show it.
@@ -440,19 +382,14 @@ def comparison_html(runs: Runs, a: str, b: str) -> str:
         result = compare(runs, a, b)
     except ValueError as exc:
         return f"<p>Cannot compare: {html.escape(str(exc), quote=False)}</p>"
-    differing = result.per_task.filter(pl.col("outcome") != "tied")
+    flips = task_diff(runs, a, b)
     return "\n".join(
         [
-            _STYLE,
+            TASK_STYLE,
             '<div class="evalnb-task">',
             f"<pre>{html.escape(str(result))}</pre>",
-            f"<h4>Tasks the two runs disagree on ({differing.height})</h4>",
-            table_html(
-                differing.select(
-                    "task_id", "category", "outcome", "pass_share_a", "pass_share_b", "score_diff"
-                ),
-                csv=f"{a}-vs-{b}.csv",
-            ),
+            f"<h4>Tasks that flipped from A to B ({flips.height}): pass→fail first</h4>",
+            table_html(flips, csv=f"{a}-vs-{b}-flipped.csv"),
             "</div>",
         ]
     )
@@ -572,9 +509,9 @@ def _first_task(runs: Runs, run_id: str | None, task_id: str | None) -> tuple[st
     return first["run_id"], first["task_id"], first["epoch"]
 
 
-def _task_table(runs: Runs) -> str:
-    """Task rows (most recent tables first, failures first) as an HTML table."""
-    frame = (
+def _task_rows(runs: Runs) -> pl.DataFrame:
+    """The picker's task rows: every attempt, failures first."""
+    return (
         runs.tasks.with_columns(PASSED.alias("passed"))
         .select(
             "run_id",
@@ -591,123 +528,16 @@ def _task_table(runs: Runs) -> str:
         )
         .sort("passed", "run_id", "task_id")
     )
-    return table_html(frame, csv="tasks.csv")
 
 
-def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.3g}"
-    return html.escape(str(value))
-
-
-def _header(task: dict[str, Any]) -> str:
-    verdict = (
-        '<span class="pass">PASSED</span>' if task["ok"] else '<span class="fail">FAILED</span>'
+def _task_table(frame: pl.DataFrame, page: int = 0) -> str:
+    """Page ``page`` of the task rows (:data:`PAGE_ROWS` a page) as an HTML table, with
+    where it is and a CSV link holding every row."""
+    first = page * PAGE_ROWS
+    shown = frame.slice(first, PAGE_ROWS)
+    where = (
+        f"attempts {first + 1}–{first + shown.height} of {frame.height}"
+        if frame.height
+        else "no attempts"
     )
-    facts = [
-        f"model <b>{html.escape(str(task['model']))}</b>",
-        f"run {html.escape(str(task['run_id']))}",
-        f"epoch {task['epoch']}",
-        f"category {html.escape(str(task['category']))}",
-        f"score {_cell(task['score'])}/{_cell(task['max_score'])}",
-        f"turns {task['turns']}",
-        f"tool calls {task['tool_call_count']}",
-        f"natural stop {task['natural_stop']}",
-        f"input/output tokens {task['total_input_tokens']}/{task['total_output_tokens']}",
-    ]
-    error = f"<p class='fail'>error: {html.escape(task['error'])}</p>" if task.get("error") else ""
-    return (
-        f"<h3>{html.escape(str(task['task_id']))} {verdict}</h3>"
-        f"<p class='meta'>{' · '.join(facts)}</p>{error}"
-    )
-
-
-def _transcript(messages: pl.DataFrame, calls: pl.DataFrame, llm: pl.DataFrame) -> list[str]:
-    """Messages in order; the n-th assistant message is LLM call n, the k-th tool use call k.
-
-    A tool result is shown only for a tool use without a ``tool_calls`` row (the row
-    already shows its stdout, stderr and exit code). Without messages, the tool calls
-    are shown alone.
-    """
-    per_call = {r["call_number"]: r for r in llm.iter_rows(named=True)}
-    tool_calls = calls.rows(named=True)
-    if messages.height == 0:
-        note = "No messages were recorded" + (": the tool calls alone." if tool_calls else ".")
-        calls_html = [_tool_call(c["commands"], c) for c in tool_calls]
-        return ["<h4>Transcript</h4>", f"<p class='meta'>{note}</p>", *calls_html]
-    parts = ["<h4>Transcript</h4>"]
-    use_index: dict[str, int] = {}
-    turn, last_message = 0, None
-    for block in messages.iter_rows(named=True):
-        if block["message_index"] != last_message and block["role"] == "assistant":
-            turn += 1
-            parts.append(_llm_call_line(turn, per_call.get(turn)))
-        last_message = block["message_index"]
-        if block["type"] == "text":
-            who = "user" if block["role"] == "user" else "assistant"
-            parts.append(f"<p><b>{who}:</b></p><pre>{html.escape(block['text'] or '')}</pre>")
-        elif block["type"] == "tool_use":
-            k = use_index.setdefault(block["tool_use_id"], len(use_index))
-            parts.append(
-                _tool_call(block["commands"], tool_calls[k] if k < len(tool_calls) else None)
-            )
-        elif use_index.get(block["tool_use_id"], len(tool_calls)) >= len(tool_calls):
-            parts.append(f"<p class='meta'>tool result:</p>{_fold(block['text'] or '')}")
-    return parts
-
-
-def _llm_call_line(number: int, call: dict[str, Any] | None) -> str:
-    if call is None:
-        return f"<p class='meta'>LLM call {number}</p>"
-    facts = [
-        f"input {_cell(call['input_tokens']) or '?'} tokens",
-        f"output {_cell(call['output_tokens']) or '?'} tokens",
-        f"latency {_cell(call['latency_ms']) or '?'} ms",
-        f"{call['tool_calls_made']} tool call(s)",
-    ]
-    return f"<p class='meta'>LLM call {number}: {' · '.join(facts)}</p>"
-
-
-def _tool_call(commands: str | None, call: dict[str, Any] | None) -> str:
-    parts = [f"<pre>$ {html.escape(commands or '')}</pre>"]
-    failed = False
-    if call is not None:
-        failed = call["exit_code"] != 0
-        duration = f" · {_cell(call['duration_ms'])} ms" if call["duration_ms"] is not None else ""
-        parts.append(f"<p class='meta'>exit code {call['exit_code']}{duration}</p>")
-        for stream in ("stdout", "stderr"):
-            text = call[stream] or ""
-            if text:
-                cut = " (truncated)" if call[f"{stream}_truncated"] else ""
-                parts.append(f"<p class='meta'>{stream}{cut}:</p>{_fold(text)}")
-    css = "call failed" if failed else "call"
-    return f'<div class="{css}">{"".join(parts)}</div>'
-
-
-def _fold(text: str) -> str:
-    body = f"<pre>{html.escape(text)}</pre>"
-    lines = text.count("\n") + 1
-    if len(text) <= FOLD_CHARS and lines <= FOLD_LINES:
-        return body
-    return f"<details><summary>{lines} lines, {len(text)} characters</summary>{body}</details>"
-
-
-def _checks(checks: pl.DataFrame) -> str:
-    if checks.height == 0:
-        return "<h4>Checks</h4><p class='meta'>No checks.</p>"
-    rows = []
-    for c in checks.iter_rows(named=True):
-        verdict = {
-            True: '<span class="pass">pass</span>',
-            False: '<span class="fail">fail</span>',
-            None: '<span class="meta">not run</span>',
-        }[c["passed"]]
-        rows.append(
-            f"<tr><td>{verdict}</td><td>{html.escape(str(c['layer']))}</td>"
-            f"<td><code>{html.escape(c['check'])}</code></td><td>{_cell(c['weight'])}</td>"
-            f"<td>{html.escape(c['detail'] or '')}</td></tr>"
-        )
-    head = "<tr><th>verdict</th><th>layer</th><th>check</th><th>weight</th><th>detail</th></tr>"
-    return f"<h4>Checks</h4><table>{head}{''.join(rows)}</table>"
+    return f"<p>{csv_link(frame, 'tasks.csv')} · {where}</p>" + table_html(shown)

@@ -64,7 +64,8 @@ class ChatResponse:
     wall-clock time of the call (recorded or simulated latencies); otherwise the
     agent loop measures it. Token counts are None when the provider gave none;
     ``input_tokens`` is the whole prompt, cache reads and writes included (see
-    :class:`~evalnb.records.LLMCall`).
+    :class:`~evalnb.records.LLMCall`); ``usage_error`` says why a count the provider
+    should have given is None (its usage was missing, or a count was not one).
     """
 
     text: str
@@ -76,6 +77,7 @@ class ChatResponse:
     cache_write_tokens: int | None = None
     latency_ms: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    usage_error: str | None = None
 
     @property
     def wants_tools(self) -> bool:

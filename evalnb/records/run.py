@@ -7,6 +7,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, model_validator
@@ -22,6 +23,19 @@ class Filters(Record):
 
     tags: list[str] = Field(default_factory=list)
     task_ids: list[str] = Field(default_factory=list)
+
+    def keeps(self, task_id: str, category: str, tags: Sequence[str]) -> bool:
+        """Whether a task is selected: its category or a tag of it among ``tags``, and its
+        id among ``task_ids`` (an empty list selects every task).
+
+        Example:
+            >>> Filters(tags=["json"]).keeps("t1", "json_processing", ["json", "easy"])
+            True
+            >>> Filters(task_ids=["t2"]).keeps("t1", "c", [])
+            False
+        """
+        by_tag = not self.tags or category in self.tags or bool(set(tags) & set(self.tags))
+        return by_tag and (not self.task_ids or task_id in self.task_ids)
 
 
 DEFAULT_REQUEST_TIMEOUT_S = 60.0

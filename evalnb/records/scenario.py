@@ -4,9 +4,10 @@ Every model forbids unknown keys, so a typo is an error naming the key and its l
 Paths inside a scenario (``target.builtin``, ``target.path``, ``fixture``,
 ``guidance.file``, ``evaluation.judge.rubric``) are relative to the scenario file's
 folder and must exist; the builtin's Python file is imported and the rubric loaded at
-load time, so every problem shows before a model is called. Regexes
-(``command_pattern``, gate ``pattern``), JSONPath expressions and ``command_json_path``
-assertions are checked at load time too.
+load time, so every problem shows before a model is called. Regexes (gate
+``pattern`` in the Rust dialect llm-tool-test uses, :mod:`evalnb.records.rust_regex`;
+``command_pattern`` in Python's, as the interaction metrics match it), JSONPath
+expressions and ``command_json_path`` assertions are checked at load time too.
 
 Gates may be listed at the top level (``gates:``) or, as in spec 002's example, under
 ``evaluation.gates``; not in both.
@@ -41,10 +42,12 @@ import math
 import re
 import warnings
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, TypedDict, cast
 
-from jsonpath_ng import parse as parse_jsonpath
+from jsonpath_ng import JSONPath
+from jsonpath_ng.ext import parse as parse_jsonpath
 from pydantic import (
     AfterValidator,
     ConfigDict,
@@ -56,11 +59,33 @@ from pydantic import (
 )
 
 from evalnb.records.base import Record
+from evalnb.records.rust_regex import compile_pattern
 
 ASSERTION = re.compile(
     r"^(?:exists|equals (?P<value>.+)|contains (?P<sub>.+)|len (?P<op>>=|==|>) (?P<n>\d+))$"
 )
 """The ``command_json_path`` assertion forms of spec 002."""
+
+
+@lru_cache(maxsize=1024)
+def parse_json_path(path: str) -> JSONPath:
+    """A ``command_json_path`` path parsed by jsonpath-ng's extended parser (filters included).
+
+    Raises ValueError naming the path when it does not parse. Cached: a scenario's
+    gates run once per attempt.
+
+    Example:
+        >>> parse_json_path("$.notes[0]")
+        Child(Child(Root(), Fields('notes')), Index(indices=(0,)))
+        >>> parse_json_path("$[")
+        Traceback (most recent call last):
+        ...
+        ValueError: invalid JSONPath '$[': Parse error near the end of string!
+    """
+    try:
+        return parse_jsonpath(path)
+    except Exception as exc:  # jsonpath-ng raises several types for bad syntax
+        raise ValueError(f"invalid JSONPath {path!r}: {exc}") from None
 
 
 def default_command_pattern(binary: str) -> str:
@@ -111,7 +136,15 @@ def _regex(value: str) -> str:
     return value
 
 
+def _rust_regex(value: str) -> str:
+    compile_pattern(value)
+    return value
+
+
 Regex = Annotated[str, Field(min_length=1), AfterValidator(_regex)]
+"""A command pattern: Python's ``re``, as evalnb's interaction metrics match it."""
+RustPattern = Annotated[str, Field(min_length=1), AfterValidator(_rust_regex)]
+"""A gate's pattern: Rust's regex dialect (:func:`evalnb.records.rust_regex.compile_pattern`)."""
 Command = Annotated[str, Field(min_length=1)]
 
 
@@ -245,11 +278,11 @@ class CommandOutputContains(_Gate):
 
 
 class CommandOutputMatches(_Gate):
-    """Run ``command``; pass when ``re.search(pattern, stdout)`` matches."""
+    """Run ``command``; pass when ``pattern`` (Rust's dialect) matches in its stdout."""
 
     type: Literal["command_output_matches"]
     command: Command
-    pattern: Regex
+    pattern: RustPattern
 
     def describe(self) -> str:
         """``notes list`` stdout matches /p/."""
@@ -267,10 +300,7 @@ class CommandJsonPath(_Gate):
     @field_validator("path")
     @classmethod
     def _valid_path(cls, value: str) -> str:
-        try:
-            parse_jsonpath(value)
-        except Exception as exc:  # jsonpath-ng raises several types for bad syntax
-            raise ValueError(f"invalid JSONPath {value!r}: {exc}") from None
+        parse_json_path(value)
         return value
 
     @field_validator("assertion")
@@ -312,11 +342,11 @@ class FileContains(_Gate):
 
 
 class FileMatches(_Gate):
-    """Pass when ``re.search(pattern, content of path)`` matches."""
+    """Pass when ``pattern`` (Rust's dialect) matches in the content of ``path``."""
 
     type: Literal["file_matches"]
     path: str = Field(min_length=1)
-    pattern: Regex
+    pattern: RustPattern
 
     def describe(self) -> str:
         """report.md matches /p/."""

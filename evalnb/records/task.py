@@ -9,7 +9,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
@@ -17,6 +16,7 @@ from typing import ClassVar
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from evalnb.records.base import Record
+from evalnb.records.rust_regex import RustRegex, compile_pattern
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,9 @@ class StdoutContains:
 
 @dataclass(frozen=True)
 class StdoutRegex:
-    """``stdout_regex:pattern``: ``re.search(pattern)`` matches any call's stdout."""
+    """``stdout_regex:pattern``: ``pattern`` (Rust's dialect) matches in any call's stdout."""
 
-    pattern: re.Pattern[str]
+    pattern: RustRegex
     kind: ClassVar[str] = "stdout_regex"
 
 
@@ -80,7 +80,7 @@ class FileLineRegex:
     """``file_line_regex:/path:pattern``: some line of the file matches ``pattern``."""
 
     path: str
-    pattern: re.Pattern[str]
+    pattern: RustRegex
     kind: ClassVar[str] = "file_line_regex"
 
 
@@ -145,6 +145,15 @@ CHECK_KINDS: tuple[str, ...] = tuple(
 """Expectation check kinds, in spec 000's order plus ``file_line_regex``."""
 
 
+MAX_EXIT_CODE = 255
+"""The highest exit status a process can report (bash keeps the low 8 bits)."""
+MAX_TOOL_CALLS = 1_000_000
+"""The largest count ``tool_calls_min``/``tool_calls_max`` take: far beyond what one
+attempt makes (its turns are limited, and so is each reply), and small enough that a
+count written as ``10^23`` digits is refused rather than kept as a check no attempt
+can pass."""
+
+
 @lru_cache(maxsize=4096)
 def parse_check(check: str) -> Check:
     """Parse a check string into its typed form; raise ValueError if it is invalid.
@@ -153,8 +162,9 @@ def parse_check(check: str) -> Check:
 
     ``file_contains:/path:text`` and ``file_line_regex:/path:regex`` split at the
     first ``:`` after the path, so the text may itself contain colons. Paths are
-    absolute; counts are integers (``tool_calls_min``/``max`` at least 0); regexes
-    must compile.
+    absolute; ``exit_code`` is -1 (no tool call) to :data:`MAX_EXIT_CODE`; counts
+    (``tool_calls_min``/``max``) are 0 to :data:`MAX_TOOL_CALLS`; regexes are in the Rust
+    dialect bashkit-eval uses (:func:`evalnb.records.rust_regex.compile_pattern`).
 
     Example:
         >>> parse_check("exit_code:0")
@@ -164,7 +174,7 @@ def parse_check(check: str) -> Check:
         >>> parse_check("tool_calls_min:-3")
         Traceback (most recent call last):
         ...
-        ValueError: tool_calls_min needs a count of at least 0, got '-3'
+        ValueError: tool_calls_min needs a count of 0 to 1,000,000, got '-3'
     """
     kind, _, arg = check.partition(":")
     if kind not in CHECK_KINDS:
@@ -175,9 +185,11 @@ def parse_check(check: str) -> Check:
         except ValueError:
             raise ValueError(f"{kind} needs an integer, got {arg!r}") from None
         if kind == "exit_code":
+            if not -1 <= n <= MAX_EXIT_CODE:
+                raise ValueError(f"exit_code needs -1 to {MAX_EXIT_CODE}, got {arg!r}")
             return ExitCode(n)
-        if n < 0:
-            raise ValueError(f"{kind} needs a count of at least 0, got {arg!r}")
+        if not 0 <= n <= MAX_TOOL_CALLS:
+            raise ValueError(f"{kind} needs a count of 0 to {MAX_TOOL_CALLS:,}, got {arg!r}")
         return ToolCallsMin(n) if kind == "tool_calls_min" else ToolCallsMax(n)
     if kind == "stderr_empty":
         return StderrEmpty()
@@ -186,7 +198,7 @@ def parse_check(check: str) -> Check:
             raise ValueError(f"{kind} needs a value after ':'")
         return StdoutContains(arg) if kind == "stdout_contains" else LlmJudge(arg)
     if kind == "stdout_regex":
-        return StdoutRegex(_regex(arg))
+        return StdoutRegex(compile_pattern(arg))
     if kind in ("file_exists", "dir_exists"):
         if not arg.startswith("/"):
             raise ValueError(f"{kind} needs an absolute path, got {check!r}")
@@ -195,24 +207,19 @@ def parse_check(check: str) -> Check:
     if not path.startswith("/") or not sep:
         raise ValueError(f"{kind} needs '{kind}:/absolute/path:text', got {check!r}")
     return (
-        FileContains(path, value) if kind == "file_contains" else FileLineRegex(path, _regex(value))
+        FileContains(path, value)
+        if kind == "file_contains"
+        else FileLineRegex(path, compile_pattern(value))
     )
-
-
-def _regex(value: str) -> re.Pattern[str]:
-    try:
-        return re.compile(value)
-    except re.error as exc:
-        raise ValueError(f"invalid regex {value!r}: {exc}") from None
 
 
 class Expectation(Record):
     """One expectation check of a task: ``{"check": "kind:arg", "weight": 1.0}``.
 
     The check string is parsed once, at validation, into :attr:`spec` (one of the
-    :data:`Check` types); an unknown kind, a bad regex, a non-integer or negative
-    count, a ``file_contains`` without a path or a weight that is negative or not
-    finite is a validation error.
+    :data:`Check` types); an unknown kind, a bad regex, a count or exit code out of
+    range, a ``file_contains`` without a path, or a weight that is not a number (a
+    boolean or a string), negative or not finite is a validation error.
 
     Example:
         >>> e = Expectation(check="file_contains:/tmp/out.txt:a:b")
@@ -223,7 +230,7 @@ class Expectation(Record):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     check: str
-    weight: float = Field(default=1.0, ge=0, allow_inf_nan=False)
+    weight: float = Field(default=1.0, ge=0, allow_inf_nan=False, strict=True)
     _spec: Check = PrivateAttr()
 
     @field_validator("check")

@@ -94,7 +94,13 @@ class LLMCall(Record):
     ``input_tokens - cache_read_tokens - cache_write_tokens``.
     ``cumulative_input`` is the running sum of ``input_tokens`` over calls 1..N, None
     from the first call whose count is unknown on (:func:`cumulative_inputs`).
-    Token counts are None where the source did not record them.
+    Token counts are None where the source did not record them; ``usage_error`` says why
+    a provider's reply left them unknown (no usage, a count missing, negative or not a
+    whole number), None when nothing was wrong. ``compacted`` is True when the agent
+    compacted (summarised and dropped) its history right before this call, as the source
+    marks it (Claude Code's ``compact_boundary`` line, Codex's ``compacted`` event, an ATIF
+    continuation or ``context_management`` step), and None where the source has no such
+    marker.
 
     Example:
         >>> LLMCall(call_number=1, input_tokens=70_000, cache_read_tokens=69_000,
@@ -109,10 +115,13 @@ class LLMCall(Record):
     cache_write_tokens: int | None = Field(
         default=None, validation_alias=AliasChoices("cache_write_tokens", "cache_creation_tokens")
     )
+    cache_write_1h_tokens: int | None = None
     cumulative_input: int | None = None
     latency_ms: float | None = None
     tool_calls_made: int = 0
     stop_reason: str | None = None
+    compacted: bool | None = None
+    usage_error: str | None = None
 
     @property
     def uncached_input_tokens(self) -> int | None:
@@ -169,6 +178,8 @@ class AgentTrace(Record):
     ``natural_stop`` (spec 002's completion, spec 000's natural stop) is None when the
     source does not say how the attempt ended (an imported plain transcript, a Claude
     Code session without its ``result`` line): unknown, neither completed nor not.
+    ``duration_ms`` is None when the source did not record it (an Inspect sample
+    without ``total_time``, a Terminal-Bench trial without timestamps): unknown, not 0.
     """
 
     messages: list[Message] = Field(default_factory=list)
@@ -179,7 +190,7 @@ class AgentTrace(Record):
     natural_stop: bool | None = False
     total_input_tokens: int = 0
     total_output_tokens: int = 0
-    duration_ms: float = 0.0
+    duration_ms: float | None = 0.0
 
     @property
     def last_tool_response(self) -> ToolCallResult | None:

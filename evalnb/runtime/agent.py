@@ -10,8 +10,9 @@ Choices where the specs are silent: a reply cut by the output limit (stop reason
 ``length`` or ``max_tokens``, see :data:`CUT_STOP_REASONS`) that asks for no tool ends
 the attempt as a cut, ``natural_stop == False``, its stop reason kept on the LLM call.
 A reply's text beyond :data:`MAX_REPLY_CHARS` is cut (the cut is marked in the text).
-A provider reporting a negative token count is a bad response: the attempt ends with
-that error and its trace so far.
+A reply whose token counts cannot be used (no usage, a negative count: see
+:func:`~evalnb.runtime.providers.sdk.token_counts`) is otherwise used: its counts are
+unknown, the call's ``usage_error`` says why, and the attempt goes on.
 
 Example:
     >>> import asyncio
@@ -99,8 +100,6 @@ CUT_STOP_REASONS = frozenset({"length", "max_tokens"})
 MAX_REPLY_CHARS = 200_000
 """The most characters of one reply's text kept (sent back, recorded); the rest is cut."""
 
-USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-
 
 def capped(text: str) -> str:
     """``text`` cut to :data:`MAX_REPLY_CHARS`, the cut said at its end.
@@ -180,11 +179,6 @@ async def run_agent(
                     kind = ERROR_KINDS["response"]
                     error = f"{kind} on turn {turn}: {type(exc).__name__}: {str(exc)[:500]}"
                     break
-                negative = [f for f in USAGE_FIELDS if (getattr(response, f) or 0) < 0]
-                if negative:
-                    counts = ", ".join(f"{f} {getattr(response, f)}" for f in negative)
-                    error = f"{ERROR_KINDS['response']} on turn {turn}: negative usage: {counts}"
-                    break
                 latency = response.latency_ms
                 if latency is None and provider.recording is None:
                     latency = (time.perf_counter() - call_started) * 1000
@@ -199,6 +193,7 @@ async def run_agent(
                     latency_ms=latency,
                     tool_calls_made=len(response.tool_uses),
                     stop_reason=response.stop_reason,
+                    usage_error=response.usage_error,
                 )
                 trace.llm_calls.append(call)
                 trace.turns = turn

@@ -16,7 +16,8 @@ from evalnb.records.score import not_run
 from evalnb.records.task import LlmJudge
 from evalnb.runtime.case import Scoring
 from evalnb.runtime.sandbox import BashkitSandbox
-from evalnb.scoring.expectations import score_task
+from evalnb.scoring.deadline import Deadline
+from evalnb.scoring.expectations import score_task_within
 from evalnb.scoring.judge import judge_expectation
 
 
@@ -65,13 +66,20 @@ class BashCase:
         ]
         return Scoring(not_run(self.task.id, rows, reason))
 
-    async def score(self, trace: AgentTrace, sandbox: Sandbox) -> Scoring:
-        """Spec 000 expectation checks (``llm_judge`` ones by the judge, when there is one)."""
-        score = score_task(self.task, trace, sandbox)
+    async def score(
+        self, trace: AgentTrace, sandbox: Sandbox, timeout_s: float | None = None
+    ) -> Scoring:
+        """Spec 000 expectation checks within ``timeout_s`` (:mod:`evalnb.scoring.deadline`;
+        ``llm_judge`` ones by the judge, when there is one, outside it)."""
+        deadline = Deadline(timeout_s)
+        try:
+            score = await score_task_within(self.task, trace, sandbox, deadline)
+        finally:
+            deadline.close()
         if self.judge is None or not any(
             isinstance(e.spec, LlmJudge) for e in self.task.expectations
         ):
-            return Scoring(score)
+            return Scoring(score, error=deadline.error())
         results = [
             await judge_expectation(e.spec.prompt, self.task, trace, self.judge, e.weight)
             if isinstance(e.spec, LlmJudge)
@@ -81,5 +89,6 @@ class BashCase:
         passed = sum(r.weight for r in results if r.passed)
         total = sum(r.weight for r in results)
         return Scoring(
-            TaskScore(task_id=self.task.id, results=results, score=passed, max_score=total)
+            TaskScore(task_id=self.task.id, results=results, score=passed, max_score=total),
+            error=deadline.error(),
         )

@@ -25,12 +25,14 @@ class Scoring:
     """What scoring a finished attempt gives the task record.
 
     ``score`` holds the check rows; ``scenario`` spec 002's evaluation of a scenario
-    attempt (None for a bash task); ``extra`` informational task columns.
+    attempt (None for a bash task); ``extra`` informational task columns; ``error`` the
+    attempt's error when scoring ran past its deadline (``scoring timeout: ...``).
     """
 
     score: TaskScore
     scenario: ScenarioResult | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
 
 
 class Case(Protocol):
@@ -49,8 +51,11 @@ class Case(Protocol):
         """A fresh, prepared sandbox holding the case's files."""
         ...
 
-    async def score(self, trace: AgentTrace, sandbox: Sandbox) -> Scoring:
-        """Score a finished attempt."""
+    async def score(
+        self, trace: AgentTrace, sandbox: Sandbox, timeout_s: float | None = None
+    ) -> Scoring:
+        """Score a finished attempt, its checks within ``timeout_s``
+        (:mod:`evalnb.scoring.deadline`; None: no limit)."""
         ...
 
     def not_run(self, reason: str) -> Scoring:

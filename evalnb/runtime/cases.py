@@ -13,12 +13,12 @@ from pathlib import Path
 
 from evalnb.errors import InputError
 from evalnb.formats.tasks import load_tasks
-from evalnb.records import Connection
+from evalnb.records import Connection, Filters
 from evalnb.records.task import LlmJudge
 from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.case import Case
 from evalnb.runtime.providers.registry import resolve_provider
-from evalnb.runtime.scenario_case import load_scenario_cases
+from evalnb.runtime.scenario_case import load_scenarios, scenario_cases
 from evalnb.scoring.judge import judge_spec, refuse_self_judging
 
 
@@ -29,28 +29,61 @@ def load_cases(
     judge: str | None = None,
     models: Sequence[str] = (),
     connection: Connection | None = None,
+    filters: Filters | None = None,
 ) -> list[Case]:
-    """Load a dataset into cases.
+    """Load a dataset into cases: those ``filters`` (``--tag``, ``--task``) select.
 
     JSONL tasks or a bashkit-eval result JSON give :class:`BashCase`; a scenario YAML
     or a folder of them gives scenario cases, one per guidance version when
-    ``guidance`` (``{name: file}``) is given. ``judge`` is the ``--judge`` model;
-    ``models`` are the models under test (a judge among them is refused);
+    ``guidance`` (``{name: file}``) is given. ``judge`` is the ``--judge`` model,
+    resolved only for the cases selected (a judge no selected case uses needs no key);
+    ``models`` are the models under test: a judge among them is refused, and so is a
+    scripted agent (``scripted:FILE``) that scripts a task the dataset lacks. Bash tasks
+    have no judge layer, so a ``judge`` for tasks without an ``llm_judge`` expectation is
+    refused (:class:`~evalnb.errors.InputError`) rather than ignored;
     ``connection`` is how the judge is reached (the run's ``--base-url``,
     ``--anthropic-base-url``, key variable, timeout and retries, as for the models).
+
+    Example:
+        >>> from evalnb.resources import dataset_path
+        >>> [c.task.id for c in load_cases(dataset_path("notes"),
+        ...                                filters=Filters(task_ids=["notes_capture"]))]
+        ['notes_capture']
     """
     path = Path(path)
+    keep = filters or Filters()
     if path.is_dir() or path.suffix in (".yaml", ".yml"):
-        return list(
-            load_scenario_cases(path, guidance, judge, models=models, connection=connection)
-        )
+        scenarios = load_scenarios(path)
+        _check_scripts(models, {s.name for _, s in scenarios})
+        kept = [(f, s) for f, s in scenarios if keep.keeps(s.name, s.category, s.tags)]
+        return list(scenario_cases(kept, guidance, judge, models=models, connection=connection))
     if guidance:
         raise InputError(path, None, "--guidance", "guidance versions apply to scenarios only")
     tasks = load_tasks(path)
+    _check_scripts(models, {t.id for t in tasks})
+    tasks = [t for t in tasks if keep.keeps(t.id, t.category, t.tags)]
     provider = None
-    if any(isinstance(e.spec, LlmJudge) for t in tasks for e in t.expectations):
+    judged = any(isinstance(e.spec, LlmJudge) for t in tasks for e in t.expectations)
+    if judge and not judged:
+        raise InputError(
+            path,
+            None,
+            "--judge",
+            "bash tasks have no judge layer (spec 000 checks only), and none of these has "
+            "an llm_judge expectation for a judge to score: drop --judge",
+        )
+    if judged:
         spec = judge_spec(judge, None)  # --judge, else $EVALNB_JUDGE, else no judge
         if spec:
             refuse_self_judging(spec, models)
             provider = resolve_provider(spec, connection=connection)
     return [BashCase(t, judge=provider) for t in tasks]
+
+
+def _check_scripts(models: Sequence[str], task_ids: set[str]) -> None:
+    """Refuse a ``scripted:`` file that scripts a task the dataset does not have."""
+    from evalnb.runtime.providers.offline import ScriptedProvider
+
+    for model in models:
+        if model.startswith("scripted:"):
+            ScriptedProvider(model.removeprefix("scripted:")).check_tasks(task_ids)

@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import re
 import uuid
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -52,6 +53,7 @@ from evalnb.records.run import DEFAULT_TASK_TIMEOUT_S
 from evalnb.redact import redact_url
 from evalnb.runtime.agent import DEFAULT_MAX_TURNS, UNREACHABLE, run_agent
 from evalnb.runtime.case import Case, Scoring, errored_before_work
+from evalnb.runtime.fail_fast import FAIL_FAST_AFTER, WINDOW_S, FailFast
 from evalnb.runtime.providers.registry import resolve_provider
 from evalnb.runtime.sandbox.local import bash_version
 from evalnb.runtime.schedule import longest_first
@@ -78,16 +80,11 @@ class RunPlan:
     max_turns: int
     task_timeout_s: float | None = None
     pending: list[tuple[Case, int]] = field(default_factory=list)
-    unreachable_streak: int = 0
-
-
-FAIL_FAST_AFTER = 5
-"""A run stops (status ``partial``) after this many attempts in a row whose provider
-could not be reached (an error beginning :data:`~evalnb.runtime.agent.UNREACHABLE`)."""
 
 
 class RunStopped(EvalnbError):
-    """The run stopped early: its provider could not be reached; the message says how to resume."""
+    """The run stopped early: its provider looks down (:mod:`.fail_fast`); the message says
+    how to resume."""
 
 
 async def run_cases(
@@ -186,7 +183,10 @@ async def run_cases(
         plan = RunPlan(provider, store, list(cases), epochs, max_turns, task_timeout_s)
         plan.pending = list(attempts)
         plans.append(plan)
-    await _execute(plans, concurrency, progress, durations, workers)
+    with contextlib.ExitStack() as held:
+        for plan in plans:  # one writer per run folder: held until the run ends
+            held.enter_context(plan.store.lock)
+        await _execute(plans, concurrency, progress, durations, workers)
     return [p.store.path for p in plans]
 
 
@@ -221,30 +221,35 @@ async def resume(
         True
     """
     store = RunStore.open(run_dir)
-    store.repair_torn_tail()
-    meta = store.meta
-    settings = meta.settings
-    if settings.spec is None:
-        raise InputError(run_dir, None, "settings.spec", "run.json does not say which model ran")
-    if connection is not None:
-        settings.connection = _stored(connection)
-    if concurrency is not None:
-        settings.concurrency = concurrency
-    provider = resolve_provider(
-        settings.spec, connection=connection or settings.connection, seed=settings.seed or 7
-    )
-    shard = parse_shard(settings.shard) if settings.shard else None
-    attempts = _planned_attempts(cases, [provider], meta.epochs, shard, workers)
-    done = store.finished_keys()
-    if retry_errored:
-        done -= {(r.task.id, r.epoch) for r in store.records() if r.error is not None}
-    max_turns = settings.max_turns or meta.max_turns or DEFAULT_MAX_TURNS
-    plan = RunPlan(provider, store, list(cases), meta.epochs, max_turns, settings.task_timeout_s)
-    plan.pending = [(c, e) for c, e in attempts if (c.task.id, e) not in done]
-    store.meta.status = "running"
-    store.write_meta()
-    await _execute([plan], settings.concurrency or 8, progress, durations, workers)
-    return store.path
+    with store.lock:  # held elsewhere: "already running (pid N)", the folder untouched
+        store.repair_torn_tail()
+        meta = store.meta
+        settings = meta.settings
+        if settings.spec is None:
+            raise InputError(
+                run_dir, None, "settings.spec", "run.json does not say which model ran"
+            )
+        if connection is not None:
+            settings.connection = _stored(connection)
+        if concurrency is not None:
+            settings.concurrency = concurrency
+        provider = resolve_provider(
+            settings.spec, connection=connection or settings.connection, seed=settings.seed or 7
+        )
+        shard = parse_shard(settings.shard) if settings.shard else None
+        attempts = _planned_attempts(cases, [provider], meta.epochs, shard, workers)
+        done = store.finished_keys()
+        if retry_errored:
+            done -= {(r.task.id, r.epoch) for r in store.records() if r.error is not None}
+        max_turns = settings.max_turns or meta.max_turns or DEFAULT_MAX_TURNS
+        plan = RunPlan(
+            provider, store, list(cases), meta.epochs, max_turns, settings.task_timeout_s
+        )
+        plan.pending = [(c, e) for c, e in attempts if (c.task.id, e) not in done]
+        store.meta.status = "running"
+        store.write_meta()
+        await _execute([plan], settings.concurrency or 8, progress, durations, workers)
+        return store.path
 
 
 def _planned_attempts(
@@ -322,8 +327,11 @@ async def _execute(
             with contextlib.suppress(StoreError):  # a full disk may refuse this too
                 plan.store.write_meta()
         if isinstance(exc, RunStopped):
-            hints = "; ".join(f"evalnb run --resume {p.store.path}" for p in plans)
-            raise RunStopped(f"{exc}; the run stopped (partial): resume with `{hints}`") from None
+            hints = "; ".join(f"evalnb run --resume {p.store.path} --retry-errored" for p in plans)
+            raise RunStopped(
+                f"{exc}; the run stopped (partial): resume with `{hints}` (--retry-errored runs "
+                "the attempts that could not reach it again)"
+            ) from None
         raise
     finally:
         for bar in bars:
@@ -347,8 +355,11 @@ async def _attempts(
     on_finished: Callable[[RunPlan, TaskRecord], None],
 ) -> None:
     """Run the attempts in ``order``, at most ``concurrency`` at once; on any failure (a
-    stopped run, an interrupt) cancel those in flight (``--resume`` runs them again)."""
+    stopped run: :mod:`.fail_fast`; an interrupt) cancel those in flight (``--resume``
+    runs them again)."""
     limit = asyncio.Semaphore(max(1, concurrency))
+    watches = {id(plan): FailFast() for plan, _, _ in order}
+    left = Counter(id(plan) for plan, _, _ in order)  # each run's attempts not finished
 
     async def one(plan: RunPlan, case: Case, epoch: int) -> None:
         async with limit:
@@ -356,12 +367,14 @@ async def _attempts(
                 plan.provider, plan.store, case, epoch, plan.max_turns, plan.task_timeout_s
             )
         on_finished(plan, record)
-        unreachable = (record.error or "").startswith(UNREACHABLE)
-        plan.unreachable_streak = plan.unreachable_streak + 1 if unreachable else 0
-        if plan.unreachable_streak >= FAIL_FAST_AFTER:
+        left[id(plan)] -= 1
+        reached = not (record.error or "").startswith(UNREACHABLE)
+        down = watches[id(plan)].down(reached=reached)
+        if down and left[id(plan)]:  # a run's last attempt lets it finalize
             raise RunStopped(
                 f"{plan.store.meta.model}: the provider could not be reached "
-                f"{FAIL_FAST_AFTER} times in a row ({record.error})"
+                f"{FAIL_FAST_AFTER} times in a row, nor once in the last {WINDOW_S:g}s or "
+                f"since the run began ({record.error})"
             )
 
     jobs = [asyncio.ensure_future(one(*job)) for job in order]
@@ -438,7 +451,8 @@ async def run_attempt(
             assert error is not None
             scored = case.not_run(error)
         else:
-            scored = await case.score(trace, sandbox)
+            scored = await case.score(trace, sandbox, task_timeout_s)
+            error = error or scored.error
     except StoreError:  # the run folder cannot be written: the run stops
         raise
     except Exception as exc:  # a crash in a sandbox, scorer or provider bug: record it
@@ -449,7 +463,7 @@ async def run_attempt(
             scored = Scoring(TaskScore(task_id=task.id))
             if sandbox is not None:
                 with contextlib.suppress(Exception):  # scoring failed too: keep the empty score
-                    scored = await case.score(trace, sandbox)
+                    scored = await case.score(trace, sandbox, task_timeout_s)
     finally:
         if sandbox is not None:
             sandbox.close()

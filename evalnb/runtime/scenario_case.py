@@ -44,6 +44,7 @@ Example:
 from __future__ import annotations
 
 import shlex
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -53,12 +54,20 @@ from evalnb.records import AgentTrace, Connection, ScenarioResult, Task, TaskSco
 from evalnb.records.interfaces import Provider, Sandbox
 from evalnb.records.scenario import Rubric, Scenario
 from evalnb.records.score import NOT_RUN, not_run, not_run_detail
+from evalnb.resources import data_path
 from evalnb.runtime.agent import default_system_prompt
 from evalnb.runtime.case import Scoring
 from evalnb.runtime.sandbox.bashkit import BashkitSandbox
 from evalnb.runtime.sandbox.local import LocalSandbox
+from evalnb.scoring.deadline import Deadline, ScoringTimeout
 from evalnb.scoring.gates import GateResult, gate_rows, run_gates
-from evalnb.scoring.judge import Judgement, judge_spec, refuse_self_judging, run_judge
+from evalnb.scoring.judge import (
+    JUDGE_ENV,
+    Judgement,
+    judge_spec,
+    refuse_self_judging,
+    run_judge,
+)
 from evalnb.scoring.outcome import composite_score, decide_outcome, interaction_score
 
 WORKDIR = "/home/eval/work"
@@ -144,25 +153,43 @@ class ScenarioCase:
             raise
         return box
 
-    async def score(self, trace: AgentTrace, sandbox: Sandbox) -> Scoring:
-        """Gates, judge, outcome, interaction score and composite of a finished attempt."""
-        results = await run_gates(
-            self.scenario.gates,
-            sandbox,
-            trace,
-            workdir=sandbox.workdir,
-            command_pattern=self.command_pattern,
-        )
+    async def score(
+        self, trace: AgentTrace, sandbox: Sandbox, timeout_s: float | None = None
+    ) -> Scoring:
+        """Gates, judge, outcome, interaction score and composite of a finished attempt;
+        the gates and the interaction score within ``timeout_s``
+        (:mod:`evalnb.scoring.deadline`), the judge outside it."""
+        deadline = Deadline(timeout_s)
+        try:
+            results = await run_gates(
+                self.scenario.gates,
+                sandbox,
+                trace,
+                workdir=sandbox.workdir,
+                command_pattern=self.command_pattern,
+                deadline=deadline,
+            )
+            inter: float | None = None
+            if self.scenario.evaluation.composite is not None:
+                calls = AgentTrace(tool_calls=trace.tool_calls)
+                try:
+                    inter = await deadline.call(interaction_score, calls, self.command_pattern)
+                except ScoringTimeout as exc:
+                    deadline.stop(exc)
+        finally:
+            deadline.close()
         judgement: Judgement | None = None
         if self.judge is not None:
             rubric, threshold = self._rubric()
             judgement = await run_judge(self.judge, rubric, self.task, trace, threshold)
-        return self._scoring(results, judgement, trace)
+        scoring = self._scoring(results, judgement, inter)
+        scoring.error = deadline.error()
+        return scoring
 
     def not_run(self, reason: str) -> Scoring:
         """Every gate and the judge's verdict recorded as not run, the judge not called:
         outcome fail, 0 gates passed of all, no judge score (the composite, when
-        configured, as for failed gates and no judge score).
+        configured, as for failed gates, no judge score and no command).
 
         Example:
             >>> import pathlib, tempfile
@@ -177,7 +204,8 @@ class ScenarioCase:
         gates = self.scenario.gates
         failed = [GateResult(gate_type=g.type, passed=False, message="") for g in gates]
         judgement = Judgement(*self._rubric(), error=NOT_RUN) if self.judge else None
-        scoring = self._scoring(failed, judgement, AgentTrace())
+        inter = 0.0 if self.scenario.evaluation.composite is not None else None
+        scoring = self._scoring(failed, judgement, inter)
         scoring.score = not_run(self.task.id, scoring.score.results, reason)
         assert scoring.scenario is not None
         scoring.scenario = scoring.scenario.model_copy(
@@ -192,17 +220,17 @@ class ScenarioCase:
         return config.loaded_rubric, config.pass_threshold
 
     def _scoring(
-        self, results: list[GateResult], judgement: Judgement | None, trace: AgentTrace
+        self, results: list[GateResult], judgement: Judgement | None, inter: float | None
     ) -> Scoring:
-        """The checks rows, spec 002's evaluation and the extra columns of an attempt."""
+        """The checks rows, spec 002's evaluation and the extra columns of an attempt
+        (``inter``: its interaction score, when a composite is configured)."""
         scenario = self.scenario
         gates = scenario.gates
         outcome = decide_outcome(results, judgement)
         judge_score = judgement.score if judgement else None
         weights = scenario.evaluation.composite
-        inter, composite = None, None
-        if weights is not None:
-            inter = interaction_score(trace, self.command_pattern)
+        composite = None
+        if weights is not None and inter is not None:
             composite = composite_score(weights, results, judge_score, inter)
         rows = gate_rows(gates, results) + (judgement.rows() if judgement else [])
         gates_passed = sum(r.passed for r in results)
@@ -251,32 +279,31 @@ def load_scenario_cases(
     models: Sequence[str] = (),
     connection: Connection | None = None,
 ) -> list[ScenarioCase]:
-    """Load a scenario YAML, or every ``*.yaml``/``*.yml`` in a folder, as runner cases.
+    """Load a scenario YAML, or every ``*.yaml``/``*.yml`` in a folder, as runner cases:
+    :func:`scenario_cases` of :func:`load_scenarios`.
 
-    With ``guidance`` (``{name: file}``, from ``--guidance NAME=FILE``) each scenario
-    gives one case per version, ordered version by version; ``case.guidance`` is the
-    name (None without ``guidance``: each scenario then uses its own guidance file).
-    ``judge`` (``--judge``) is resolved per scenario with :func:`judge_spec` and
-    :func:`evalnb.runtime.runner.resolve_provider`, once per model spec; a judge that is one of
-    ``models`` (the models under test) raises ValueError; ``connection`` is how it is
-    reached (as for the models under test). Bad input raises
-    :class:`~evalnb.errors.InputError`.
+    Bad input raises :class:`~evalnb.errors.InputError`.
     """
-    from evalnb.runtime.providers.registry import resolve_provider
+    return scenario_cases(
+        load_scenarios(path), guidance, judge, models=models, connection=connection
+    )
 
+
+def load_scenarios(path: str | Path) -> list[tuple[Path, Scenario]]:
+    """Each scenario of a YAML file, or of every ``*.yaml``/``*.yml`` in a folder, with its
+    file; two scenarios of one name are an InputError.
+
+    Example:
+        >>> from evalnb.resources import dataset_path
+        >>> [s.name for _, s in load_scenarios(dataset_path("notes"))][:2]
+        ['notes_capture', 'notes_cleanup']
+    """
     root = Path(path)
     files = sorted([*root.glob("*.yaml"), *root.glob("*.yml")]) if root.is_dir() else [root]
     if root.is_dir() and not files:
         raise InputError(root, None, None, "no *.yaml scenarios in this folder")
-    versions: list[tuple[str, Path] | None] = [None]
-    if guidance:
-        for name, file in guidance.items():
-            if not Path(file).is_file():
-                raise InputError(file, None, None, f"guidance {name!r}: file not found")
-        versions = [(name, Path(file).resolve()) for name, file in guidance.items()]
     seen: dict[str, Path] = {}
-    judges: dict[str, Provider] = {}
-    loaded: list[tuple[Scenario, Provider | None]] = []
+    loaded = []
     for file in files:
         scenario = load_scenario(file)
         if scenario.name in seen:
@@ -287,28 +314,88 @@ def load_scenario_cases(
                 f"duplicate scenario name {scenario.name!r} (also {seen[scenario.name]})",
             )
         seen[scenario.name] = file
+        loaded.append((file, scenario))
+    return loaded
+
+
+def scenario_cases(
+    scenarios: Sequence[tuple[Path, Scenario]],
+    guidance: Mapping[str, Path] | None = None,
+    judge: str | None = None,
+    *,
+    models: Sequence[str] = (),
+    connection: Connection | None = None,
+) -> list[ScenarioCase]:
+    """The runner cases of ``scenarios`` (``(file, scenario)`` pairs).
+
+    With ``guidance`` (``{name: file}``, from ``--guidance NAME=FILE``) each scenario
+    gives one case per version, ordered version by version; ``case.guidance`` is the
+    name (None without ``guidance``: each scenario then uses its own guidance file).
+    ``judge`` (``--judge``) is resolved per scenario with :func:`judge_spec` and
+    :func:`evalnb.runtime.runner.resolve_provider`, once per model spec (so only the
+    judges of these scenarios need their keys); a judge that is one of ``models`` (the
+    models under test) raises ValueError; ``connection`` is how it is reached (as for the
+    models under test). A scenario that enables the judge without any judge model
+    (none from ``--judge``, the scenario or ``EVALNB_JUDGE``) is an InputError, except
+    a scenario evalnb ships (in its data folder), which then runs without its judge,
+    with a warning: the bundled suites run offline (its outcome is then its gates').
+    """
+    from evalnb.runtime.providers.registry import resolve_provider
+
+    versions: list[tuple[str, Path] | None] = [None]
+    if guidance:
+        for name, file in guidance.items():
+            if not Path(file).is_file():
+                raise InputError(file, None, None, f"guidance {name!r}: file not found")
+        versions = [(name, Path(file).resolve()) for name, file in guidance.items()]
+    judges: dict[str, Provider] = {}
+    loaded: list[tuple[Scenario, Provider | None]] = []
+    for file, scenario in scenarios:
         provider = None
         if scenario.evaluation.judge_enabled:
             config = scenario.evaluation.judge
             spec = judge_spec(judge, config.model if config else None)
-            if spec is None:
+            if spec is None and _bundled(file):
+                scenario = _without_judge(scenario)
+                warnings.warn(
+                    f"{file}: no judge model (--judge or {JUDGE_ENV}): scenario "
+                    f"{scenario.name!r} runs without its judge; its outcome is its gates'",
+                    stacklevel=2,
+                )
+            elif spec is None:
                 raise InputError(
                     file,
                     None,
                     "evaluation.judge",
                     "the judge is enabled but no judge model is set: "
-                    "pass --judge, set evaluation.judge.model or EVALNB_JUDGE",
+                    f"pass --judge, set evaluation.judge.model or {JUDGE_ENV}",
                 )
-            refuse_self_judging(spec, models)
-            if spec not in judges:
-                judges[spec] = resolve_provider(spec, connection=connection)
-            provider = judges[spec]
+            else:
+                refuse_self_judging(spec, models)
+                if spec not in judges:
+                    judges[spec] = resolve_provider(spec, connection=connection)
+                provider = judges[spec]
         loaded.append((scenario, provider))
     return [
         ScenarioCase(scenario, guidance=version, judge=provider)
         for version in versions
         for scenario, provider in loaded
     ]
+
+
+def _bundled(file: Path) -> bool:
+    """Whether a scenario file is one evalnb ships (under its package data folder)."""
+    return file.resolve().is_relative_to(data_path().resolve())
+
+
+def _without_judge(scenario: Scenario) -> Scenario:
+    """``scenario`` with its judge disabled."""
+    evaluation = scenario.evaluation
+    assert evaluation.judge is not None
+    judge = evaluation.judge.model_copy(update={"enabled": False})
+    return scenario.model_copy(
+        update={"evaluation": evaluation.model_copy(update={"judge": judge})}
+    )
 
 
 def _read_guidance(file: Path) -> str:

@@ -14,6 +14,15 @@ Weak checks are linted as warnings: a ``stdout_contains`` value shorter than 3
 characters, a task with no check on disk or no check on output, a task with
 fewer than 3 or more than 8 checks.
 
+A CLI-tool scenario (a YAML file, or a folder of them: :func:`validate_scenarios`)
+has no reference solution, so rules 1 and 3 do not apply (n/a). Each scenario must
+load (every problem :func:`~evalnb.formats.scenario.load_scenario` finds is one,
+named with its file, line and field; so is a name two scenarios share), its
+workspace must be prepared (fixture, files, health check and setup commands) and
+**empty fails**: scored after an agent that did nothing, at least one gate fails.
+The judge is not called: when only an enabled judge could fail that empty attempt,
+it is a warning, not a problem; a scenario without gates is warned about too.
+
 Example:
     >>> import asyncio
     >>> from evalnb.records import Task
@@ -30,12 +39,17 @@ from __future__ import annotations
 import asyncio
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from evalnb.errors import InputError, SetupError
+from evalnb.formats.scenario import load_scenario
 from evalnb.records import AgentTrace, Task
+from evalnb.records.scenario import Scenario
 from evalnb.records.task import FileCheck, StdoutContains
 from evalnb.runtime.agent import run_agent
 from evalnb.runtime.providers.offline import ReferenceProvider
 from evalnb.runtime.sandbox import BashkitSandbox
+from evalnb.runtime.scenario_case import ScenarioCase
 from evalnb.scoring.expectations import score_task
 
 FILE_KINDS = {"file_exists", "dir_exists", "file_contains", "file_line_regex"}
@@ -44,14 +58,17 @@ OUTPUT_KINDS = {"exit_code", "stdout_contains", "stdout_regex"}
 
 @dataclass
 class TaskValidation:
-    """The verdict of the three rules (and lint warnings) for one task.
+    """The verdict of the three rules (and lint warnings) for one task or scenario.
 
-    ``files_matter`` is None when the task writes no files (rule 3 does not apply).
+    A rule that does not apply, or could not be checked, is None: ``files_matter``
+    when the task writes no files, ``reference_passes`` for a scenario (it has no
+    solution), ``empty_fails`` for a scenario that did not load or whose workspace
+    could not be prepared (the reason is among ``problems``).
     """
 
     task_id: str
-    reference_passes: bool
-    empty_fails: bool
+    reference_passes: bool | None
+    empty_fails: bool | None
     files_matter: bool | None
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -165,6 +182,76 @@ async def validate_tasks(tasks: list[Task], concurrency: int = 8) -> list[TaskVa
             return await validate_task(task)
 
     return list(await asyncio.gather(*(one(t) for t in tasks)))
+
+
+def validate_scenarios(path: str | Path) -> list[TaskValidation]:
+    """Validate a scenario YAML, or every ``*.yaml``/``*.yml`` in a folder (see the module
+    docstring), in file name order; a scenario that does not load is one BROKEN row.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "s.yaml").write_text(
+        ...     "name: hello\\ntarget: {binary: wc, mode: local}\\ntask: Count the words.\\n"
+        ...     "gates:\\n- {type: file_exists, path: out.txt}\\n")
+        >>> [(v.task_id, v.empty_fails, v.ok) for v in validate_scenarios(folder)]
+        [('hello', True, True)]
+    """
+    root = Path(path)
+    files = sorted([*root.glob("*.yaml"), *root.glob("*.yml")]) if root.is_dir() else [root]
+    if root.is_dir() and not files:
+        raise InputError(root, None, None, "no *.yaml scenarios in this folder")
+    out: list[TaskValidation] = []
+    seen: dict[str, Path] = {}
+    for file in files:
+        try:
+            scenario = load_scenario(file)
+        except InputError as exc:
+            out.append(TaskValidation(file.stem, None, None, None, [str(exc)]))
+            continue
+        validation = asyncio.run(validate_scenario(scenario))
+        if scenario.name in seen:
+            validation.problems.append(f"scenario name also used by {seen[scenario.name]}")
+        seen.setdefault(scenario.name, file)
+        out.append(validation)
+    return out
+
+
+async def validate_scenario(scenario: Scenario) -> TaskValidation:
+    """The empty-agent rule for one loaded scenario (see the module docstring).
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> from evalnb.formats.scenario import load_scenario
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.yaml"
+        >>> _ = path.write_text("name: vacuous\\ntarget: {binary: wc, mode: local}\\n"
+        ...     "task: Count.\\ngates:\\n- {type: command_succeeds, command: 'true'}\\n")
+        >>> asyncio.run(validate_scenario(load_scenario(path))).problems
+        ['an agent that does nothing passes every gate']
+    """
+    judged = scenario.evaluation.judge_enabled
+    gates_only = scenario.model_copy(
+        update={"evaluation": scenario.evaluation.model_copy(update={"judge": None})}
+    )
+    warnings = [] if scenario.gates else ["no gates: only the judge scores it"]
+    case = ScenarioCase(gates_only)
+    try:
+        box = await case.sandbox()
+    except SetupError as exc:
+        problem = f"the workspace could not be prepared: {exc}"
+        return TaskValidation(scenario.name, None, None, None, [problem], warnings)
+    try:
+        scored = await case.score(AgentTrace(turns=1, natural_stop=True), box)
+    finally:
+        box.close()
+    assert scored.scenario is not None
+    empty_fails = scored.scenario.outcome != "pass"
+    problems: list[str] = []
+    if not empty_fails and judged:
+        warnings.append("an agent that does nothing passes every gate: only the judge can fail it")
+    elif not empty_fails:
+        problems.append("an agent that does nothing passes every gate")
+    return TaskValidation(scenario.name, None, empty_fails, None, problems, warnings)
 
 
 def validation_table(results: list[TaskValidation]) -> str:

@@ -16,6 +16,13 @@ Children are started with ``spawn`` (a fresh interpreter: no threads or event lo
 inherited), so the cases and providers must pickle; SDK providers pickle as their
 constructor call.
 
+Children die with their parent (:func:`_die_with_parent`): on Linux the kernel kills a
+child the moment its parent dies, however it dies (``PR_SET_PDEATHSIG``, SIGKILL), and
+every child also checks every :data:`PARENT_CHECK_S` seconds that its parent is alive
+and stops when it is not (the only guard where ``prctl`` is missing). So once the parent
+is killed, no orphan keeps appending to the run, and the run lock (held by the parent)
+is free for ``--resume``.
+
 Example:
     >>> deal(["a", "b", "c", "d", "e"], 2)
     [['a', 'c', 'e'], ['b', 'd']]
@@ -25,10 +32,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import multiprocessing
+import os
 import pickle
 import queue
 import signal
+import sys
+import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -38,6 +50,10 @@ Item = TypeVar("Item")
 
 STOP_GRACE_S = 10.0
 """How long a child may take to stop after SIGTERM before it is killed."""
+PARENT_CHECK_S = 0.5
+"""How often a child checks that its parent is alive."""
+PR_SET_PDEATHSIG = 1
+"""``prctl`` option (linux/prctl.h): the signal a process gets when its parent dies."""
 
 
 def deal(items: Sequence[Item], n: int) -> list[list[Item]]:
@@ -97,12 +113,16 @@ async def first_failure(*steps: Awaitable[None]) -> None:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _child(target: Callable[..., None], payload: Any, messages: Any, index: int) -> None:
+def _child(
+    target: Callable[..., None], payload: Any, messages: Any, index: int, parent: int
+) -> None:
     """A worker's body: run ``target(payload, send)``, then report how it ended.
 
-    SIGTERM (from the parent) stops it like Ctrl-C: the attempts in flight are cancelled.
+    SIGTERM (from the parent, or from the child itself once the ``parent`` pid is gone)
+    stops it like Ctrl-C: the attempts in flight are cancelled.
     """
     signal.signal(signal.SIGTERM, _interrupt)
+    _die_with_parent(parent)
     outcome: BaseException | None = None
     try:
         target(payload, messages.put)
@@ -122,6 +142,23 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _die_with_parent(parent: int) -> None:
+    """Make this process die with ``parent`` (see the module docstring): SIGKILL from the
+    kernel on Linux, and a thread that stops it (SIGTERM to itself) once ``parent`` is no
+    longer its parent."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="evalnb-parent-watch", daemon=True).start()
+
+
 async def run_processes(
     target: Callable[[Any, Callable[[Any], None]], None],
     payloads: Sequence[Any],
@@ -139,7 +176,9 @@ async def run_processes(
     context = multiprocessing.get_context("spawn")
     messages = context.Queue()
     children = [
-        context.Process(target=_child, args=(target, payload, messages, i), daemon=True)
+        context.Process(
+            target=_child, args=(target, payload, messages, i, os.getpid()), daemon=True
+        )
         for i, payload in enumerate(payloads)
     ]
     with _sigint_ignored():  # inherited by the children, from their first instruction

@@ -8,7 +8,7 @@ check                  passes when
 =====================  ==========================================================
 ``exit_code:N``        the last tool call exited with N (no call counts as -1)
 ``stdout_contains:t``  ``t`` is a case-sensitive substring of any call's stdout
-``stdout_regex:p``     ``re.search(p)`` matches any call's stdout
+``stdout_regex:p``     ``p`` matches somewhere in any call's stdout
 ``stderr_empty``       every call's stderr is empty (true with no calls)
 ``file_exists:/p``     ``/p`` exists (a directory counts)
 ``dir_exists:/p``      ``/p`` is a directory
@@ -28,6 +28,8 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from evalnb.records import AgentTrace, Expectation, ScoreResult, Task, TaskScore
 from evalnb.records.interfaces import Sandbox
 from evalnb.records.task import (
@@ -43,6 +45,7 @@ from evalnb.records.task import (
     ToolCallsMax,
     ToolCallsMin,
 )
+from evalnb.scoring.deadline import Deadline, ScoringTimeout
 
 
 def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None) -> ScoreResult:
@@ -66,7 +69,7 @@ def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None)
             passed = any(text in c.stdout for c in calls)
             detail = "found" if passed else f"{text!r} not found in any tool output"
         case StdoutRegex(pattern=pattern):
-            passed = any(pattern.search(c.stdout) for c in calls)
+            passed = any(pattern.is_match(c.stdout) for c in calls)
             detail = "matched" if passed else f"pattern {pattern.pattern!r} not matched"
         case StderrEmpty():
             noisy = [c.call_index for c in calls if c.stderr]
@@ -92,7 +95,7 @@ def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None)
         case FileLineRegex(path=path, pattern=pattern):
             content = _fs(sandbox).read_text(path)
             passed = content is not None and any(
-                pattern.search(line) for line in content.splitlines()
+                pattern.is_match(line) for line in content.splitlines()
             )
             detail = (
                 f"{path} not found"
@@ -121,7 +124,76 @@ def score_task(task: Task, trace: AgentTrace, sandbox: Sandbox | None) -> TaskSc
         >>> s.score, s.max_score, s.all_passed()
         (1.0, 2.0, False)
     """
-    results = [evaluate_check(e, trace, sandbox) for e in task.expectations]
+    return _task_score(task, [evaluate_check(e, trace, sandbox) for e in task.expectations])
+
+
+async def score_task_within(
+    task: Task, trace: AgentTrace, sandbox: Sandbox | None, deadline: Deadline
+) -> TaskScore:
+    """:func:`score_task` within ``deadline`` (:mod:`evalnb.scoring.deadline`): a regex check
+    (``stdout_regex``, ``file_line_regex``) runs in the scorer process, the others in place;
+    past the deadline a check fails with the detail ``timed out: ...`` (an ``llm_judge``
+    stub with weight 0, as ever).
+
+    Example:
+        >>> import asyncio
+        >>> from evalnb.records import Task, ToolCallResult
+        >>> t = Task(id="t", category="c", prompt="p", expectations=[
+        ...     {"check": "stdout_regex:^(a+)+$"}, {"check": "exit_code:0"}])
+        >>> trace = AgentTrace(tool_calls=[ToolCallResult(commands="x", stdout="a" * 34 + "b")])
+        >>> async def main():
+        ...     deadline = Deadline(1)
+        ...     try:
+        ...         return await score_task_within(t, trace, None, deadline), deadline.error()
+        ...     finally:
+        ...         deadline.close()
+        >>> score, error = asyncio.run(main())
+        >>> [r.detail for r in score.results], error
+        (["pattern '^(a+)+$' not matched", 'expected 0, got 0'], None)
+    """
+    results = []
+    for exp in task.expectations:
+        try:
+            results.append(await _check_within(exp, trace, sandbox, deadline))
+        except ScoringTimeout as exc:
+            weight = 0.0 if isinstance(exp.spec, LlmJudge) else exp.weight
+            detail = deadline.stop(exc)
+            results.append(
+                ScoreResult(
+                    check=exp.check, passed=False, detail=detail, weight=weight, kind=exp.kind
+                )
+            )
+    return _task_score(task, results)
+
+
+async def _check_within(
+    exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None, deadline: Deadline
+) -> ScoreResult:
+    """One check within the deadline: a regex in the scorer process, with only what it reads."""
+    spec = exp.spec
+    if isinstance(spec, StdoutRegex):
+        return await deadline.call(
+            evaluate_check, exp, AgentTrace(tool_calls=trace.tool_calls), None
+        )
+    if isinstance(spec, FileLineRegex):
+        text = _FileText(spec.path, _fs(sandbox).read_text(spec.path))
+        return await deadline.call(evaluate_check, exp, AgentTrace(), text)
+    deadline.start_check()
+    return evaluate_check(exp, trace, sandbox)
+
+
+@dataclass(frozen=True)
+class _FileText:
+    """One file's text, read for a check that runs in the scorer process."""
+
+    path: str
+    text: str | None
+
+    def read_text(self, path: str) -> str | None:
+        return self.text if path == self.path else None
+
+
+def _task_score(task: Task, results: list[ScoreResult]) -> TaskScore:
     return TaskScore(
         task_id=task.id,
         results=results,

@@ -11,13 +11,14 @@ gate                        passes when
 ==========================  ====================================================
 ``command_succeeds``        the command exits 0
 ``command_output_contains`` its stdout contains ``substring`` (exit code ignored)
-``command_output_matches``  ``re.search(pattern, stdout)`` matches (no flags: use
-                            ``(?m)`` for ``^``/``$`` at every line)
+``command_output_matches``  ``pattern`` matches somewhere in stdout (no flags:
+                            use ``(?m)`` for ``^``/``$`` at every line)
 ``command_json_path``       stdout parses as JSON and ``assertion`` holds for the
-                            value at ``path`` (several matches: their list)
+                            value at ``path`` (a non-singular path: the list of
+                            its matches)
 ``file_exists``             the path exists (a directory counts)
 ``file_contains``           the file's text contains ``substring``
-``file_matches``            ``re.search(pattern, text)`` matches
+``file_matches``            ``pattern`` matches somewhere in the file's text
 ``no_transcript_errors``    no target-tool command of the attempt exited non-zero
                             (commands found with the command pattern by
                             :func:`evalnb.scoring.commands.target_commands`)
@@ -26,12 +27,25 @@ gate                        passes when
                             a timed-out script fails
 ==========================  ====================================================
 
-``command_json_path`` assertions: ``exists`` (the path matches a non-null value),
-``equals <v>`` (``<v>`` parsed as JSON when it parses, else a string; strict
-equality, so ``1`` is not ``true`` and ``3`` is not ``"3"``), ``contains <s>`` (the
-value is a string containing ``<s>``), ``len >= N``, ``len == N``, ``len > N`` (the
-value is an array or object). Malformed JSON or a path that matches nothing fails
-with a message saying so.
+Patterns are in the Rust ``regex`` dialect llm-tool-test uses, matched in linear time
+(:mod:`evalnb.records.rust_regex`): ``$`` is the end of the text unless ``(?m)``.
+
+``command_json_path`` reads stdout as llm-tool-test (a Rust program) does, with serde_json's
+number types: an integer literal is an integer (``u64`` from 0 up, ``i64`` below 0; a
+larger one, and ``-0``, a float) and any literal with a fraction or an exponent is a
+float, so ``1`` and ``1.0`` are different values; ``NaN``, ``Infinity`` and a number
+too large for a float are not JSON. The value at ``path``: a *singular* path (only the
+root ``$``, single names ``.a`` / ``['a']`` and single indexes ``[0]``, decided from the
+parsed path) yields its one match; any other path (a wildcard ``*``, slice, filter
+``[?(...)]``, union ``['a','b']`` or ``[0,1]``, recursive descent ``..``, or one of
+jsonpath-ng's extensions) yields the list of its matches, even of one or none.
+Assertions: ``exists`` (a singular path matches a non-null value; a non-singular one
+matches at least one value), ``equals <v>`` (``<v>`` read as JSON the same way when it
+parses, else a string; serde_json's ``Value`` equality: integers never equal floats,
+``1`` is not ``true``, ``3`` is not ``"3"``, objects equal regardless of key order),
+``contains <s>`` (the value is a string containing ``<s>``), ``len >= N``,
+``len == N``, ``len > N`` (the value is an array or object). Malformed JSON or a
+singular path that matches nothing fails with a message saying so.
 
 Example:
     >>> import asyncio
@@ -52,17 +66,20 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import posixpath
 import re
 import shlex
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from jsonpath_ng import parse as parse_jsonpath
+from jsonpath_ng import Child, Fields, Index, JSONPath, Root, This
 
 from evalnb.records import AgentTrace, ScoreResult, ToolCallResult
 from evalnb.records.base import Record
 from evalnb.records.interfaces import Sandbox
+from evalnb.records.rust_regex import compile_pattern
 from evalnb.records.scenario import (
     ASSERTION,
     CommandJsonPath,
@@ -75,8 +92,10 @@ from evalnb.records.scenario import (
     Gate,
     NoTranscriptErrors,
     Script,
+    parse_json_path,
 )
 from evalnb.scoring.commands import executed_commands
+from evalnb.scoring.deadline import Deadline, ScoringTimeout
 
 _SHOWN = 200
 
@@ -89,6 +108,21 @@ class GateResult(Record):
     message: str
 
 
+REGEX_GATES = (CommandOutputMatches, FileMatches, NoTranscriptErrors)
+"""Gates that apply a regular expression (the command pattern, for
+``no_transcript_errors``): their verdicts run in the scorer process."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a gate looked at in the sandbox: its command's result, or its file's type
+    (``file_exists``) or text (``file_contains``, ``file_matches``)."""
+
+    result: ToolCallResult | None = None
+    file_type: str | None = None
+    text: str | None = None
+
+
 async def run_gates(
     gates: Sequence[Gate],
     sandbox: Sandbox,
@@ -96,12 +130,34 @@ async def run_gates(
     *,
     workdir: str,
     command_pattern: str,
+    deadline: Deadline | None = None,
 ) -> list[GateResult]:
-    """Evaluate every gate in order (no short-circuit); see the module docstring."""
-    return [
-        await evaluate_gate(g, sandbox, trace, workdir=workdir, command_pattern=command_pattern)
-        for g in gates
-    ]
+    """Evaluate every gate in order (no short-circuit); see the module docstring.
+
+    Within ``deadline`` (:mod:`evalnb.scoring.deadline`; None: no limit): each gate's
+    command is awaited within it, a :data:`REGEX_GATES` verdict runs in the scorer
+    process, and past it a gate fails with the message ``timed out: ...``.
+    """
+    own = deadline is None
+    bound = deadline or Deadline(None)
+    results = []
+    try:
+        for gate in gates:
+            try:
+                seen = await bound.run(observe_gate(gate, sandbox, workdir))
+                if isinstance(gate, REGEX_GATES):
+                    calls = AgentTrace(tool_calls=trace.tool_calls)
+                    verdict = await bound.call(gate_verdict, gate, seen, calls, command_pattern)
+                else:
+                    bound.start_check()
+                    verdict = gate_verdict(gate, seen, trace, command_pattern)
+            except ScoringTimeout as exc:
+                verdict = GateResult(gate_type=gate.type, passed=False, message=bound.stop(exc))
+            results.append(verdict)
+    finally:
+        if own:
+            bound.close()
+    return results
 
 
 async def evaluate_gate(
@@ -121,30 +177,69 @@ async def evaluate_gate(
         (False, 'exit 2')
         >>> box.close()
     """
+    seen = await observe_gate(gate, sandbox, workdir)
+    return gate_verdict(gate, seen, trace, command_pattern)
+
+
+async def observe_gate(gate: Gate, sandbox: Sandbox, workdir: str) -> Observation:
+    """Run the gate's command in the workspace, or read its file (relative to it).
+
+    Example:
+        >>> import asyncio
+        >>> from evalnb.runtime.sandbox.bashkit import BashkitSandbox
+        >>> from evalnb.records.scenario import CommandSucceeds
+        >>> gate = CommandSucceeds(type="command_succeeds", command="echo hi")
+        >>> asyncio.run(observe_gate(gate, BashkitSandbox(), "/home/eval")).result.stdout
+        'hi\\n'
+    """
+    if isinstance(gate, NoTranscriptErrors):
+        return Observation()
+    if isinstance(gate, FileExists | FileContains | FileMatches):
+        path = posixpath.join(workdir, gate.path)
+        if isinstance(gate, FileExists):
+            return Observation(file_type=sandbox.file_type(path))
+        return Observation(text=sandbox.read_text(path))
+    return Observation(
+        result=await sandbox.exec(f"cd {shlex.quote(workdir)} || exit 1\n{gate.command}")
+    )
+
+
+def gate_verdict(
+    gate: Gate, seen: Observation, trace: AgentTrace, command_pattern: str
+) -> GateResult:
+    """The gate's verdict on what :func:`observe_gate` saw (``trace``: the attempt's tool
+    calls, for ``no_transcript_errors``).
+
+    Example:
+        >>> from evalnb.records.scenario import FileContains
+        >>> gate = FileContains(type="file_contains", path="a.txt", substring="x")
+        >>> gate_verdict(gate, Observation(text="y"), AgentTrace(), "x").message
+        "'x' not in a.txt"
+    """
     kind = gate.type
     if isinstance(gate, NoTranscriptErrors):
         return no_transcript_errors(trace, command_pattern)
     if isinstance(gate, FileExists | FileContains | FileMatches):
-        path = posixpath.join(workdir, gate.path)
         if isinstance(gate, FileExists):
-            ftype = sandbox.file_type(path)
+            ftype = seen.file_type
             return GateResult(
                 gate_type=kind,
                 passed=ftype is not None,
                 message=f"{gate.path} exists ({ftype})" if ftype else f"{gate.path} not found",
             )
-        text = sandbox.read_text(path)
+        text = seen.text
         if text is None:
             return GateResult(gate_type=kind, passed=False, message=f"{gate.path} is not a file")
         if isinstance(gate, FileContains):
             found = gate.substring in text
             message = "found" if found else f"{gate.substring!r} not in {gate.path}"
             return GateResult(gate_type=kind, passed=found, message=message)
-        matched = re.search(gate.pattern, text) is not None
+        matched = compile_pattern(gate.pattern).is_match(text)
         message = "matched" if matched else f"/{gate.pattern}/ does not match {gate.path}"
         return GateResult(gate_type=kind, passed=matched, message=message)
 
-    result = await sandbox.exec(f"cd {shlex.quote(workdir)} || exit 1\n{gate.command}")
+    result = seen.result
+    assert result is not None  # a command gate's observation is its command's result
     if isinstance(gate, CommandSucceeds):
         ok = result.exit_code == 0
         return GateResult(gate_type=kind, passed=ok, message="exit 0" if ok else _failure(result))
@@ -153,7 +248,7 @@ async def evaluate_gate(
         message = "found" if found else f"{gate.substring!r} not in stdout ({_status(result)})"
         return GateResult(gate_type=kind, passed=found, message=message)
     if isinstance(gate, CommandOutputMatches):
-        matched = re.search(gate.pattern, result.stdout) is not None
+        matched = compile_pattern(gate.pattern).is_match(result.stdout)
         message = "matched" if matched else f"/{gate.pattern}/ not matched ({_status(result)})"
         return GateResult(gate_type=kind, passed=matched, message=message)
     if isinstance(gate, CommandJsonPath):
@@ -168,34 +263,44 @@ async def evaluate_gate(
 def json_path_check(stdout: str, path: str, assertion: str) -> tuple[bool, str]:
     """Parse ``stdout`` as JSON and apply a spec-002 assertion at ``path``.
 
+    See the module docstring for the JSON reading, singular paths and the assertions.
+
     Example:
         >>> json_path_check('{"notes": [{"tag": "a"}]}', "$.notes[0].tag", "equals a")
         (True, "equals 'a'")
-        >>> json_path_check('{"n": 1}', "$.n", "equals true")
-        (False, 'got 1, expected True')
+        >>> json_path_check('[{"a": 1, "b": 2, "c": 3}]', "$[*]", "len >= 2")
+        (False, 'len 1, expected >= 2')
+        >>> json_path_check('{"n": 1.0}', "$.n", "equals 1")
+        (False, 'got 1.0, expected 1 (an integer never equals a float)')
         >>> json_path_check('not json', "$", "exists")[1]
         'stdout is not JSON (Expecting value at line 1 column 1): not json'
     """
     try:
-        document = json.loads(stdout)
+        document = load_json(stdout)
     except json.JSONDecodeError as exc:
         where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
         return False, f"stdout is not JSON ({where}): {_clip(stdout)}"
-    except ValueError as exc:  # e.g. an integer too long to convert
+    except ValueError as exc:  # a number serde_json refuses, an integer too long to convert
         return False, f"stdout is not JSON ({exc}): {_clip(stdout)}"
-    matches = [m.value for m in parse_jsonpath(path).find(document)]
-    if not matches:
+    expr = parse_json_path(path)
+    matches = [m.value for m in expr.find(document)]
+    singular = is_singular(expr)
+    if singular and not matches:
         return False, f"path {path} not found"
-    value = matches[0] if len(matches) == 1 else matches
+    value = matches[0] if singular else matches
     spec = ASSERTION.match(assertion)
     assert spec is not None  # validated when the scenario was loaded
     if assertion == "exists":
+        if not singular:
+            return bool(matches), "exists" if matches else f"path {path} matched nothing"
         return value is not None, "exists" if value is not None else f"path {path} is null"
     if spec["value"] is not None:
         expected = _json_or_text(spec["value"])
-        if _same(value, expected):
+        if json_equal(value, expected):
             return True, f"equals {expected!r}"
-        return False, f"got {_clip(json.dumps(value))}, expected {expected!r}"
+        kinds = {type(value), type(expected)}
+        note = " (an integer never equals a float)" if kinds == {int, float} else ""
+        return False, f"got {_clip(json.dumps(value))}, expected {expected!r}{note}"
     if spec["sub"] is not None:
         if not isinstance(value, str):
             return (
@@ -209,6 +314,91 @@ def json_path_check(stdout: str, path: str, assertion: str) -> tuple[bool, str]:
     size, op, n = len(value), spec["op"], int(spec["n"])
     passed = {">=": size >= n, "==": size == n, ">": size > n}[op]
     return passed, f"len {size} {op} {n}" if passed else f"len {size}, expected {op} {n}"
+
+
+def is_singular(path: JSONPath) -> bool:
+    """True when ``path`` selects at most one value: only the root, ``@``, single names
+    and single indexes (RFC 9535's singular query), read from the parsed path.
+
+    Example:
+        >>> from evalnb.records.scenario import parse_json_path
+        >>> [is_singular(parse_json_path(p)) for p in ("$.a[0]", "$.a[*].k", "$..k", "$[0,1]")]
+        [True, False, False, False]
+    """
+    match path:
+        case Root() | This():
+            return True
+        case Fields(fields=(name,)):
+            return name != "*"  # jsonpath-ng reads a field named * as every field
+        case Index(indices=(_,)):
+            return True
+        case Child(left=left, right=right):
+            return is_singular(left) and is_singular(right)
+    return False
+
+
+def load_json(text: str) -> Any:
+    """``text`` read as JSON with serde_json's number types (llm-tool-test's reader).
+
+    An integer literal is an ``int`` when it fits serde_json's ``u64`` (0 up) or ``i64``
+    (below 0), else a ``float``, and ``-0`` is the float ``-0.0``; a literal with a
+    fraction or an exponent is a ``float``. ``NaN``, ``Infinity`` and a number beyond a
+    float's range raise ValueError, as serde_json refuses them.
+
+    Example:
+        >>> load_json('[1, 1.0, -0, 18446744073709551616]')
+        [1, 1.0, -0.0, 1.8446744073709552e+19]
+    """
+    return json.loads(
+        text, parse_int=_serde_int, parse_float=_serde_float, parse_constant=_not_json
+    )
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """serde_json's ``Value`` equality on values read by :func:`load_json`.
+
+    Two numbers are equal only when both are integers or both floats (``1`` is not
+    ``1.0``; ``0.0`` equals ``-0.0``); a boolean never equals a number; strings compare
+    exactly; arrays element by element; objects by their keys and values, in any order.
+
+    Example:
+        >>> json_equal(load_json('{"a": [1, true]}'), load_json('{"a": [1, true]}'))
+        True
+        >>> json_equal(1, 1.0), json_equal(True, 1), json_equal(-0.0, 0.0)
+        (False, False, True)
+    """
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+_U64_MAX = 2**64 - 1
+_I64_MIN = -(2**63)
+
+
+def _serde_int(literal: str) -> int | float:
+    value = int(literal)
+    if literal.startswith("-") and value == 0:
+        return -0.0
+    return value if _I64_MIN <= value <= _U64_MAX else _serde_float(literal)
+
+
+def _serde_float(literal: str) -> float:
+    try:
+        value = float(literal)
+    except OverflowError:
+        value = math.inf
+    if math.isinf(value):
+        raise ValueError(f"number out of range: {_clip(literal)}")
+    return value
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def no_transcript_errors(trace: AgentTrace, command_pattern: str) -> GateResult:
@@ -302,20 +492,9 @@ def _clip(text: str) -> str:
 
 def _json_or_text(raw: str) -> Any:
     try:
-        return json.loads(raw)
+        return load_json(raw)
     except ValueError:
         return raw
-
-
-def _same(a: Any, b: Any) -> bool:
-    """JSON equality where booleans never equal numbers (at any depth)."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    return a == b
 
 
 def _json_type(value: Any) -> str:

@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import warnings
@@ -40,12 +41,15 @@ from pydantic import ValidationError
 from evalnb.errors import InputError, StoreError, from_validation_error, read_input
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.redact import redact, secret_values
+from evalnb.store.lock import RunLock, holder
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
 
 EVENTS = "events.jsonl"
 META = "run.json"
+MERGING = ".merging"
+"""The suffix of the hidden folder ``evalnb merge`` builds a run in (:func:`merging_folder`)."""
 
 
 def utc_now() -> str:
@@ -67,7 +71,13 @@ class RunStore:
         self._events = self.path / EVENTS
         self._secrets = secret_values()
         self._writer: BinaryIO | None = None
-        self._lock: BaseFileLock | None = None
+        self._events_lock: BaseFileLock | None = None
+
+    @functools.cached_property
+    def lock(self) -> RunLock:
+        """The folder's run lock (:mod:`evalnb.store.lock`): whoever runs, resumes, merges
+        or finalizes the run holds it (``with store.lock: ...``; reentrant)."""
+        return RunLock(self.path)
 
     @classmethod
     def create(cls, root: str | Path, meta: RunMeta) -> RunStore:
@@ -97,6 +107,9 @@ class RunStore:
         """Reopen a run folder to read it or resume it (reading never modifies it)."""
         path = Path(path)
         meta_path = path / META
+        if _merging(path):
+            msg = "an unfinished `evalnb merge` (stopped before it ended), not a run: merge again"
+            raise InputError(path, None, None, msg)
         if not meta_path.is_file():
             raise InputError(path, None, None, f"not an evalnb run folder (no {META})")
         meta = _read_meta(meta_path)
@@ -129,9 +142,9 @@ class RunStore:
                 from filelock import FileLock
 
                 self._writer = self._events.open("ab", buffering=0)
-                self._lock = FileLock(self.path / f".{EVENTS}.lock")
-            assert self._lock is not None
-            self._lock.acquire()
+                self._events_lock = FileLock(self.path / f".{EVENTS}.lock")
+            assert self._events_lock is not None
+            self._events_lock.acquire()
         except OSError as exc:
             raise StoreError(self.path, EVENTS, exc) from None
         start = None
@@ -146,7 +159,7 @@ class RunStore:
                     self._writer.truncate(start)
             raise StoreError(self.path, EVENTS, exc) from None
         finally:
-            self._lock.release()
+            self._events_lock.release()
 
     def close(self) -> None:
         """Close the events file (appending reopens it)."""
@@ -216,6 +229,34 @@ class RunStore:
             latest[(record.task.id, record.epoch)] = record
         return list(latest.values())
 
+    def observed(self, finished: int) -> RunMeta:
+        """The run as a reader sees it, given its ``finished`` attempts.
+
+        A complete run is as ``run.json`` says. Any other is ``running`` while a process
+        holds its run lock (:func:`~evalnb.store.lock.holder`) and ``partial`` when none
+        does (it was stopped, or killed before it could say so), and its
+        ``missing_tasks`` are the attempts it planned (``task_count``) and has not
+        finished, ``finished`` being those it holds: still to come while running,
+        lacking when partial.
+
+        Example:
+            >>> import tempfile
+            >>> meta = RunMeta(run_id="r", provider="p", model="m", task_count=177)
+            >>> store = RunStore.create(tempfile.mkdtemp(), meta)  # run.json says running
+            >>> seen = store.observed(97)
+            >>> seen.status, seen.missing_tasks
+            ('partial', 80)
+            >>> with store.lock:
+            ...     store.observed(97).status
+            'running'
+        """
+        if self.meta.status == "complete":
+            return self.meta
+        status = "running" if holder(self.path) is not None else "partial"
+        count = self.meta.task_count
+        missing = max(count - finished, 0) if count is not None else self.meta.missing_tasks
+        return self.meta.model_copy(update={"status": status, "missing_tasks": missing})
+
     def finished_keys(self) -> set[tuple[str, int]]:
         """The (task_id, epoch) pairs that have a ``task_finished`` event."""
         return {(e["task_id"], e["epoch"]) for _, e in self._finished()}
@@ -238,22 +279,23 @@ class RunStore:
             raise InputError(target, None, None, "run folder already exists; remove it first")
         store = cls.create(root, meta)
         latest = {(r.task.id, r.epoch): r for r in records}
-        for n, record in enumerate(records, start=1):
-            store.append(
-                {
-                    "event": "task_finished",
-                    "task_id": record.task.id,
-                    "epoch": record.epoch,
-                    "attempt": f"import-{n}",
-                    "ts": meta.finished_at,
-                    "record": record.model_dump(mode="json"),
-                }
+        with store.lock:
+            for n, record in enumerate(records, start=1):
+                store.append(
+                    {
+                        "event": "task_finished",
+                        "task_id": record.task.id,
+                        "epoch": record.epoch,
+                        "attempt": f"import-{n}",
+                        "ts": meta.finished_at,
+                        "record": record.model_dump(mode="json"),
+                    }
+                )
+            store.finalize(
+                meta.status if meta.status != "running" else "complete",
+                finished_at=meta.finished_at,
+                records=list(latest.values()),
             )
-        store.finalize(
-            meta.status if meta.status != "running" else "complete",
-            finished_at=meta.finished_at,
-            records=list(latest.values()),
-        )
         return store.path
 
     def _redacted(self, record: TaskRecord) -> TaskRecord:
@@ -273,7 +315,14 @@ class RunStore:
         ``finished_at`` defaults to now (an importer passes the recording's time).
         ``records``: every finished record of the run when the caller holds them all in
         memory (then events.jsonl is not re-read); by default they are read from it.
+        The run lock is held throughout (the caller's hold, or taken here).
         """
+        with self.lock:
+            self._finalize(status, finished_at, records)
+
+    def _finalize(
+        self, status: str, finished_at: str | None, records: list[TaskRecord] | None
+    ) -> None:
         from polars.exceptions import ComputeError
 
         from evalnb.store.command_counts import with_command_counts
@@ -358,10 +407,26 @@ def _newer(version: str, than: str) -> bool:
 
 
 def is_run_folder(path: str | Path) -> bool:
-    """True when ``path`` is an evalnb run folder (it has a ``run.json``).
+    """True when ``path`` is an evalnb run folder (it has a ``run.json``, and it is no
+    unfinished merge: :func:`merging_folder`).
 
     Example:
         >>> is_run_folder("/")
         False
     """
-    return (Path(path) / META).is_file()
+    return (Path(path) / META).is_file() and not _merging(Path(path))
+
+
+def merging_folder(target: Path) -> Path:
+    """The hidden sibling folder in which ``evalnb merge`` builds the run it then renames
+    to ``target`` (:mod:`evalnb.store.merge`); never read as a run.
+
+    Example:
+        >>> merging_folder(Path("runs/haiku")).as_posix()
+        'runs/.haiku.merging'
+    """
+    return target.parent / f".{target.name}{MERGING}"
+
+
+def _merging(path: Path) -> bool:
+    return path.name.startswith(".") and path.name.endswith(MERGING)

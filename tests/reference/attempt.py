@@ -80,12 +80,11 @@ CUT = {"length", "max_tokens"}
 
 def natural_stop(record: dict[str, Any]) -> bool:
     """Spec 000: the model decided it was done: its last reply asked for no tool and was
-    not cut by the output limit, and nothing ended the attempt first (an error, a time
-    limit; the turn limit leaves a reply that asked for tools last)."""
+    not cut by the output limit. Whatever ends an attempt first leaves a reply that asked
+    for tools last, or none (the turn limit, a provider error, a time limit); an error
+    after the model stopped (scoring) does not change how it stopped."""
     calls = llm_calls(record)
-    if record["error"] is not None or not calls:
-        return False
-    return calls[-1]["tool_calls_made"] == 0 and calls[-1]["stop_reason"] not in CUT
+    return bool(calls) and calls[-1]["tool_calls_made"] == 0 and calls[-1]["stop_reason"] not in CUT
 
 
 def tool_calls(record: dict[str, Any]) -> list[dict[str, Any]]:

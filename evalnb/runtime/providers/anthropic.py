@@ -10,7 +10,10 @@ whose text names the status, error type and request id, never the API key.
 Token counts: the API's ``input_tokens`` counts only the uncached part of the
 prompt, so the recorded ``input_tokens`` (the whole prompt, as spec 003 means it)
 adds ``cache_read_input_tokens`` and ``cache_creation_input_tokens``; those two are
-recorded apart as ``cache_read_tokens`` and ``cache_write_tokens``.
+recorded apart as ``cache_read_tokens`` and ``cache_write_tokens``. A reply without
+usage, or with a count missing, not a whole number or negative, records that count (and
+the whole prompt, when a part of it is) as unknown, ``usage_error`` saying why
+(:func:`~evalnb.runtime.providers.sdk.token_counts`).
 
 The key comes from the constructor or ``ANTHROPIC_API_KEY``, nowhere else, and goes
 only to Anthropic's own host: a ``base_url`` (or ``ANTHROPIC_BASE_URL``) elsewhere gets
@@ -39,11 +42,18 @@ from evalnb.records.interfaces import (
     ToolSpec,
     ToolUse,
 )
-from evalnb.runtime.providers.sdk import SDKProvider, plain_text
+from evalnb.runtime.providers.sdk import SDKProvider, plain_text, token_counts
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 DEFAULT_URL = "https://api.anthropic.com"
+USAGE = {
+    "input_tokens": "input_tokens",
+    "output_tokens": "output_tokens",
+    "cache_read_tokens": "cache_read_input_tokens",
+    "cache_write_tokens": "cache_creation_input_tokens",
+}
+"""Each token count and its field in the Messages API's ``usage``."""
 
 
 class AnthropicProvider(SDKProvider[anthropic.AsyncAnthropic]):
@@ -70,6 +80,7 @@ class AnthropicProvider(SDKProvider[anthropic.AsyncAnthropic]):
             max_retries=self.max_retries,
             timeout=self.timeout_s,
             http_client=http_client,
+            default_query=self.default_query or None,
         )
 
     def status_parts(self, exc: anthropic.APIStatusError) -> list[object]:
@@ -91,22 +102,32 @@ class AnthropicProvider(SDKProvider[anthropic.AsyncAnthropic]):
                 tools=cast(Any, [to_anthropic_tool(t) for t in request.tools]),
             )
         )
-        texts = [block.text for block in message.content if block.type == "text"]
+        content = getattr(message, "content", None)
+        if not isinstance(content, list):
+            raise self.bad_response("the answer has no content list")
+        texts = [block.text for block in content if block.type == "text"]
         uses = [
             ToolUse(id=block.id, name=block.name, input=dict(block.input))
-            for block in message.content
+            for block in content
             if block.type == "tool_use"
         ]
-        usage = message.usage
-        read, write = usage.cache_read_input_tokens, usage.cache_creation_input_tokens
+        counts, problems = token_counts(getattr(message, "usage", None), USAGE)
+        read, write = counts["cache_read_tokens"], counts["cache_write_tokens"]
+        # the whole prompt is unknown when its uncached part or a cached part is
+        whole = counts["input_tokens"]
+        if whole is not None and not {"cache_read_tokens", "cache_write_tokens"} & set(problems):
+            whole += (read or 0) + (write or 0)
+        else:
+            whole = None
         return ChatResponse(
             text="\n".join(texts),
             tool_uses=uses,
-            stop_reason=message.stop_reason,
-            input_tokens=usage.input_tokens + (read or 0) + (write or 0),
-            output_tokens=usage.output_tokens,
+            stop_reason=getattr(message, "stop_reason", None),
+            input_tokens=whole,
+            output_tokens=counts["output_tokens"],
             cache_read_tokens=read,
             cache_write_tokens=write,
+            usage_error="; ".join(problems.values()) or None,
         )
 
 

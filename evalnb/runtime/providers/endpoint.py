@@ -1,8 +1,11 @@
-"""Which key goes where: a provider's key is sent only to its own default host, unless named.
+"""Where requests go and which key goes with them.
 
-A base URL pointing anywhere else (a local server, a proxy) gets no key from the
-environment: a placeholder is sent instead (such servers need none). To send one, name
-its environment variable (``--api-key-env NAME``). An explicit ``api_key`` is always used.
+A base URL must be an ``http://`` or ``https://`` URL with a host (:func:`split_base_url`);
+its query string, if any, is sent with every request, after the API's path. A provider's
+key is sent only to its own default host, unless named: a base URL pointing anywhere else
+(a local server, a proxy) gets no key from the environment: a placeholder is sent instead
+(such servers need none). To send one, name its environment variable (``--api-key-env
+NAME``). An explicit ``api_key`` is always used.
 
 Example:
     >>> import os; os.environ["DEMO_KEY"] = "k-123"
@@ -19,6 +22,7 @@ import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from evalnb.errors import ProviderError
 
@@ -26,6 +30,33 @@ Client = TypeVar("Client")
 
 NO_KEY = "not-needed"
 """Sent to a non-default host when no key was named (the SDKs insist on some key)."""
+
+
+def split_base_url(url: str) -> tuple[str, dict[str, str]]:
+    """A base URL without its query string, and the query's parameters.
+
+    Both SDKs append the API's path (``chat/completions``, ``v1/messages``) to the base
+    URL's text, so a query in it would end up before that path; the parameters go to the
+    SDK's ``default_query`` instead, which puts them after it. Raises ValueError unless
+    ``url`` is an ``http://`` or ``https://`` URL with a host and no ``#fragment``.
+
+    Example:
+        >>> split_base_url("http://127.0.0.1:8000/v1/?api-key=abc")
+        ('http://127.0.0.1:8000/v1/', {'api-key': 'abc'})
+        >>> split_base_url("ftp://example.com/v1")
+        Traceback (most recent call last):
+        ...
+        ValueError: base URL 'ftp://example.com/v1' is not an http:// or https:// URL with a host
+    """
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname
+    except ValueError:  # e.g. a port that is not a number
+        host = None
+    if parts.scheme.lower() not in ("http", "https") or not host or parts.fragment:
+        raise ValueError(f"base URL {url!r} is not an http:// or https:// URL with a host")
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit(parts._replace(query="")), query
 
 
 def is_default(base_url: str | None, default_url: str) -> bool:

@@ -1,8 +1,11 @@
 """What the Anthropic and OpenAI providers share: key, client per loop, deadline, errors.
 
-Each event loop gets its own SDK client, closed on that loop as the loop ends
+Each event loop gets its own SDK clients, closed on that loop as the loop ends
 (:class:`~evalnb.runtime.providers.endpoint.PerLoop`); an ``http_client`` passed in is
-the caller's and is never closed here.
+the caller's and is never closed here. Requests in flight are spread over one client per
+:data:`CALLS_PER_CLIENT` of them, round robin: an SDK client's connection pool checks
+every one of its connections each time it hands one out or takes one back, which at
+128 requests in flight was a fifth of the runner's CPU (bench/runner_throughput.py).
 
 Both SDKs retry 429, 5xx, timeouts and connection errors themselves (``max_retries``,
 with backoff honouring ``retry-after``) and limit each request to ``timeout_s``;
@@ -12,6 +15,12 @@ itself). Once the SDK gives up, the failure becomes a
 :class:`~evalnb.errors.ProviderError` (``kind`` ``"status"`` for an HTTP error answer,
 ``"connection"`` otherwise) whose text names the model, status, error type and request
 id, never the key or a URL's secrets.
+
+A reply both providers read the same way: one that is not JSON (a proxy's ``text/html``
+page with status 200) is a ``"response"`` ProviderError quoting its start (a ``bad
+provider response``); token counts are read by :func:`token_counts`, so a missing usage
+block, a missing count, one that is not a whole number or a negative one is an unknown
+(null) count with ``usage_error`` saying why, and the rest of the reply is used.
 
 A provider pickles as the arguments it was built with (its SDK clients are rebuilt),
 so worker processes (:mod:`evalnb.runtime.workers`) can run it; a key read from the
@@ -39,7 +48,7 @@ from evalnb.errors import ProviderError
 from evalnb.records.interfaces import Recording
 from evalnb.records.run import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_S
 from evalnb.redact import REDACTED, redact, redact_url
-from evalnb.runtime.providers.endpoint import PerLoop, choose_key
+from evalnb.runtime.providers.endpoint import PerLoop, choose_key, split_base_url
 
 
 class Closable(Protocol):
@@ -54,6 +63,9 @@ Reply = TypeVar("Reply")
 
 MAX_BODY_CHARS = 300
 """How much of a plain-text error body an error message quotes."""
+
+CALLS_PER_CLIENT = 16
+"""Requests in flight per SDK client (see the module docstring)."""
 
 
 class SDKProvider(Generic[Client]):
@@ -96,6 +108,13 @@ class SDKProvider(Generic[Client]):
             "http_client": http_client,
         }
         self.base_url = base_url or os.environ.get(self.BASE_URL_ENV) or None
+        self.default_query: dict[str, str] = {}
+        if self.base_url is not None:
+            try:
+                self.base_url, self.default_query = split_base_url(self.base_url)
+            except ValueError as exc:
+                source = "" if base_url else f" (from ${self.BASE_URL_ENV})"
+                raise ValueError(f"{exc}{source}") from None
         self._key = choose_key(
             self.KEY_ENV, self.base_url, self.DEFAULT_URL, api_key=api_key, api_key_env=api_key_env
         )
@@ -103,13 +122,15 @@ class SDKProvider(Generic[Client]):
         self.max_retries = max_retries
         self.timeout_s = timeout_s
         self.max_tokens = max_tokens
-        self._clients: PerLoop[Client] = PerLoop(
-            functools.partial(
-                self.make_client, self._key, self.base_url or self.DEFAULT_URL, http_client
-            ),
-            self._close,
-        )
-        self._url = str(getattr(self._clients.first, "base_url", "")).rstrip("/")
+        self._clients: list[PerLoop[Client]] = [self._per_loop()]
+        self._in_flight = self._sent = 0
+        self._url = str(getattr(self._clients[0].first, "base_url", "")).rstrip("/")
+
+    def _per_loop(self) -> PerLoop[Client]:
+        given = self._given
+        base_url = self.base_url or self.DEFAULT_URL
+        make = functools.partial(self.make_client, self._key, base_url, given["http_client"])
+        return PerLoop(make, self._close)
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:
         """Pickle as the constructor call (see the module docstring)."""
@@ -135,14 +156,29 @@ class SDKProvider(Generic[Client]):
         """Run ``call`` with the running loop's client within the deadline; SDK failures
         become :class:`ProviderError`."""
         deadline = self.timeout_s * (self.max_retries + 1)
+        self._in_flight += 1
+        while len(self._clients) * CALLS_PER_CLIENT < self._in_flight:
+            self._clients.append(self._per_loop())
+        self._sent += 1
+        client = self._clients[self._sent % len(self._clients)].get()
         try:
             async with asyncio.timeout(deadline):
-                return await call(self._clients.get())
+                reply = await call(client)
         except TimeoutError:
             detail = f"no complete answer within {deadline:g}s (base URL {self._url})"
             raise ProviderError(self._clean(detail), kind="connection") from None
         except self.API_ERROR as exc:
             raise ProviderError(self._reason(exc), kind=self._kind(exc)) from None
+        finally:
+            self._in_flight -= 1
+        if isinstance(reply, str | bytes):  # the SDK hands back a body that is not JSON as is
+            text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else reply
+            raise self.bad_response(f"the answer is not JSON: {quoted(text)}")
+        return reply
+
+    def bad_response(self, detail: str) -> ProviderError:
+        """A ``bad provider response`` error: an answer that came but cannot be used."""
+        return ProviderError(self._clean(detail), kind="response")
 
     def _kind(self, exc: Exception) -> str:
         return "status" if isinstance(exc, self.STATUS_ERROR) else "connection"
@@ -182,6 +218,61 @@ class SDKProvider(Generic[Client]):
         text = f"{self.provider} {self.model}: {detail} (max_retries={self.max_retries})"
         text = text.replace(self._url, redact_url(self._url) or "")
         return redact(text.replace(self._key, REDACTED))
+
+
+def quoted(text: str) -> str:
+    """The start of an unreadable answer, on one line, quoted.
+
+    Example:
+        >>> quoted("<html>\\n  <body>Bad gateway</body>\\n</html>")
+        "'<html> <body>Bad gateway</body> </html>'"
+    """
+    return repr(" ".join(text.split())[:MAX_BODY_CHARS])
+
+
+def token_counts(
+    usage: object, names: dict[str, str]
+) -> tuple[dict[str, int | None], dict[str, str]]:
+    """The token counts of a reply's usage block, and what was wrong with them.
+
+    ``names`` maps each count wanted to its field in ``usage`` (an SDK object, or None
+    when the reply had no usage block). A count is None when its field is missing or
+    null, not a whole number, or negative; the second value says why, per count (for
+    the required counts, ``input_tokens`` and ``output_tokens``, also when missing: a
+    null cache count only means the server does not report caching), or under
+    ``usage`` when there was no usage block.
+
+    Example:
+        >>> from types import SimpleNamespace as Usage
+        >>> counts, problems = token_counts(Usage(prompt_tokens=-5, completion_tokens=12),
+        ...     {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"})
+        >>> counts
+        {'input_tokens': None, 'output_tokens': 12}
+        >>> problems
+        {'input_tokens': 'negative prompt_tokens (-5)'}
+        >>> token_counts(None, {"input_tokens": "input_tokens"})
+        ({'input_tokens': None}, {'usage': 'the reply had no usage'})
+    """
+    if usage is None:
+        return dict.fromkeys(names), {"usage": "the reply had no usage"}
+    counts: dict[str, int | None] = {}
+    problems: dict[str, str] = {}
+    for count, field in names.items():
+        value: Any = getattr(usage, field, None)
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        counts[count] = value if whole and value >= 0 else None
+        if value is None:
+            if count in REQUIRED_COUNTS:
+                problems[count] = f"no {field}"
+        elif not whole:
+            problems[count] = f"{field} is not a count ({str(value)[:40]!r})"
+        elif value < 0:
+            problems[count] = f"negative {field} ({value})"
+    return counts, problems
+
+
+REQUIRED_COUNTS = ("input_tokens", "output_tokens")
+"""The counts every usage block should have (see :func:`token_counts`)."""
 
 
 def plain_text(body: object) -> str | None:

@@ -20,7 +20,12 @@ from typing import Any
 import bashkit
 
 from evalnb.records import ToolCallResult
-from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_S, cap_output
+from evalnb.runtime.sandbox.base import (
+    DEFAULT_MAX_OUTPUT_CHARS,
+    DEFAULT_TIMEOUT_S,
+    cap_output,
+    decode_capped,
+)
 from evalnb.runtime.sandbox.recording import InvocationLog
 
 USERNAME = "eval"
@@ -105,10 +110,11 @@ class BashkitSandbox:
         self._bash = bashkit.Bash.from_snapshot(self._bash.snapshot(), **self._options)
 
     def read_text(self, path: str) -> str | None:
-        """The file's text (undecodable bytes replaced), or None if it is not a file."""
+        """The file's text (undecodable bytes replaced, cut after
+        :data:`~evalnb.runtime.sandbox.base.MAX_READ_BYTES`), or None if it is not a file."""
         if self.file_type(path) != "file":
             return None
-        return self._bash.fs().read_file(path).decode("utf-8", errors="replace")
+        return decode_capped(self._bash.fs().read_file(path))
 
     def file_type(self, path: str) -> str | None:
         """``"file"``, ``"directory"``, ``"symlink"`` or None."""

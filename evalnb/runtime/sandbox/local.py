@@ -11,7 +11,16 @@ that, ``unshare``, each call runs in new mount, PID and network namespaces where
 - the host filesystem is read-only, and ``/tmp`` (and the workspace's parent folder) is a
   fresh, empty tmpfs holding only this attempt's workspace: other attempts' workspaces
   and host files under ``/tmp`` are not there; writes to ``/tmp`` last one call;
-- ``/dev/shm`` is a private tmpfs (the host's is not reachable);
+- ``/dev/shm``, ``/var/tmp`` and ``/run`` (where host programs keep their sockets:
+  databases, D-Bus, X, Docker) are fresh, empty tmpfs too (:data:`MASKED`);
+- every other unix socket the host has bound at a path (:func:`host_sockets`, read
+  from ``/proc/net/unix`` at each call) is covered by ``/dev/null``: ``connect()`` is
+  refused. Read-only mounts alone do not stop ``connect()``; and a fresh network
+  namespace holds only abstract sockets, not those at a path;
+- the workspace is a tmpfs of its own, :data:`~evalnb.runtime.sandbox.workspace.QUOTA_BYTES`
+  (1 GiB) for all its files together, held in a private mount namespace
+  (:mod:`~evalnb.runtime.sandbox.workspace`): a write past it fails with "No space left
+  on device", and a call that leaves it full says so on its stderr (:data:`FULL_NOTE`);
 - the tool folders (``path_dirs``) and the folders holding them are mounted read-only
   at their own paths; with bubblewrap as root, so is this Python's installation (a
   closed folder above it, such as ``/root``, becomes an empty tmpfs);
@@ -46,10 +55,19 @@ What each call does:
 - Output: at most ``max_output_chars + 1`` bytes of each stream are kept; past that the
   process group is killed, the stream is cut and marked truncated (:data:`CUT_NOTE`).
   Bytes are decoded as UTF-8 with undecodable bytes replaced.
-- :meth:`LocalSandbox.read_text` and :meth:`LocalSandbox.file_type` resolve a relative
-  path against the working directory; an absolute path is taken as given.
+- :meth:`LocalSandbox.read_text` and :meth:`LocalSandbox.file_type` (what the gates and
+  checks read, on the host, as evalnb's user) resolve a path beneath the working
+  directory: a relative path against it, an absolute one only when it lies inside it.
+  No component may leave it (:func:`~evalnb.runtime.sandbox.beneath.open_beneath`): a
+  symlink to ``/etc/shadow``, to ``/`` or up through ``../..`` reads as nothing there
+  (None), while a symlink that stays inside is followed. ``read_text`` reads regular
+  files only, at most :data:`~evalnb.runtime.sandbox.base.MAX_READ_BYTES` of each.
 - :meth:`LocalSandbox.close` removes the working directory.
 - Confined, writes to ``/tmp`` last one call (only the working directory persists).
+
+Not covered: a socket bound at a path by a process in another network namespace (a
+container's), outside the masked folders, that the command's user may write; TCP to the
+host (there is no network at all); anything when unconfined.
 
 Example:
     >>> import asyncio
@@ -64,9 +82,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
+import posixpath
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -77,8 +98,15 @@ from functools import cache
 from pathlib import Path
 
 from evalnb.records import ToolCallResult
-from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_TIMEOUT_S
+from evalnb.runtime.sandbox.base import (
+    DEFAULT_MAX_OUTPUT_CHARS,
+    DEFAULT_TIMEOUT_S,
+    MAX_READ_BYTES,
+    decode_capped,
+)
+from evalnb.runtime.sandbox.beneath import open_beneath
 from evalnb.runtime.sandbox.recording import LocalRecorder, with_recording
+from evalnb.runtime.sandbox.workspace import QUOTA_BYTES, HeldWorkspace
 
 CONFINE = r"""
 set -e
@@ -86,6 +114,8 @@ ws=$1; parent=$2; n=$3; shift 3
 shared=("${@:1:n}"); shift "$n"
 m=$1; shift; closed=("${@:1:m}"); shift "$m"
 k=$1; shift; over=("${@:1:k}"); shift "$k"
+j=$1; shift; masked=("${@:1:j}"); shift "$j"
+c=$1; shift; covered=("${@:1:c}"); shift "$c"
 mount --make-rprivate /
 mount -t tmpfs -o size=1m,mode=755 tmpfs /mnt
 mkdir /mnt/ws
@@ -98,15 +128,18 @@ done
 mount -t tmpfs -o size=256m,mode=1777 tmpfs /tmp
 [ "$parent" = /tmp ] || mount -t tmpfs -o size=256m,mode=1777 tmpfs "$parent"
 mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm
+for d in "${masked[@]}"; do mount -t tmpfs -o size=64m,mode=1777 tmpfs "$d"; done
 for c in "${closed[@]}"; do mount -t tmpfs -o size=1m,mode=755 tmpfs "$c"; done
 mkdir -p "$ws"
 mount --move /mnt/ws "$ws"
 for i in "${!shared[@]}"; do mkdir -p "${shared[$i]}"; mount --move "/mnt/$i" "${shared[$i]}"; done
 for ((i = 0; i < k; i += 2)); do mount --move "/mnt/o$i" "${over[$((i + 1))]}"; done
 umount /mnt
+for s in "${covered[@]}"; do mount --bind /dev/null "$s"; done
 while read -r _ mp _; do
   mp=$(printf '%b' "$mp")
   case "$mp" in "$ws"|/tmp|"$parent"|/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue ;; esac
+  case " ${masked[*]} " in *" $mp "*) continue ;; esac
   mount -o remount,bind,ro "$mp" 2>/dev/null || true
 done < /proc/self/mounts
 cd "$ws"
@@ -116,9 +149,9 @@ set +e
 exit $?
 """
 """Run as (mapped) root inside the new namespaces: a fresh ``/tmp`` holding only the
-workspace, a private ``/dev/shm``, the ``over`` pairs (source, destination) bind-mounted
-in order, the rest of the host read-only; then run the command (which drops every
-capability)."""
+workspace, a private ``/dev/shm``, fresh ``masked`` folders, the ``over`` pairs (source,
+destination) bind-mounted in order, ``/dev/null`` over each ``covered`` socket, the rest
+of the host read-only; then run the command (which drops every capability)."""
 _UNSHARE = ["unshare", "--mount", "--pid", "--net", "--fork", "--kill-child", "--mount-proc"]
 LIMITS = 'ulimit -u 256 -f 1048576; bash -c "$1"'
 """The innermost shell: process and file-size limits, then the command itself."""
@@ -132,7 +165,13 @@ TIMEOUT_NOTE = "[evalnb: timed out after {seconds:g}s; process group killed]"
 """Appended to stderr of a call that timed out (its exit code is :data:`TIMEOUT_EXIT`)."""
 CUT_NOTE = "\n[... output truncated: more than {limit} bytes; the command was stopped]"
 """Appended to a stream that went over the output cap."""
+FULL_NOTE = "[evalnb: the workspace is full: its {mib} MiB quota is used up; writes past it failed]"
+"""Appended to stderr of a call after which the workspace has no space left."""
 _CHUNK = 65_536
+MASKED = ("/var/tmp", "/run", "/var/run")
+"""Host folders (besides ``/tmp`` and ``/dev/shm``) that each confined call sees as a
+fresh, empty tmpfs, those of them that are folders here (``/var/run`` is mostly a link
+to ``/run``): where host programs keep their sockets."""
 
 
 MODES = ("bwrap", "root", "userns", "none")
@@ -169,13 +208,20 @@ def works(mode: str) -> bool:
     if mode in ("root", "userns") and (mode == "root") != (os.geteuid() == 0):
         return False  # "root" needs root; as root, "userns" would run commands as root
     probe_ws = tempfile.mkdtemp(prefix="evalnb-probe-")
+    space = None
     try:
-        if os.geteuid() == 0:
-            os.chown(probe_ws, NOBODY, NOBODY)
-        argv = confined_argv(mode, probe_ws, "true")
+        enter: list[str] = []
+        if mode != "none":
+            space = HeldWorkspace(probe_ws, owner=_owner(), quota=1 << 20)
+            enter = space.enter
+        argv = confined_argv(mode, probe_ws, "true", enter=enter)
         done = subprocess.run(argv, capture_output=True, check=False, timeout=30)
         return done.returncode == 0
+    except OSError:  # no mount namespace for the workspace here
+        return False
     finally:
+        if space is not None:
+            space.close()
         shutil.rmtree(probe_ws, ignore_errors=True)
 
 
@@ -185,6 +231,7 @@ def confined_argv(
     commands: str,
     shared: Sequence[str] = (),
     mounts: Sequence[tuple[str, str]] = (),
+    enter: Sequence[str] = (),
 ) -> list[str]:
     """The program and arguments that run ``commands`` in ``workdir`` confined by ``mode``.
 
@@ -193,12 +240,15 @@ def confined_argv(
     (``(source, destination)``, a file or folder of the host onto an existing path of
     the view, such as the recording wrappers of
     :meth:`~evalnb.runtime.sandbox.recording.LocalRecorder.mounts`) is mounted
-    read-only, in order.
+    read-only, in order. ``enter`` (the held workspace's ``nsenter``, see
+    :mod:`~evalnb.runtime.sandbox.workspace`) goes first, so the confinement is made from
+    the namespace where the workspace is mounted.
 
     The process is killed when this Python process dies (``setpriv --pdeathsig``).
     ``bwrap`` and ``root``/``userns`` give the same view: the host read-only, a fresh
-    ``/tmp`` (and workspace parent) holding only the workspace, a private ``/dev/shm``,
-    no network, a new PID namespace, no capabilities.
+    ``/tmp`` (and workspace parent) holding only the workspace, fresh ``/dev/shm`` and
+    :data:`MASKED` folders, the host's other sockets covered (:func:`host_sockets`), no
+    network, a new PID namespace, no capabilities.
 
     Example:
         >>> confined_argv("none", "/tmp/ws", "ls")
@@ -209,6 +259,7 @@ def confined_argv(
     tie = ["setpriv", "--pdeathsig=KILL"] if shutil.which("setpriv") else []
     if mode == "none":
         return [*tie, "bash", "-c", commands]
+    tie = [*tie, *enter]
     inner = ["bash", "-c", LIMITS, "confine", commands]
     parent = os.path.dirname(workdir)
     as_root = os.geteuid() == 0
@@ -217,20 +268,24 @@ def confined_argv(
     # nobody may enter are covered by a tmpfs with the mounted ones put back inside.
     python = dict.fromkeys(str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix))
     mounted = [*shared, *python]
-    closed = _closed_ancestors(mounted, [Path("/tmp"), Path(parent)]) if as_root else []
+    masked = [d for d in MASKED if os.path.isdir(d) and not os.path.islink(d)]
+    fresh_dirs = [Path(d) for d in ("/tmp", parent, "/dev/shm", *masked)]
+    closed = _closed_ancestors(mounted, fresh_dirs) if as_root else []
+    covered = host_sockets([*fresh_dirs, *map(Path, closed)])
     if mode == "bwrap":
-        fresh = ["/tmp", "/dev/shm"] + ([] if parent == "/tmp" else [parent])
+        fresh = ["/tmp", "/dev/shm", *masked] + ([] if parent == "/tmp" else [parent])
         view = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         view += [arg for d in fresh for arg in ("--perms", "1777", "--tmpfs", d)]
         view += ["--bind", workdir, workdir, "--chdir", workdir]
         view += [arg for c in closed for arg in ("--tmpfs", c)]  # nobody could enter anyway
-        hidden = [Path("/tmp"), Path(parent), *map(Path, closed)]
+        hidden = [*fresh_dirs, *map(Path, closed)]
         for folder in mounted:
             # the folder's ancestors under a fresh tmpfs: made, and enterable by nobody
-            above = [a for a in reversed(Path(folder).parents) if any(a > h for h in hidden)]
+            above = [a for a in reversed(Path(folder).parents) if any(_below(a, h) for h in hidden)]
             view += [arg for a in above for arg in ("--perms", "0755", "--dir", str(a))]
             view += ["--ro-bind", folder, folder]
         view += [arg for source, target in mounts for arg in ("--ro-bind", source, target)]
+        view += [arg for sock in covered for arg in ("--ro-bind", "/dev/null", sock)]
         spaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
         bwrap = ["bwrap", *spaces, "--die-with-parent", "--new-session", *view]
         if not as_root:
@@ -247,6 +302,7 @@ def confined_argv(
     confine = ["bash", "-c", CONFINE, "confine", workdir, parent, str(len(mounted)), *mounted]
     confine += [str(len(closed)), *closed]
     confine += [str(2 * len(mounts)), *(path for pair in mounts for path in pair)]
+    confine += [str(len(masked)), *masked, str(len(covered)), *covered]
     return [*tie, *_UNSHARE, *userns, *confine, *drop, *inner]
 
 
@@ -268,7 +324,8 @@ class LocalSandbox:
     ``workdir_files`` maps paths relative to the working directory to text or bytes;
     an absolute path or one that leaves the directory raises ValueError. ``record``
     names the tool under test: each call's runs of it are recorded in the result's
-    ``invocations`` (:mod:`evalnb.runtime.sandbox.recording`).
+    ``invocations`` (:mod:`evalnb.runtime.sandbox.recording`). ``disk_quota_bytes`` is
+    the most the workspace's files may hold together, when confined.
     """
 
     name = "local"
@@ -283,6 +340,7 @@ class LocalSandbox:
         max_output_chars: int | None = None,
         confine: bool = True,
         record: str | None = None,
+        disk_quota_bytes: int = QUOTA_BYTES,
     ) -> None:
         self.version = bash_version()
         self.confinement = confinement() if confine else "none"
@@ -296,15 +354,20 @@ class LocalSandbox:
         reap_stale_workspaces()
         self.workdir = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
         self._recorder: LocalRecorder | None = None
+        self._space: HeldWorkspace | None = None
+        self._host = self.workdir  # where evalnb reaches the workspace's files
         try:
+            if self.confinement != "none":
+                self._space = HeldWorkspace(self.workdir, owner=_owner(), quota=disk_quota_bytes)
+                self._host = self._space.host_path
             for rel, content in (workdir_files or {}).items():
-                target = self._inside(rel)
+                target = Path(self._host, self._inside(rel))
                 target.parent.mkdir(parents=True, exist_ok=True)
                 data = content.encode("utf-8") if isinstance(content, str) else content
                 target.write_bytes(data)
-            if self.confinement in ("bwrap", "root") and os.geteuid() == 0:
+            if self._space and _owner() is not None:
                 # commands run as nobody: let them write here
-                for folder, dirs, files in os.walk(self.workdir):
+                for folder, dirs, files in os.walk(self._host):
                     for name in [Path(folder), *(Path(folder, n) for n in dirs + files)]:
                         os.chown(name, NOBODY, NOBODY)
         except BaseException:
@@ -326,9 +389,7 @@ class LocalSandbox:
             LocalRecorder(record, self.env["PATH"], overlay=overlay) if record else None
         )
         # the tool's copies among the workspace files (each wrapped while executable)
-        self._copies = [
-            str(self._inside(rel)) for rel in workdir_files or {} if Path(rel).name == record
-        ]
+        self._copies = [rel for rel in workdir_files or {} if Path(rel).name == record]
         if self._recorder:
             self.env = with_recording(self.env, self._recorder)
             self.shared.append(self._recorder.folder)  # the wrapper, seen under a fresh /tmp
@@ -344,8 +405,15 @@ class LocalSandbox:
                 duration_ms=(time.perf_counter() - started) * 1000,
                 invocations=[] if self._recorder else None,
             )
-        mounts = self._recorder.mounts(self._copies, self.workdir) if self._recorder else []
-        argv = confined_argv(self.confinement, self.workdir, commands, self.shared, mounts)
+        mounts = []
+        if self._recorder:
+            copies = [rel for rel in self._copies if os.access(Path(self._host, rel), os.X_OK)]
+            inside = [str(Path(self.workdir, self._inside(rel))) for rel in copies]
+            mounts = self._recorder.mounts(inside, self.workdir)
+        enter = self._space.enter if self._space else []
+        argv = confined_argv(
+            self.confinement, self.workdir, commands, self.shared, mounts, enter=enter
+        )
         proc = await asyncio.create_subprocess_exec(
             *argv,
             cwd=self.workdir,
@@ -380,6 +448,9 @@ class LocalSandbox:
             )
         elif code < 0:
             code = 128 - code  # killed by signal N: the shell's 128 + N
+        if self._space and self._space.full():
+            note = FULL_NOTE.format(mib=self._space.quota // 2**20)
+            err += ("\n" if err and not err.endswith("\n") else "") + note
         return ToolCallResult(
             commands=commands,
             stdout=out,
@@ -393,37 +464,92 @@ class LocalSandbox:
         )
 
     def read_text(self, path: str) -> str | None:
-        """The file's text (undecodable bytes replaced), or None if it is not a file."""
-        target = self._resolve(path)
-        if not target.is_file():
+        """The file's text (undecodable bytes replaced, cut after ``MAX_READ_BYTES``), or
+        None unless it is a regular file beneath the working directory."""
+        fd = self._open_beneath(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block
+        if fd is None:
             return None
-        return target.read_bytes().decode("utf-8", errors="replace")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        with os.fdopen(fd, "rb") as file:
+            return decode_capped(file.read(MAX_READ_BYTES + 1))
 
     def file_type(self, path: str) -> str | None:
-        """``"file"``, ``"directory"``, ``"symlink"`` or None when nothing is there."""
-        target = self._resolve(path)
-        if target.is_symlink():
+        """``"file"``, ``"directory"``, ``"symlink"`` (not followed) or None when nothing
+        is there beneath the working directory."""
+        fd = self._open_beneath(path, os.O_PATH | os.O_NOFOLLOW)
+        if fd is None:
+            return None
+        try:
+            mode = os.fstat(fd).st_mode
+        finally:
+            os.close(fd)
+        if stat.S_ISLNK(mode):
             return "symlink"
-        if target.is_dir():
-            return "directory"
-        return "file" if target.exists() else None
+        return "directory" if stat.S_ISDIR(mode) else "file"
 
     def close(self) -> None:
         """Remove the working directory and everything in it."""
+        if self._space:
+            self._space.close()
+            self._space = None
         shutil.rmtree(self.workdir, ignore_errors=True)
         if self._recorder:
             self._recorder.close()
             self._recorder = None
 
-    def _resolve(self, path: str) -> Path:
-        return Path(path) if os.path.isabs(path) else Path(self.workdir) / path
+    def _open_beneath(self, path: str, flags: int) -> int | None:
+        """A descriptor for ``path`` resolved beneath the working directory, or None when
+        it is not there (missing, outside, or reached through a link that leaves)."""
+        if os.path.isabs(path):
+            if path != self.workdir and not path.startswith(self.workdir + "/"):
+                return None
+            path = path[len(self.workdir) + 1 :] or "."
+        try:
+            return open_beneath(self._host, path, flags)
+        except OSError as exc:
+            if exc.errno == errno.ENOSYS:
+                raise
+            return None
 
-    def _inside(self, rel: str) -> Path:
-        root = Path(self.workdir).resolve()
-        target = (root / rel).resolve()
-        if os.path.isabs(rel) or not target.is_relative_to(root) or target == root:
+    @staticmethod
+    def _inside(rel: str) -> str:
+        """``rel`` normalised, when it names a path strictly inside the workspace."""
+        norm = posixpath.normpath(rel) if rel else ""
+        if os.path.isabs(rel) or norm in ("", ".") or norm.split("/")[0] == "..":
             raise ValueError(f"workspace file {rel!r} must be a relative path inside the workdir")
-        return target
+        return norm
+
+
+def host_sockets(hidden: Sequence[Path] = ()) -> list[str]:
+    """The unix sockets this machine has bound at a path (``/proc/net/unix``, this network
+    namespace's), that are there now and not beneath a ``hidden`` folder.
+
+    Example:
+        >>> all(Path(s).is_socket() for s in host_sockets())
+        True
+    """
+    try:
+        lines = Path("/proc/net/unix").read_text(errors="replace").splitlines()[1:]
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        fields = line.split(maxsplit=7)
+        path = fields[7] if len(fields) == 8 else ""
+        if not path.startswith("/") or any(Path(path).is_relative_to(h) for h in hidden):
+            continue
+        with contextlib.suppress(OSError):
+            if stat.S_ISSOCK(os.lstat(path).st_mode):
+                found.append(path)
+    return list(dict.fromkeys(found))
+
+
+def _owner() -> int | None:
+    """Who owns the workspace: ``nobody`` as root (confined commands run as ``nobody``),
+    else the user creating it."""
+    return NOBODY if os.geteuid() == 0 else None
 
 
 def _closed_ancestors(folders: Sequence[str], hidden: Sequence[Path]) -> list[str]:
@@ -440,9 +566,19 @@ def _closed_ancestors(folders: Sequence[str], hidden: Sequence[Path]) -> list[st
         above = [a for a in reversed(Path(folder).parents) if a.parent != a]
         tops = [a for a in above if not _enterable(a)]
         covered = [Path(c) for c in closed] + list(hidden)
-        if tops and not any(tops[0] >= h for h in covered):
+        if tops and not any(tops[0].is_relative_to(h) for h in covered):
             closed.append(str(tops[0]))
     return closed
+
+
+def _below(path: Path, folder: Path) -> bool:
+    """Whether ``path`` lies strictly inside ``folder`` (``Path``'s ``>`` compares text).
+
+    Example:
+        >>> _below(Path("/tmp/a"), Path("/tmp")), _below(Path("/root"), Path("/dev/shm"))
+        (True, False)
+    """
+    return path != folder and path.is_relative_to(folder)
 
 
 def _enterable(folder: Path) -> bool:

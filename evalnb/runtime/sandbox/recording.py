@@ -197,17 +197,18 @@ class LocalRecorder:
         """The read-only bind mounts, ``(source, destination)`` in order, of one call.
 
         For the executable found on ``PATH`` and each of ``copies`` (executable files in
-        the workspace ``top``) two mounts: first the folder around it (the folder
-        holding its folder, or its own folder when that is ``/``, a temporary folder's
-        root or outside ``top``) at a hidden path in :attr:`folder`, where its wrapper
-        runs it; then the wrapper over the executable itself. All hidden mounts come
-        before any wrapper, so a hidden folder shows the real files. Empty without
+        the workspace ``top``, as commands see them: the caller checked them) two mounts:
+        first the folder around it (the folder holding its folder, or its own folder
+        when that is ``/``, a temporary folder's root or outside ``top``) at a hidden
+        path in :attr:`folder`, where its wrapper runs it; then the wrapper over the
+        executable itself. All hidden mounts come before any wrapper, so a hidden folder
+        shows the real files. Empty without
         ``overlay``.
         """
         if not self.overlay:
             return []
         reals = {self.real: ""} if self.real else {}
-        reals |= {os.path.realpath(c): top for c in copies if os.access(c, os.X_OK)}
+        reals |= dict.fromkeys(copies, top)
         hidden, wrappers = [], []
         for real, inside in reals.items():
             if real not in self._wrapped:

@@ -1,0 +1,92 @@
+"""``evalnb export atif``: Harbor jobs of ATIF trajectories that read back to the same run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import evalnb as en
+from evalnb.cli import main
+from evalnb.formats.atif_write import write_atif
+from tests.trace_figures import SHARED, SUMMARY_FIGURES, sim_run
+
+SCHEMA = json.loads((Path(__file__).parent / "schemas" / "atif.schema.json").read_text())
+VALIDATOR = jsonschema.Draft202012Validator(
+    SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return sim_run(tmp_path_factory.mktemp("runs"))
+
+
+def test_every_exported_trajectory_is_valid_atif(run, tmp_path):
+    job = write_atif(run, tmp_path)
+    trajectories = sorted(job.glob("*/agent/trajectory.json"))
+    assert len(trajectories) == en.load(run).tasks.height
+    for path in trajectories:
+        errors = [e.message for e in VALIDATOR.iter_errors(json.loads(path.read_text()))]
+        assert not errors, (path, errors)
+
+
+def test_the_schema_accepts_published_trajectories_and_refuses_broken_ones():
+    published = sorted(SHARED.glob("atif/**/trajectory.json")) + sorted(
+        SHARED.glob("atif/harbor-golden/*/*.json")
+    )
+    if not published:
+        pytest.skip("../shared/fixtures/atif is absent")
+    for path in published:
+        doc = json.loads(path.read_text())
+        if "cases" in doc:  # the conformance vectors: the RFC's worked example is valid
+            doc = doc["cases"][0]["trajectory"]
+        assert not list(VALIDATOR.iter_errors(doc)), path
+    good = {
+        "schema_version": "ATIF-v1.7",
+        "agent": {"name": "a", "version": "1"},
+        "steps": [{"step_id": 1, "source": "agent", "message": "", "llm_call_count": 0}],
+    }
+    assert VALIDATOR.is_valid(good)
+    broken = [
+        {**good, "schema_version": "ATIF-v2.0"},
+        {**good, "agent": {"name": "a"}},
+        {**good, "schema_version": "ATIF-v1.5"},  # session_id was required before v1.7
+        {**good, "steps": [{**good["steps"][0], "metrics": {"prompt_tokens": 3}}]},
+        {**good, "steps": [{"step_id": 1, "source": "user", "message": "x", "tool_calls": []}]},
+    ]
+    assert [VALIDATOR.is_valid(doc) for doc in broken] == [False] * len(broken)
+
+
+def test_evalnb_to_atif_to_evalnb_gives_the_same_summary(run, tmp_path):
+    job = write_atif(run, tmp_path)
+    before, after = en.load(run), en.load(job)  # no warning: Harbor's stats agree
+    figures = [en.summary(r).select(SUMMARY_FIGURES).row(0, named=True) for r in (after, before)]
+    assert figures[0] == pytest.approx(figures[1])  # sums in another order
+
+    def calls(runs: en.Runs, table: str, *cols: str) -> list[tuple]:
+        return sorted(getattr(runs, table).select("task_id", "epoch", *cols).rows())
+
+    tokens = (
+        "call_number",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "stop_reason",
+    )
+    assert calls(after, "llm_calls", *tokens) == calls(before, "llm_calls", *tokens)
+    tools = ("call_index", "call_number", "commands", "exit_code")
+    assert calls(after, "tool_calls", *tools) == calls(before, "tool_calls", *tools)
+    rewards = after.tasks.select("task_id", "epoch", "reward", "passed").rows()
+    assert all(reward == float(passed) for _, _, reward, passed in rewards)
+
+
+def test_export_refuses_an_existing_job_and_a_folder_that_is_not_a_run(run, tmp_path):
+    out = tmp_path / "atif"
+    assert main(["export", "atif", str(run), "--out", str(out)]) == 0
+    assert main(["export", "atif", str(run), "--out", str(out)]) == 2
+    assert main(["export", "atif", str(tmp_path), "--out", str(out)]) == 2
+    assert [p.name for p in out.iterdir()] == [run.name]  # nothing half-written

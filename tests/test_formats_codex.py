@@ -1,0 +1,237 @@
+"""Codex CLI rollouts and ``codex exec --json`` streams: every response counted once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalnb.errors import InputError
+from evalnb.formats.codex import read_exec_json, read_rollout
+from tests.trace_figures import figures, fixture, growth, quiet_load, span_ms
+
+
+def _rollout_file() -> Path:
+    return next(fixture("codex", "localpush-rollouts").rglob("rollout-*.jsonl"))
+
+
+def test_a_rollout_counts_each_response_once_though_token_counts_repeat():
+    path = _rollout_file()
+    lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    counts = [
+        x["payload"]["info"]
+        for x in lines
+        if x["type"] == "event_msg"
+        and x["payload"]["type"] == "token_count"
+        and x["payload"]["info"]
+    ]
+    # a recount from the other field Codex writes: the last call's own usage, per new total
+    distinct, seen = [], None
+    for info in counts:
+        if info["total_token_usage"] != seen:
+            seen = info["total_token_usage"]
+            distinct.append(info["last_token_usage"])
+    tools = [x for x in lines if x["payload"].get("type") in ("function_call", "custom_tool_call")]
+    inputs = [u["input_tokens"] for u in distinct]
+    runs = quiet_load(path)
+    assert figures(runs) == {
+        "tasks": 1,
+        "passed": [None],
+        "llm_calls": len(distinct),
+        "tool_calls": (0, 0, len(tools)),  # the published outputs are redacted: no exit code
+        "total_input_tokens": [sum(inputs)],
+        "total_output_tokens": [sum(u["output_tokens"] for u in distinct)],
+        "cache_read_tokens": [sum(u["cached_input_tokens"] for u in distinct)],
+        "cache_write_tokens": [None],
+        "base_context": [inputs[0]],
+        "context_growth_avg": [growth(inputs)],
+        "duration_ms": [span_ms([x["timestamp"] for x in lines])],
+    }
+    # FORMATS.md: summing last_token_usage over every line gives 533,305; the truth is 298,373
+    assert sum(c["last_token_usage"]["input_tokens"] for c in counts) == 533_305
+    assert runs.tasks.row(0, named=True)["total_input_tokens"] == 298_373
+    assert runs.runs.row(0, named=True)["model"] == "gpt-5.3-codex"  # from turn_context
+
+
+def _line(kind: str, payload: dict[str, Any], second: int = 0) -> str:
+    return json.dumps(
+        {"timestamp": f"2026-01-01T00:00:{second:02d}Z", "type": kind, "payload": payload}
+    )
+
+
+def _tokens(inp: int, out: int, cached: int = 0) -> str:
+    total = {
+        "input_tokens": inp,
+        "cached_input_tokens": cached,
+        "output_tokens": out,
+        "reasoning_output_tokens": 0,
+        "total_tokens": inp + out,
+    }
+    return _line("event_msg", {"type": "token_count", "info": {"total_token_usage": total}})
+
+
+def _call(call_id: str, cmd: str) -> str:
+    args = json.dumps({"cmd": cmd})
+    return _line(
+        "response_item",
+        {"type": "function_call", "name": "exec_command", "arguments": args, "call_id": call_id},
+    )
+
+
+def _output(call_id: str, text: str) -> str:
+    return _line(
+        "response_item", {"type": "function_call_output", "call_id": call_id, "output": text}
+    )
+
+
+def _write(tmp: Path, lines: list[str]) -> Path:
+    path = tmp / "rollout-x.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+START = [
+    _line("session_meta", {"id": "s1", "cli_version": "0.1", "model_provider": "openai"}),
+    _line("turn_context", {"model": "gpt-x"}),
+    _line("event_msg", {"type": "task_started", "turn_id": "t1"}),
+    _line("event_msg", {"type": "user_message", "message": "fix it"}),
+]
+
+
+def test_compaction_is_marked_on_the_next_call_and_outputs_give_exit_codes(tmp_path):
+    lines = [
+        *START,
+        _call("a", "ls"),
+        _tokens(100, 10, 40),
+        _tokens(100, 10, 40),  # written twice
+        _output("a", "Process exited with code 2\nOutput:\nnope"),
+        _line("compacted", {"message": "summary"}),
+        _call("b", "cat x"),
+        _tokens(150, 15, 60),
+        _output(
+            "b", json.dumps({"output": "x", "metadata": {"exit_code": 0, "duration_seconds": 0.5}})
+        ),
+        _tokens(180, 17, 60),
+        _line("event_msg", {"type": "task_complete", "turn_id": "t1"}),
+    ]
+    [(_, [rec])] = read_rollout(_write(tmp_path, lines))
+    calls = rec.trace.llm_calls
+    assert [(c.input_tokens, c.output_tokens, c.cache_read_tokens) for c in calls] == [
+        (100, 10, 40),
+        (50, 5, 20),
+        (30, 2, 0),
+    ]
+    assert [c.compacted for c in calls] == [False, True, False]
+    tools = rec.trace.tool_calls
+    assert [(t.commands, t.exit_code, t.call_number) for t in tools] == [
+        ("ls", 2, 1),
+        ("cat x", 0, 2),
+    ]
+    assert tools[1].duration_ms == 500
+    assert (rec.trace.natural_stop, rec.error, rec.extra["compactions"]) == (True, None, 1)
+    assert rec.task.prompt == "fix it"
+
+
+def test_a_cut_off_rollout_is_errored_and_its_last_response_has_no_usage(tmp_path):
+    lines = [*START, _call("a", "ls"), _tokens(100, 10), _call("b", "make")]
+    [(_, [rec])] = read_rollout(_write(tmp_path, lines))
+    assert [c.input_tokens for c in rec.trace.llm_calls] == [100, None]
+    assert rec.trace.total_input_tokens == 100  # the last total Codex wrote
+    assert "cut off" in rec.error and rec.trace.natural_stop is False
+    assert [t.exit_code for t in rec.trace.tool_calls] == [None, None]
+
+
+def test_a_rollout_without_usage_has_unknown_tokens(tmp_path):
+    lines = [*START, _line("event_msg", {"type": "token_count", "info": None})]
+    runs = quiet_load(_write(tmp_path, lines))
+    assert figures(runs)["total_input_tokens"] == [None]
+    assert runs.llm_calls.height == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ("not json", None),
+        ('{"type": "event_msg", "payload": 3}', "payload"),
+        (
+            _line(
+                "event_msg",
+                {"type": "token_count", "info": {"total_token_usage": {"input_tokens": -5}}},
+            ),
+            "total_token_usage.input_tokens",
+        ),
+    ],
+)
+def test_an_invalid_rollout_line_names_the_file_line_and_field(tmp_path, line, field):
+    path = _write(tmp_path, [*START, line])
+    with pytest.raises(InputError) as err:
+        read_rollout(path)
+    assert (err.value.line, err.value.field) == (len(START) + 1, field)
+
+
+def test_exec_json_streams_give_their_totals_and_tool_calls():
+    for path in [
+        fixture("codex", "agentcmd-exec-json", "stream-output-4.jsonl"),
+        next(fixture("atif", "raidar").rglob("codex.txt")),
+    ]:
+        events = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        usage = [e["usage"] for e in events if e["type"] == "turn.completed"][-1]
+        done = [e["item"] for e in events if e["type"] == "item.completed"]
+        commands = [i for i in done if i["type"] == "command_execution"]
+        changes = [i for i in done if i["type"] == "file_change"]
+        ok = sum(i["exit_code"] == 0 for i in commands) + len(changes)
+        runs = quiet_load(path)
+        assert figures(runs) == {
+            "tasks": 1,
+            "passed": [None],
+            "llm_calls": 0,  # exec --json has no per-call usage
+            "tool_calls": (ok, len(commands) + len(changes) - ok, 0),
+            "total_input_tokens": [usage["input_tokens"]],
+            "total_output_tokens": [usage["output_tokens"]],
+            "cache_read_tokens": [usage["cached_input_tokens"]],
+            "cache_write_tokens": [None],
+            "base_context": [None],
+            "context_growth_avg": [None],
+            "duration_ms": [None],  # no timestamps in the stream
+        }
+        assert runs.tasks.row(0, named=True)["turns"] is None
+
+
+def _stream(tmp: Path, events: list[dict[str, Any]]) -> Path:
+    path = tmp / "exec.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in events))
+    return path
+
+
+def test_a_cut_off_or_failed_exec_stream_is_errored(tmp_path):
+    started = {
+        "type": "item.started",
+        "item": {
+            "id": "i0",
+            "type": "command_execution",
+            "command": "sleep 99",
+            "status": "in_progress",
+        },
+    }
+    cut = [{"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"}, started]
+    [(_, [rec])] = read_exec_json(_stream(tmp_path, cut))
+    assert "cut off" in rec.error and rec.trace.natural_stop is None
+    assert rec.extra["recorded"]["total_input_tokens"] is None
+    assert [t.exit_code for t in rec.trace.tool_calls] == [None]
+    failed = [*cut, {"type": "turn.failed", "error": {"message": "rate limited"}}]
+    [(_, [rec])] = read_exec_json(_stream(tmp_path, failed))
+    assert rec.error == "codex turn.failed: rate limited" and rec.trace.natural_stop is False
+
+
+def test_turn_completed_is_a_running_total_so_the_last_one_counts(tmp_path):
+    def done(inp: int) -> dict[str, Any]:
+        return {
+            "type": "turn.completed",
+            "usage": {"input_tokens": inp, "cached_input_tokens": 0, "output_tokens": 1},
+        }
+
+    events = [{"type": "thread.started", "thread_id": "t"}, done(100), done(100), done(250)]
+    [(_, [rec])] = read_exec_json(_stream(tmp_path, events))
+    assert rec.trace.total_input_tokens == 250

@@ -1,0 +1,113 @@
+"""pass@k and pass^k: each task's estimate checked against Inspect AI's reducers, and the
+means and task counts against a recount from the attempts."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+from inspect_ai.scorer import Score, pass_at, pass_k
+
+from evalnb.analysis.load import load
+from evalnb.analysis.pass_at_k import pass_at_k
+from evalnb.cli import main
+from evalnb.records import RunMeta
+from evalnb.store import RunStore
+from tests.test_metrics import make_runs, record
+
+
+def attempts(task_id: str, outcomes: list[bool], error_on: int | None = None) -> list:
+    """One task's attempts, epoch 1.., each passing or failing its one check."""
+    return [
+        record(task_id, [(ok, 1)], epoch=e + 1, error="boom" if e == error_on else None)
+        for e, ok in enumerate(outcomes)
+    ]
+
+
+def random_tasks(seed: int) -> dict[str, list[bool]]:
+    """Tasks with 1 to 6 attempts and any mix of passes."""
+    rng = random.Random(seed)
+    return {
+        f"t{i}": [rng.random() < rng.random() for _ in range(rng.randint(1, 6))] for i in range(12)
+    }
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_figure_is_the_mean_of_inspects_reducers_over_tasks_with_k_attempts(seed):
+    tasks = random_tasks(seed)
+    runs = make_runs(("r", "m", [a for t, oks in tasks.items() for a in attempts(t, oks)]))
+    frame = pass_at_k(runs, k=[1, 2, 3, 5])
+    for row in frame.iter_rows(named=True):
+        k = row["k"]
+        scores = {t: [Score(value=float(ok)) for ok in oks] for t, oks in tasks.items()}
+        used = [t for t, oks in tasks.items() if len(oks) >= k]
+        assert row["tasks"] == len(used)
+        at = [pass_at(k)(scores[t]).value for t in used]
+        hat = [pass_k(k)(scores[t]).value for t in used]
+        assert row["pass_at_k"] == pytest.approx(sum(at) / len(at), abs=1e-12)
+        assert row["pass_hat_k"] == pytest.approx(sum(hat) / len(hat), abs=1e-12)
+
+
+def test_the_formulas_recounted_by_hand():
+    # 5 attempts, 2 passed: pass@2 = 1 - C(3,2)/C(5,2) = 0.7; pass^2 = C(2,2)/C(5,2) = 0.1
+    runs = make_runs(("r", "m", attempts("a", [True, True, False, False, False])))
+    row = pass_at_k(runs, k=[2]).row(0, named=True)
+    assert row["pass_at_k"] == pytest.approx(1 - math.comb(3, 2) / math.comb(5, 2))
+    assert row["pass_hat_k"] == pytest.approx(math.comb(2, 2) / math.comb(5, 2))
+
+
+def test_an_errored_attempt_counts_as_not_passed():
+    runs = make_runs(("r", "m", attempts("a", [True, True], error_on=1)))
+    assert pass_at_k(runs, k=[1]).get_column("pass_at_k").item() == 0.5
+
+
+def test_a_k_above_every_tasks_attempts_has_no_estimate():
+    runs = make_runs(("r", "m", attempts("a", [True, False])))
+    row = pass_at_k(runs, k=[3]).row(0, named=True)
+    assert row["tasks"] == 0
+    assert row["pass_at_k"] is None and row["pass_at_k_lo"] is None
+
+
+def test_intervals_hold_the_estimate_and_never_collapse():
+    every_pass = {f"t{i}": [True] * 3 for i in range(8)}
+    mixed = random_tasks(4)
+    for tasks in (every_pass, mixed):
+        runs = make_runs(("r", "m", [a for t, oks in tasks.items() for a in attempts(t, oks)]))
+        for row in pass_at_k(runs, k=[1, 2]).iter_rows(named=True):
+            for name in ("pass_at_k", "pass_hat_k"):
+                lo, value, hi = row[f"{name}_lo"], row[name], row[f"{name}_hi"]
+                assert lo <= value <= hi and hi - lo > 0.01
+
+
+def test_k_must_be_at_least_one():
+    with pytest.raises(ValueError, match="at least 1"):
+        pass_at_k(make_runs(("r", "m", attempts("a", [True]))), k=[0])
+
+
+def test_summary_json_adds_pass_at_k_and_pass_hat_k_with_limits(tmp_path, capsys):
+    recs = [*attempts("a", [True, False, True]), *attempts("b", [True] * 3)]
+    folder = RunStore.write_records(
+        tmp_path, RunMeta(run_id="r", provider="reference", model="reference"), recs
+    )
+    assert main(["summary", str(folder), "--k", "1,3", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    expected = pass_at_k(load(folder), k=[1, 3]).row(1, named=True)  # k = 3
+    assert doc["pass_at_3"] == expected["pass_at_k"] == 1.0
+    assert doc["pass_hat_3"] == expected["pass_hat_k"] == pytest.approx((0 + 1) / 2)
+    assert (doc["pass_hat_3_lo"], doc["pass_hat_3_hi"]) == (
+        expected["pass_hat_k_lo"],
+        expected["pass_hat_k_hi"],
+    )
+    assert doc["pass_at_1"] == pytest.approx((2 / 3 + 1) / 2) and doc["pass_at_3_tasks"] == 2
+    assert main(["summary", str(folder), "--k", "1,3"]) == 0
+    assert "k=3  pass@k 100%" in capsys.readouterr().out
+
+
+def test_summary_refuses_a_k_below_one(tmp_path, capsys):
+    folder = RunStore.write_records(
+        tmp_path, RunMeta(run_id="r", provider="reference", model="reference"), []
+    )
+    assert main(["summary", str(folder), "--k", "0"]) == 2
+    assert "expected an integer >= 1" in capsys.readouterr().err
