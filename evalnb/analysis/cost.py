@@ -365,6 +365,81 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     )
 
 
+def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
+    """Per run (``run_key``): ``judge_cost_usd``, what its judges' calls cost, apart from
+    the ``cost_usd`` of the model under test.
+
+    Each judge's rating of an attempt (the tasks' ``judges`` column) holds its call's
+    token counts (a count the provider did not report adds 0, as for the agent's
+    calls). They are summed per judge (exact integers), priced once at that judge's
+    price (:func:`price_for` of its ``judge_model``; the base rates: a judge prompt is
+    at most about 15,000 tokens, below any long-context tier) and the judges' costs
+    summed in sorted order. Null for a run without ratings, and when a judge has no
+    price (one warning names such judges).
+
+    Example:
+        >>> import polars as pl
+        >>> runs = Runs.empty()
+        >>> runs.set_table("runs", pl.DataFrame({"run_id": ["r"], "model": ["m"]}))
+        >>> runs.set_table("tasks", pl.DataFrame({"run_id": ["r"], "model": ["m"],
+        ...     "task_id": ["t"], "epoch": [1], "judges": [[
+        ...         {"judge_model": "openai/gpt-4o-mini", "input_tokens": 1_000_000,
+        ...          "output_tokens": 100_000},
+        ...         {"judge_model": "sim/careful", "input_tokens": 5000, "output_tokens": 40}]]}))
+        >>> judge_costs(runs).collect().get_column("judge_cost_usd").to_list()  # $0.15 + $0.06
+        [0.21]
+    """
+    prices = load_prices() if prices is None else prices
+    rating = pl.col("judges").struct.field
+    tokens = {
+        "total_input_tokens": "input_tokens",
+        "total_output_tokens": "output_tokens",
+        **{c: c for c in _CACHE},
+    }
+    sums = (
+        runs.scan("tasks")
+        .select(RUN_KEY, "judges")
+        .explode("judges")
+        .filter(pl.col("judges").is_not_null())
+        .group_by("run_key", rating("judge_model"))
+        .agg(rating(field).fill_null(0).sum().alias(name) for name, field in tokens.items())
+        .collect()
+    )
+    judges = sorted(set(sums.get_column("judge_model")))
+    found = {judge: price_for(judge, None, prices) for judge in judges}
+    unknown = [judge for judge, price in found.items() if price is None]
+    if unknown:
+        warnings.warn(
+            f"no price for judge(s) {', '.join(unknown)}: judge_cost_usd is null "
+            f"(add them to {DEFAULT_PRICES.name})",
+            stacklevel=3,
+        )
+    fields = ("free", *_TIER_RATES)
+    table = pl.DataFrame(
+        {
+            "judge_model": judges,
+            **{
+                f"_{f}": [getattr(found[j], f) if found[j] else None for j in judges]
+                for f in fields
+            },
+        },
+        schema_overrides={"judge_model": pl.Utf8, "_free": pl.Boolean}
+        | {f"_{f}": pl.Float64 for f in _TIER_RATES},
+    )
+    cost = _PRICED.alias("_cost")
+    return (
+        sums.join(table, on="judge_model", how="left")
+        .select("run_key", cost)
+        .group_by("run_key")
+        .agg(
+            pl.when(pl.col("_cost").is_not_null().all())
+            .then(pl.col("_cost").sort().sum())
+            .alias("judge_cost_usd")
+        )
+        .lazy()
+    )
+
+
 def _call_extras(runs: Runs, table: pl.LazyFrame) -> pl.LazyFrame:
     """Per attempt (``attempt_key``), ``_extra``: what its LLM calls cost above the base
     rates, for 1-hour cache writes and long-context calls (module docstring); 0 for runs
