@@ -202,6 +202,11 @@ def test_the_second_judge_never_changes_the_outcome_or_the_checks(judged):
     assert firsts.select("judge_model", "judge_score").rows() == [
         (r["judge_model"], r["judge_score"]) for r in firsts.get_column("first")
     ]
+    # where the second judge's own verdict is fail, the attempt still passes (j1_typo)
+    overruled = two.tasks.filter(
+        pl.col("passed") & ~pl.col("judges").list.last().struct.field("passed")
+    )
+    assert set(overruled.get_column("task_id")) == {"j1_typo"}
 
 
 def test_resume_judges_the_attempts_left_with_the_recorded_judges(judged, tmp_path, capsys):
