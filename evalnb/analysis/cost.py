@@ -372,8 +372,9 @@ def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     Each judge's rating of an attempt (the tasks' ``judges`` column) holds its call's
     token counts (a count the provider did not report adds 0, as for the agent's
     calls). They are summed per judge (exact integers), priced once at that judge's
-    price (:func:`price_for` of its ``judge_model``; the base rates: a judge prompt is
-    at most about 15,000 tokens, below any long-context tier) and the judges' costs
+    price (:func:`price_for` of its ``judge_model``; the base rates: a judge prompt,
+    its transcript cut at 60,000 characters, stays far below any long-context tier) and
+    the judges' costs
     summed in sorted order. Null for a run without ratings, and when a judge has no
     price (one warning names such judges).
 
@@ -382,7 +383,7 @@ def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
         >>> runs = Runs.empty()
         >>> runs.set_table("runs", pl.DataFrame({"run_id": ["r"], "model": ["m"]}))
         >>> runs.set_table("tasks", pl.DataFrame({"run_id": ["r"], "model": ["m"],
-        ...     "task_id": ["t"], "epoch": [1], "judges": [[
+        ...     "task_id": ["t"], "epoch": [1], "judge_model": ["openai/gpt-4o-mini"], "judges": [[
         ...         {"judge_model": "openai/gpt-4o-mini", "input_tokens": 1_000_000,
         ...          "output_tokens": 100_000},
         ...         {"judge_model": "sim/careful", "input_tokens": 5000, "output_tokens": 40}]]}))
@@ -398,6 +399,7 @@ def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     }
     sums = (
         runs.scan("tasks")
+        .filter(pl.col("judge_model").is_not_null())  # only judged attempts have ratings
         .select(RUN_KEY, "judges")
         .explode("judges")
         .filter(pl.col("judges").is_not_null())
