@@ -390,17 +390,17 @@ def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
         >>> judge_costs(runs).collect().get_column("judge_cost_usd").to_list()  # $0.15 + $0.06
         [0.21]
     """
-    prices = load_prices() if prices is None else prices
     rating = pl.col("judges").struct.field
     tokens = {
         "total_input_tokens": "input_tokens",
         "total_output_tokens": "output_tokens",
         **{c: c for c in _CACHE},
     }
+    judged = runs.scan("tasks").filter(pl.col("judge_model").is_not_null())
+    if not judged.select(pl.len()).collect().item():  # no ratings: leave the judges unread
+        return pl.LazyFrame(schema={"run_key": pl.Int64, "judge_cost_usd": pl.Float64})
     sums = (
-        runs.scan("tasks")
-        .filter(pl.col("judge_model").is_not_null())  # only judged attempts have ratings
-        .select(RUN_KEY, "judges")
+        judged.select(RUN_KEY, "judges")
         .explode("judges")
         .filter(pl.col("judges").is_not_null())
         .group_by("run_key", rating("judge_model"))
@@ -408,6 +408,7 @@ def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
         .collect()
     )
     judges = sorted(set(sums.get_column("judge_model")))
+    prices = load_prices() if prices is None else prices
     found = {judge: price_for(judge, None, prices) for judge in judges}
     unknown = [judge for judge, price in found.items() if price is None]
     if unknown:
