@@ -374,19 +374,19 @@ def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     calls). They are summed per judge (exact integers), priced once at that judge's
     price (:func:`price_for` of its ``judge_model``; the base rates: a judge prompt,
     its transcript cut at 60,000 characters, stays far below any long-context tier) and
-    the judges' costs
-    summed in sorted order. Null for a run without ratings, and when a judge has no
-    price (one warning names such judges).
+    the judges' costs summed in sorted order. Null for a run without ratings, and when
+    a judge has no price (one warning names such judges).
 
     Example:
         >>> import polars as pl
         >>> runs = Runs.empty()
         >>> runs.set_table("runs", pl.DataFrame({"run_id": ["r"], "model": ["m"]}))
+        >>> ratings = [{"judge_model": "openai/gpt-4o-mini", "input_tokens": 1_000_000,
+        ...             "output_tokens": 100_000},
+        ...            {"judge_model": "sim/careful", "input_tokens": 5000, "output_tokens": 40}]
         >>> runs.set_table("tasks", pl.DataFrame({"run_id": ["r"], "model": ["m"],
-        ...     "task_id": ["t"], "epoch": [1], "judge_model": ["openai/gpt-4o-mini"], "judges": [[
-        ...         {"judge_model": "openai/gpt-4o-mini", "input_tokens": 1_000_000,
-        ...          "output_tokens": 100_000},
-        ...         {"judge_model": "sim/careful", "input_tokens": 5000, "output_tokens": 40}]]}))
+        ...     "task_id": ["t"], "epoch": [1], "judge_model": ["openai/gpt-4o-mini"],
+        ...     "judges": [ratings]}))
         >>> judge_costs(runs).collect().get_column("judge_cost_usd").to_list()  # $0.15 + $0.06
         [0.21]
     """

@@ -73,7 +73,8 @@ def judge_scores(runs: Runs) -> pl.DataFrame:
     tasks = runs.scan("tasks")
     rating = pl.col("judges").struct.field
     ratings = (
-        tasks.select(*keys, "judges")
+        tasks.filter(pl.col("judge_model").is_not_null())  # only judged attempts have ratings
+        .select(*keys, "judges")
         .explode("judges")
         .select(*keys, rating("judge_model"), rating("judge_score"))
     )

@@ -9,8 +9,8 @@ checks and tool calls are one unit). A category's rate is its overall rate, neve
 a pass rate. Runs of CLI-tool scenarios also show spec 002's layers apart: outcome pass
 rate, gate pass rate, gates passed and the mean judge score (a composite only where a
 scenario configures one; what the judges cost where their calls were recorded); their
-tasks show ``gates passed/total`` and the judge score
-instead of a weighted score. A model is named with
+tasks show ``gates passed/total`` and the judge score instead of a weighted score. A
+model is named with
 " (simulated)" when its run is simulated, and with " · <guidance>" when the run
 used a guidance version.
 
