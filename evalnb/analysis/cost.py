@@ -291,29 +291,39 @@ def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Exp
             f"(add them to {DEFAULT_PRICES.name})",
             stacklevel=4,
         )
-    fields = ("free", *_TIER_RATES)
-    long = [p.long_context if p else None for _, _, p in found]
-    table = pl.LazyFrame(
-        {
-            "run_key": [run_key for run_key, _, _ in found],
-            **{f"_{f}": [getattr(p, f) if p else None for _, _, p in found] for f in fields},
-            "_above": [lc.above if lc else None for lc in long],
-            **{f"_long_{f}": [getattr(lc, f) if lc else None for lc in long] for f in _TIER_RATES},
-        },
-        schema_overrides={
-            "run_key": pl.Int64,
-            **{f"_{f}": pl.Float64 for f in _TIER_RATES},
-            **{f"_long_{f}": pl.Float64 for f in _TIER_RATES},
-            "_above": pl.Int64,
-            "_free": pl.Boolean,
-        },
-    )
+    table = _price_table(
+        pl.Series("run_key", [run_key for run_key, _, _ in found], pl.Int64),
+        [p for _, _, p in found],
+    ).lazy()
     recorded = (
         pl.col("recorded_cost_usd").cast(pl.Float64)
         if has_recorded
         else pl.lit(None, dtype=pl.Float64)
     )
     return table, recorded
+
+
+def _price_table(key: pl.Series, found: list[Price | None]) -> pl.DataFrame:
+    """The price of each ``key`` value as ``_``-prefixed columns (``_free``, the rates,
+    ``_above`` and the ``_long_`` rates; nulls where ``found`` has no price)."""
+    long = [p.long_context if p else None for p in found]
+    return pl.DataFrame(
+        {
+            key.name: key,
+            **{
+                f"_{f}": [getattr(p, f) if p else None for p in found]
+                for f in ("free", *_TIER_RATES)
+            },
+            "_above": [lc.above if lc else None for lc in long],
+            **{f"_long_{f}": [getattr(lc, f) if lc else None for lc in long] for f in _TIER_RATES},
+        },
+        schema_overrides={
+            **{f"_{f}": pl.Float64 for f in _TIER_RATES},
+            **{f"_long_{f}": pl.Float64 for f in _TIER_RATES},
+            "_above": pl.Int64,
+            "_free": pl.Boolean,
+        },
+    )
 
 
 def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
@@ -417,18 +427,7 @@ def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
             f"(add them to {DEFAULT_PRICES.name})",
             stacklevel=3,
         )
-    fields = ("free", *_TIER_RATES)
-    table = pl.DataFrame(
-        {
-            "judge_model": judges,
-            **{
-                f"_{f}": [getattr(found[j], f) if found[j] else None for j in judges]
-                for f in fields
-            },
-        },
-        schema_overrides={"judge_model": pl.Utf8, "_free": pl.Boolean}
-        | {f"_{f}": pl.Float64 for f in _TIER_RATES},
-    )
+    table = _price_table(pl.Series("judge_model", judges, pl.Utf8), list(found.values()))
     cost = _PRICED.alias("_cost")
     return (
         sums.join(table, on="judge_model", how="left")
