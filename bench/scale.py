@@ -123,8 +123,9 @@ print(json.dumps(out))
 """
 
 
-def _run(code: str, folder: Path) -> dict[str, float]:
-    """Run a measuring script (it may call ``peak_mib()``) in a fresh process: its JSON."""
+def _run(code: str, folder: str | Path) -> dict[str, float]:
+    """Run a measuring script (it may call ``peak_mib()``) in a fresh process: its JSON,
+    with ``folder`` (a path or URL) as its argument."""
     argv = [sys.executable, "-c", PEAK + code, str(folder)]
     done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode:

@@ -17,13 +17,15 @@ The ``messages`` table holds one block per attempt (the final answer), not one p
 LLM call, to keep the 100M-row data within the disk of a shared machine; no metric
 measured here reads it.
 
-Run: ``python -m bench.scale_data ROWS OUT`` writes ~ROWS tool-call rows under OUT.
+Run: ``python -m bench.scale_data ROWS OUT [RUNS [TASKS]]`` writes ~ROWS tool-call rows under
+OUT, in RUNS run folders (default 20) of TASKS tasks (default 1,000).
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from datetime import date, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +37,7 @@ from evalnb.store.tables import SCHEMAS, conform, with_call_figures
 
 TASKS = 1000
 RUNS = 20
+GUIDANCE = ["v1", "v2"]
 SCRIPTS = 10_000
 CATEGORIES = [
     "file_operations",
@@ -86,10 +89,10 @@ def text(rng: np.random.Generator, vocab: pl.Series, n: int, n_words: int) -> pl
     return pl.select(pl.concat_str(parts, separator=" ")).to_series()
 
 
-def script_pool(rng: np.random.Generator, vocab: np.ndarray) -> list[str]:
-    """``SCRIPTS`` distinct scripts (one to three commands joined by ``&&`` or ``;``)."""
+def script_pool(rng: np.random.Generator, vocab: np.ndarray, n: int = SCRIPTS) -> list[str]:
+    """``n`` distinct scripts (one to three commands joined by ``&&`` or ``;``)."""
     out: set[str] = set()
-    while len(out) < SCRIPTS:
+    while len(out) < n:
         parts = []
         for _ in range(int(rng.integers(1, 4))):
             template = COMMANDS[int(rng.integers(0, len(COMMANDS)))]
@@ -107,15 +110,23 @@ def script_pool(rng: np.random.Generator, vocab: np.ndarray) -> list[str]:
 
 
 def write_run(
-    folder: Path, run_no: int, epochs: int, pool: pl.Series, vocab: pl.Series
+    folder: Path,
+    run_no: int,
+    epochs: int,
+    pool: pl.Series,
+    vocab: pl.Series,
+    tasks_per_run: int = TASKS,
 ) -> tuple[int, float]:
     """One complete run folder; returns its tool-call rows and the seconds spent counting
-    their commands (what finalizing a real run of that size adds)."""
+    their commands (what finalizing a real run of that size adds).
+
+    Run ``run_no`` is one model (of 4), guidance version (of 2), seed and day, as a
+    user's many small runs are."""
     rng = np.random.default_rng(run_no)
-    run_id, model = f"scale-run-{run_no:03d}", f"model-{run_no % 4}"
-    n = TASKS * epochs
+    run_id, model = f"scale-run-{run_no:05d}", f"model-{run_no % 4}"
+    n = tasks_per_run * epochs
     key = np.arange(n, dtype=np.int64)
-    task_no, epoch = key % TASKS, key // TASKS + 1
+    task_no, epoch = key % tasks_per_run, key // tasks_per_run + 1
     calls = rng.integers(1, 20, n)
     score_max = rng.integers(1, 6, n).astype(float)
     score = np.floor(score_max * rng.random(n) ** 0.5 + 0.3).clip(0, score_max)
@@ -127,9 +138,10 @@ def write_run(
         {
             "run_id": run_id,
             "model": model,
-            "task_id": pl.Series([f"task-{t:04d}" for t in range(TASKS)]).gather(task_no),
+            "task_id": pl.Series([f"task-{t:04d}" for t in range(tasks_per_run)]).gather(task_no),
             "epoch": epoch,
             "category": pl.Series(CATEGORIES).gather(task_no % len(CATEGORIES)),
+            "guidance": GUIDANCE[run_no // 4 % len(GUIDANCE)],
             "description": text(rng, vocab, n, 12),
             "turns": calls + 1,
             "natural_stop": rng.random(n) < 0.93,
@@ -236,29 +248,38 @@ def write_run(
         ("tool_invocations", invocations),
     ]:
         conform(frame, name).write_parquet(folder / f"{name}.parquet")
+    day = date(2026, 1, 1) + timedelta(days=run_no // 8)
     meta = RunMeta(
         run_id=run_id,
         provider="bench",
         model=model,
         status="complete",
         epochs=epochs,
-        settings=RunSettings(),
+        guidance=GUIDANCE[run_no // 4 % len(GUIDANCE)],
+        started_at=f"{day.isoformat()}T09:00:00Z",
+        task_count=n,
+        settings=RunSettings(seed=run_no),
     )
     (folder / "run.json").write_text(meta.model_dump_json())
     return rows, counting
 
 
-def write_store(rows: int, out: Path) -> tuple[int, float]:
-    """``RUNS`` run folders under ``out`` holding about ``rows`` tool-call rows in total;
+def write_store(
+    rows: int, out: Path, runs: int = RUNS, tasks_per_run: int = TASKS
+) -> tuple[int, float]:
+    """``runs`` run folders of ``tasks_per_run`` tasks under ``out`` holding about ``rows``
+    tool-call rows in total (``rows / (runs * tasks_per_run * 10)`` epochs, at least 1);
     returns the rows written and the seconds spent counting their commands."""
     rng = np.random.default_rng(0)
     vocab_np = words(rng, 5000)
     vocab = pl.Series(vocab_np)
     pool = pl.Series(script_pool(rng, vocab_np))
-    epochs = max(1, round(rows / (RUNS * TASKS * 10)))
-    runs = [write_run(out / f"run-{r:03d}", r, epochs, pool, vocab) for r in range(RUNS)]
-    return sum(r for r, _ in runs), sum(s for _, s in runs)
+    epochs = max(1, round(rows / (runs * tasks_per_run * 10)))
+    written = [
+        write_run(out / f"run-{r:05d}", r, epochs, pool, vocab, tasks_per_run) for r in range(runs)
+    ]
+    return sum(r for r, _ in written), sum(s for _, s in written)
 
 
 if __name__ == "__main__":
-    print(write_store(int(float(sys.argv[1])), Path(sys.argv[2])))
+    print(write_store(int(float(sys.argv[1])), Path(sys.argv[2]), *map(int, sys.argv[3:5])))

@@ -21,7 +21,18 @@ machines are noisy: compare the ratios):
   ~1M rows against polars reading the same parquet files (fresh processes);
 - import time: ``import evalnb`` against ``import polars`` (bench/import_time.py);
 - demo: ``evalnb demo`` in an empty folder against the 25 s target;
-- inspect: evalnb against Inspect AI's dataframes on the same logs, where installed.
+- inspect: evalnb against Inspect AI's dataframes on the same logs, where installed;
+- folders: 1,000 folders of 1,000 attempts against DuckDB, 10,000 small folders against
+  5 s and the fixed cost per folder against 1 ms (bench/folders.py);
+- remote: run folders in a local S3 server against polars reading the same columns, and
+  a file:// URL's memory against the path's (bench/remote.py);
+- throughput: calls/s at concurrency 8, 32, 128 against the ideal and Inspect AI
+  (bench/runner_throughput.py);
+- traces: 80,000 trajectories as Inspect logs against 60 s / 4 GiB and Inspect's
+  ``samples_df`` (bench/trace_sets.py).
+
+Every section ends with its wall and CPU seconds and the load average at its start and
+end: a figure from a busy machine is not one to quote.
 
 Run: ``python -m bench [SECTION ...] [--scale-rows 1e6,1e7]`` (prints Markdown;
 bench/RESULTS.md holds a recorded run).
@@ -43,8 +54,9 @@ from importlib.metadata import version
 from pathlib import Path
 
 from bench import finalize as finalize_bench
+from bench import folders as folders_bench
 from bench import frames as frames_bench
-from bench import import_time, inspect_load, runner_overhead
+from bench import import_time, inspect_load, remote, runner_overhead, runner_throughput, trace_sets
 from bench import merge as merge_bench
 from bench import scale as scale_bench
 from bench import workers as workers_bench
@@ -166,13 +178,17 @@ def scheduling() -> list[str]:
     best = min(wall[32, "dataset"], wall[32, "longest first"])
     speedup = recorded_ms / 1000 / (best * SCALE)
     lines.append("")
+    for concurrency in (8, 32):
+        lpt, given = wall[concurrency, "longest first"], wall[concurrency, "dataset"]
+        lines.append(
+            f"- longest first at concurrency {concurrency}: {lpt:.2f} s against {given:.2f} s "
+            f"in dataset order: dataset / longest first = **{given / lpt:.2f}** "
+            f"({'faster' if given > lpt else 'not faster'}, as measured)"
+        )
     lines.append(
-        f"Longest first at concurrency 32: {wall[32, 'longest first']:.2f} s against "
-        f"{wall[32, 'dataset']:.2f} s in dataset order "
-        f"({wall[32, 'dataset'] / wall[32, 'longest first']:.2f}x). The recordings ran these "
-        f"300 tasks one after another in {recorded_ms / 60000:.1f} min; at concurrency 32 "
-        f"the same latencies (scaled back up) take {best * SCALE / 60:.1f} min: a "
-        f"{speedup:.0f}x speed-up."
+        f"- the recordings ran these 300 tasks one after another in {recorded_ms / 60000:.1f} "
+        f"min; at concurrency 32 the same latencies (scaled back up) take "
+        f"{best * SCALE / 60:.1f} min: a {speedup:.0f}x speed-up"
     )
     return lines
 
@@ -460,6 +476,11 @@ def scale() -> list[str]:
     return scale_bench.section(chosen)
 
 
+def traces() -> list[str]:
+    """80,000 trajectories as Inspect logs (``BENCH_TRACE_SAMPLES=N`` picks the number)."""
+    return trace_sets.lines(int(os.environ.get("BENCH_TRACE_SAMPLES", trace_sets.SAMPLES)))
+
+
 SECTIONS = {
     "scheduling": (
         "Runner scheduling (latencies from the recorded runs, scaled down 100x)",
@@ -468,8 +489,11 @@ SECTIONS = {
     "sandbox": ("Sandbox", sandbox),
     "analysis": ("Analysis", analysis),
     "scale": ("Analysis at scale: the lazy path (issue 18)", scale),
+    "folders": ("Many run folders: one scan per table (issue 28)", folders_bench.lines),
+    "remote": ("Remote runs in object storage (issue 28)", remote.lines),
     "finalize": ("Finalize and reading events (issue 18)", finalize_bench.main),
     "workers": ("Real-API throughput: worker processes (issue 18)", workers_bench.lines),
+    "throughput": ("Runner throughput against Inspect AI (issue 28)", runner_throughput.lines),
     "merge": ("Merge at scale: 1,000,000 attempts in under 2 GiB (issue 28)", merge_bench.lines),
     "runner": ("Runner overhead (issue 2)", runner),
     "notebooks": ("Notebooks", notebooks),
@@ -477,6 +501,7 @@ SECTIONS = {
     "import_time": ("Import time", import_time.lines),
     "demo": ("Demo", demo),
     "inspect": ("Inspect AI logs", inspect),
+    "traces": ("Trace sets the size of public ones (issue 28)", traces),
 }
 
 
@@ -500,11 +525,18 @@ def main(argv: list[str] | None = None) -> None:
     print(f"# Benchmark results\n\nMachine: {machine()}.\n\nCommand: `{command}`.\n")
     for name in args.sections or list(SECTIONS):
         title, fn = SECTIONS[name]
-        started = time.perf_counter()
+        started, before, load = time.perf_counter(), os.times(), os.getloadavg()[0]
         body = fn()
+        after = os.times()
+        cpu = sum(after[:4]) - sum(before[:4])  # this process and its children, user + system
         print(f"## {title}\n")
         print("\n".join(body))
-        print(f"\n(section took {time.perf_counter() - started:.0f} s)\n", flush=True)
+        print(
+            f"\n(section took {time.perf_counter() - started:.0f} s wall, {cpu:.0f} s CPU with "
+            f"its child processes; load average {load:.1f} at its start, "
+            f"{os.getloadavg()[0]:.1f} at its end)\n",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import evalnb as en
 from evalnb.analysis.runs import read_run_folder
 from evalnb.cli import main
 from evalnb.errors import InputError
@@ -165,3 +166,107 @@ def test_a_folder_with_only_events_is_not_a_run_folder(run, capsys):
         name.unlink()
     err = cli_error(["run", "--resume", str(run), "--quiet"], capsys)
     assert f"{run}: not an evalnb run folder (no run.json)" in err
+
+
+# Damage that used to give wrong figures with exit 0 (issue 25 item 7): every table is
+# checked against its schema and the tasks rows against run.json's task_count when the
+# run is loaded; the events rebuild the run, or it is refused naming the file and reason.
+
+
+def _true_passed(complete_run: Path) -> int:
+    return int(en.summary(read_run_folder(complete_run)).item(0, "total_passed"))
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        pytest.param(
+            lambda f: pl.read_parquet(f).drop("passed").write_parquet(f),
+            r"lacks columns \['passed'\]",
+            id="no-passed-column",
+        ),
+        pytest.param(
+            lambda f: (
+                pl.read_parquet(f).with_columns(pl.col("passed").cast(pl.Utf8)).write_parquet(f)
+            ),
+            r"wrong column types: passed is String, not Boolean",
+            id="passed-as-strings",
+        ),
+        pytest.param(
+            lambda f: pl.read_parquet(f).head(0).write_parquet(f),
+            r"holds 0 attempts where run\.json's task_count is 6",
+            id="emptied",
+        ),
+        pytest.param(
+            lambda f: pl.read_parquet(f).head(4).write_parquet(f),
+            r"holds 4 attempts where run\.json's task_count is 6",
+            id="cut-short",
+        ),
+    ],
+)
+def test_a_tasks_table_that_lost_a_column_its_types_or_rows_is_rebuilt_from_the_events(
+    run, complete_run, damage, reason, capsys
+):
+    damage(run / "tasks.parquet")
+    with pytest.warns(UserWarning, match=rf"tasks\.parquet: {reason}; tables rebuilt from"):
+        rebuilt = en.load(run)
+    assert en.summary(rebuilt).item(0, "total_passed") == _true_passed(complete_run) > 0
+    assert main(["summary", str(run)]) == 0
+    assert "Tasks passed: 6/6" in capsys.readouterr().out
+
+
+def test_a_damaged_call_or_check_table_is_rebuilt_from_the_events(run, complete_run):
+    checks = pl.read_parquet(run / "checks.parquet")
+    checks.with_columns(pl.col("passed").cast(pl.Utf8)).write_parquet(run / "checks.parquet")
+    with pytest.warns(UserWarning, match=r"checks\.parquet: wrong column types: passed is"):
+        rebuilt = en.load(run)
+    assert rebuilt.checks.get_column("passed").dtype == pl.Boolean
+    assert rebuilt.checks.height == checks.height
+
+
+def test_a_damaged_run_whose_events_do_not_hold_its_attempts_is_refused(run, capsys):
+    """An emptied events.jsonl and a tasks table rewritten from it (the run said
+    'complete, 0 tasks' against task_count 6): nothing holds the run any more."""
+    pl.read_parquet(run / "tasks.parquet").head(0).write_parquet(run / "tasks.parquet")
+    (run / "events.jsonl").write_text("")
+    expected = (
+        r"tasks\.parquet: holds 0 attempts where run\.json's task_count is 6; and "
+        r"events\.jsonl holds 0 finished attempts where run\.json's task_count is 6, so the "
+        r"run cannot be rebuilt"
+    )
+    with pytest.raises(InputError, match=expected):
+        en.load(run)
+    assert "cannot be rebuilt" in cli_error(["summary", str(run)], capsys)
+    with warnings.catch_warnings(record=True):
+        loaded = en.load(run, strict=False)
+    assert loaded.runs.height == 0 and "cannot be rebuilt" in loaded.errors[0].message
+
+
+def test_one_damaged_folder_among_many_is_rebuilt_and_the_others_are_read(run, tmp_path):
+    others = [shutil.copytree(run, tmp_path / "more" / f"copy-{i}") for i in range(3)]
+    for i, folder in enumerate(others):
+        meta = json.loads((folder / "run.json").read_text())
+        meta["run_id"] = folder.name
+        (folder / "run.json").write_text(json.dumps(meta))
+        for table in folder.glob("*.parquet"):
+            frame = pl.read_parquet(table).with_columns(run_id=pl.lit(folder.name))
+            frame.write_parquet(table)
+        if i == 1:
+            frame = pl.read_parquet(folder / "tasks.parquet").drop("passed")
+            frame.write_parquet(folder / "tasks.parquet")
+    with pytest.warns(UserWarning, match=r"copy-1/tasks\.parquet: lacks columns \['passed'\]"):
+        runs = en.load(*others)
+    assert runs.runs.get_column("run_id").to_list() == ["copy-0", "copy-1", "copy-2"]
+    assert en.summary(runs).get_column("total_passed").to_list() == [6, 6, 6]
+
+
+def test_a_copied_folder_whose_rows_name_another_run_is_not_counted_twice(run, tmp_path):
+    """A copy with only its run.json renamed: its rows still name the original run."""
+    copy = shutil.copytree(run, tmp_path / "copies" / "renamed")
+    meta = json.loads((copy / "run.json").read_text())
+    meta["run_id"] = "renamed"
+    (copy / "run.json").write_text(json.dumps(meta))
+    with pytest.warns(UserWarning, match="holds 12 attempts where run.json's task_count is 6"):
+        runs = en.load(run, copy)
+    assert en.summary(runs).get_column("total_tasks").to_list() == [6, 6]
+    assert runs.tasks.group_by("run_id").len().get_column("len").to_list() == [6, 6]

@@ -125,17 +125,27 @@ def test_rows_follow_call_order_not_table_order():
 
 
 def test_each_distinct_script_is_parsed_once(monkeypatch):
+    """Plain scripts are split all together, the others by bashkit's parser, one by one;
+    either way a script seen again (in another run) is not parsed again."""
     seen: list[str] = []
-    real = command_counts_module.target_commands
+    parse, split = (
+        command_counts_module.target_commands,
+        command_counts_module.plain_target_commands,
+    )
 
-    def counting(script, regex=None):
+    def parsing(script, regex=None):
         seen.append(script)
-        return real(script, regex)
+        return parse(script, regex)
 
-    monkeypatch.setattr(command_counts_module, "target_commands", counting)
-    same = [("ls /data", 0), ("ls /data", 0)]
+    def splitting(scripts):
+        seen.extend(scripts.to_list())
+        return split(scripts)
+
+    monkeypatch.setattr(command_counts_module, "target_commands", parsing)
+    monkeypatch.setattr(command_counts_module, "plain_target_commands", splitting)
+    same = [("ls /data", 0), ("ls $DATA", 0), ("ls /data", 0), ("ls $DATA", 0)]
     command_rows(make_runs(("a", [record("t", same)]), ("b", [record("t", same)])))
-    assert seen == ["ls /data"]
+    assert seen == ["ls /data", "ls $DATA", "ls $DATA"]  # split, then parsed: not plain
 
 
 # --- metrics per task attempt ----------------------------------------------------------

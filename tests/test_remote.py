@@ -53,11 +53,16 @@ def _runs_folder(root: Path) -> Path:
 
 def _to_memory(folder: Path, prefix: str) -> str:
     """Copy folder's files into fsspec's memory filesystem; returns the URL of the copy."""
-    fs = fsspec.filesystem("memory")
+    return _copied(folder, f"memory://{prefix}")
+
+
+def _copied(folder: Path, url: str) -> str:
+    """Copy folder's files under ``url`` (any fsspec filesystem); returns ``url``."""
+    fs, root = fsspec.core.url_to_fs(url)
     for file in folder.rglob("*"):
         if file.is_file():
-            fs.pipe(f"/{prefix}/{file.relative_to(folder).as_posix()}", file.read_bytes())
-    return f"memory://{prefix}"
+            fs.pipe(f"{root}/{file.relative_to(folder).as_posix()}", file.read_bytes())
+    return url
 
 
 def _same_tables(a: Runs, b: Runs) -> None:
@@ -164,3 +169,74 @@ def test_tables_at_a_url_stay_lazy_until_used(tmp_path):
     en.summary(runs)
     assert "messages" not in repr(runs).split("tables loaded:")[1]
     assert runs.scan("tool_calls").select(pl.len()).collect().item() == 30
+
+
+# Object storage: a real S3 server (moto's) on 127.0.0.1, reached by polars itself for the
+# parquet tables (projection and predicate pushdown) and by s3fs for listing and run.json.
+
+
+@pytest.fixture(scope="module")
+def s3_server() -> Iterator[str]:
+    """moto's S3 server in a thread on 127.0.0.1; its URL."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def s3_bucket(s3_server: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """An empty bucket on the local S3 server, reached through the usual AWS variables."""
+    import s3fs
+
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": s3_server,
+        "AWS_ALLOW_HTTP": "true",
+    }.items():
+        monkeypatch.setenv(name, value)
+    s3fs.S3FileSystem.clear_instance_cache()
+    bucket = f"runs-{len(s3fs.S3FileSystem().ls(''))}"
+    s3fs.S3FileSystem().mkdir(bucket)
+    return bucket
+
+
+def test_runs_in_s3_load_like_their_folders_and_polars_scans_them_itself(s3_bucket, tmp_path):
+    runs = _runs_folder(tmp_path)
+    url = _copied(runs, f"s3://{s3_bucket}/runs")
+    remote, local = en.load(url), en.load(runs)
+    assert remote.runs.get_column("run_id").to_list() == ["r1", "r2"]
+    assert en.summary(remote).equals(en.summary(local))
+    assert en.interaction(remote, by="run").equals(en.interaction(local, by="run"))
+    loaded = repr(remote).split("tables loaded:")[1]
+    assert "messages" not in loaded and "tool_calls" not in loaded  # a summary reads neither
+    plan = remote.scan("tasks").select("passed").explain()
+    assert f"Parquet SCAN [s3://{s3_bucket}/runs/r1/tasks.parquet" in plan  # no download
+    _same_tables(remote, local)
+
+
+def test_a_damaged_table_in_s3_is_refused_naming_its_url(s3_bucket, tmp_path):
+    runs = _runs_folder(tmp_path)
+    tasks = pl.read_parquet(runs / "r2" / "tasks.parquet").drop("passed")
+    tasks.write_parquet(runs / "r2" / "tasks.parquet")
+    url = _copied(runs, f"s3://{s3_bucket}/runs")
+    with pytest.raises(InputError, match=rf"s3://{s3_bucket}/runs/r2/tasks\.parquet: lacks"):
+        en.load(url)
+    with pytest.warns(UserWarning, match="1 input"):
+        readable = en.load(url, strict=False)
+    assert readable.runs.get_column("run_id").to_list() == ["r1"]
+
+
+def test_a_file_url_is_read_as_its_local_folder(tmp_path):
+    runs = _runs_folder(tmp_path)
+    remote, local = en.load(runs.as_uri()), en.load(runs)
+    _same_tables(remote, local)
+    plan = remote.scan("tool_calls").explain()
+    assert "Parquet SCAN [" + str(runs / "r1" / "tool_calls.parquet") in plan

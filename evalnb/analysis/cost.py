@@ -273,10 +273,9 @@ def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Exp
     expression of an attempt's recorded cost (null where there is none). Warns once
     about models without a price among runs with an attempt that needs one."""
     prices = load_prices() if prices is None else prices
-    found = [
-        (run_key, model, price_for(model, provider, prices))
-        for run_key, model, provider in runs.runs.select("run_key", "model", "provider").iter_rows()
-    ]
+    rows = runs.runs.select("run_key", "model", "provider").rows()
+    price = {(m, p): price_for(m, p, prices) for m, p in {(m, p) for _, m, p in rows}}
+    found = [(run_key, model, price[model, provider]) for run_key, model, provider in rows]
     has_recorded = "recorded_cost_usd" in runs.scan("tasks").collect_schema().names()
     unknown_runs = {run_key for run_key, _, p in found if p is None}
     if unknown_runs and has_recorded:  # a recorded cost needs no price

@@ -4,7 +4,8 @@ The preferred source is the structured ``tool_calls`` table (one row per tool ca
 its exit code). Each call's ``commands`` text is split into *target commands*:
 
 - ``pattern=None`` (bash tasks): every simple command with a literal name, found by
-  bashkit's static analyser (``bashkit.Bash().analyze``), including commands inside
+  bashkit's static analyser (``bashkit.Bash().analyze``; plain scripts all together,
+  with the same result: :mod:`evalnb.store.plain_scripts`), including commands inside
   pipelines, ``$(...)`` substitutions and function bodies; assignment-only commands and
   commands whose name is not a literal word are skipped. The subcommand is the command
   name (``jq``, ``grep``). The command text is rebuilt from the parsed words, joined by

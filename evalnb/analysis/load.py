@@ -51,20 +51,25 @@ Example:
 from __future__ import annotations
 
 import glob
+import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import polars as pl
 
 from evalnb.analysis.completeness import mark_missing_from_dataset, mark_partial
-from evalnb.analysis.remote import expand_url, is_url, read_run_url
+from evalnb.analysis.folders import LOCAL
+from evalnb.analysis.remote import expand_url, is_url, local_path, url_access
 from evalnb.analysis.report_file import REPORT_FORMAT, runs_from_report
 from evalnb.analysis.runs import (
     LoadError,
     Runs,
     read_run_folder,
+    read_run_folders,
     runs_from_records,
-    runs_from_store,
 )
 from evalnb.errors import EvalnbError, InputError
 from evalnb.formats.detect import Format, Run, check_options, read_gathered, recognise
@@ -97,31 +102,30 @@ def load(
     """
     options = options or {}
     check_options(options)
-    parts: list[Runs] = []
     errors: list[LoadError] = []
-    origin: dict[str, Path | str] = {}
-    gathered: dict[Format, list[Run]] = {}
-
-    def take(where: Path | str, read: Callable[[], Runs]) -> None:
-        try:
-            part = read()
-            for run_id in part.runs.get_column("run_id").to_list():
-                if run_id in origin:
-                    msg = f"run {run_id!r} is also in {origin[run_id]}; load only one of them"
-                    raise InputError(where, None, "run_id", msg)
-        except EvalnbError as exc:
-            if strict:
-                raise
-            errors.append(LoadError(str(where), str(exc)))
-            return
-        origin.update(dict.fromkeys(part.runs.get_column("run_id").to_list(), where))
-        parts.append(part)
-
-    for path in _expand(paths_or_globs, errors, strict):
-        take(path, partial(read_input, path, gathered, options))
-    for fmt, read in gathered.items():
-        take(fmt.name, partial(_formed, fmt, read))
-    runs = mark_missing_from_dataset(mark_partial(Runs.concat(parts)), dataset)
+    inputs = _expand(paths_or_globs, errors, strict)
+    parts, failed = _read_all(inputs, options)  # inputs gain the formats read together
+    owner: dict[str, int] = {}  # run_id -> the input it is read from
+    for run_id, position in sorted(
+        ((run_id, pos) for _, origin in parts for run_id, pos in origin.items()),
+        key=lambda item: item[1],
+    ):
+        if owner.setdefault(run_id, position) != position:
+            msg = f"run {run_id!r} is also in {inputs[owner[run_id]]}; load only one of them"
+            failed.append((position, InputError(inputs[position], None, "run_id", msg)))
+    failed.sort(key=lambda failure: failure[0])
+    if strict and failed:
+        raise failed[0][1]
+    refused = {position for position, _ in failed}
+    errors += [LoadError(str(inputs[position]), str(exc)) for position, exc in failed]
+    kept = [
+        runs.filter(~pl.col("run_id").is_in([r for r, pos in origin.items() if pos in refused]))
+        if refused & set(origin.values())
+        else runs
+        for runs, origin in parts
+    ]
+    order = {run_id: pos for run_id, pos in owner.items() if pos not in refused}
+    runs = mark_missing_from_dataset(mark_partial(_in_order(Runs.concat(kept), order)), dataset)
     runs.errors = errors
     if errors:
         warnings.warn(
@@ -146,10 +150,68 @@ def _expand(
     return list(out)
 
 
+def _read_all(
+    inputs: list[Path | str], options: Mapping[str, str]
+) -> tuple[list[tuple[Runs, dict[str, int]]], list[tuple[int, EvalnbError]]]:
+    """Read every input: the run folders together, one batch per filesystem
+    (:func:`~evalnb.analysis.runs.read_run_folders`), the rest one by one
+    (:func:`read_input`), the runs of a format that gathers formed together at the end
+    (each such format then appended to ``inputs``, by name). Gives each part read with
+    the input each of its runs came from (by position), and the inputs that failed."""
+    batches: dict[str, list[int]] = {}
+    alone: list[int] = []
+    for position, item in enumerate(inputs):
+        if is_url(item):
+            parts = urlsplit(str(item))
+            batches.setdefault(f"{parts.scheme}://{parts.netloc}", []).append(position)
+        elif is_run_folder(item):
+            batches.setdefault("", []).append(position)
+        else:
+            alone.append(position)
+    read: list[tuple[Runs, dict[str, int]]] = []
+    failed: list[tuple[int, EvalnbError]] = []
+    for filesystem, positions in batches.items():
+        access = url_access(str(inputs[positions[0]])) if filesystem else LOCAL
+        found = read_run_folders([inputs[p] for p in positions], access)
+        read.append((found.runs, {r: positions[i] for r, i in found.positions.items()}))
+        failed += [(positions[i], exc) for i, exc in found.failed]
+        alone += [positions[i] for i in found.foreign]
+    gathered: dict[Format, list[Run]] = {}
+    readers = [(p, partial(read_input, inputs[p], gathered, options)) for p in sorted(alone)]
+    for position, reader in readers:
+        try:
+            part = reader()
+        except EvalnbError as exc:
+            failed.append((position, exc))
+            continue
+        read.append((part, dict.fromkeys(part.runs.get_column("run_id").to_list(), position)))
+    for fmt, runs in gathered.items():
+        position = len(inputs)
+        inputs.append(fmt.name)
+        try:
+            part = _formed(fmt, runs)
+        except EvalnbError as exc:
+            failed.append((position, exc))
+            continue
+        read.append((part, dict.fromkeys(part.runs.get_column("run_id").to_list(), position)))
+    return read, failed
+
+
+def _in_order(runs: Runs, order: dict[str, int]) -> Runs:
+    """``runs`` with its runs in the order of the inputs they came from (``order``: run_id
+    -> position; the runs of one input keep their order)."""
+    position = pl.col("run_id").replace_strict(order, default=None, return_dtype=pl.Int64)
+    if runs.runs.select(position).to_series().is_sorted():
+        return runs
+    runs.set_table("runs", runs.runs.sort(position, maintain_order=True))
+    return runs
+
+
 def expand_inputs(*paths_or_globs: str | Path) -> list[Path | str]:
     """Expand globs and plain folders into the inputs to read, each once, in order.
 
-    A URL stands for the run folders it names (:func:`~evalnb.analysis.remote.expand_url`).
+    A URL stands for the run folders it names (:func:`~evalnb.analysis.remote.expand_url`);
+    a ``file://`` URL is its local path.
 
     Example:
         >>> import tempfile, pathlib
@@ -160,6 +222,7 @@ def expand_inputs(*paths_or_globs: str | Path) -> list[Path | str]:
     """
     out: dict[Path | str, None] = {}
     for item in paths_or_globs:
+        item = local_path(str(item)) or item if is_url(item) else item
         if is_url(item):
             out.update(dict.fromkeys(expand_url(str(item))))
             continue
@@ -168,14 +231,30 @@ def expand_inputs(*paths_or_globs: str | Path) -> list[Path | str]:
             raise InputError(item, None, None, "no file or folder matches")
         for match in map(Path, matches):
             if match.is_dir() and not _is_run(match):
-                inside = sorted(p for p in match.iterdir() if _is_run(p) or _loadable_file(p))
+                inside = _inside(match)
                 if not inside:
                     msg = "no run folders, recognised trace files or .json files in this folder"
                     raise InputError(match, None, None, msg)
-                out.update(dict.fromkeys(p.resolve() for p in inside))
+                out.update(dict.fromkeys(inside))
             else:
                 out[match.resolve()] = None
     return list(out)
+
+
+def _inside(folder: Path) -> list[Path]:
+    """The run folders, recognised inputs and ``.json`` files directly inside ``folder``,
+    by name, resolved (the folder once: each entry is resolved only when a symlink)."""
+    base = folder.resolve()
+    with os.scandir(folder) as entries:
+        found = sorted(
+            (entry.name, entry)
+            for entry in entries
+            if (entry.is_dir() and _is_run(Path(entry.path)))
+            or (entry.is_file() and _loadable_file(Path(entry.path)))
+        )
+    return [
+        Path(entry.path).resolve() if entry.is_symlink() else base / name for name, entry in found
+    ]
 
 
 def read_input(
@@ -196,11 +275,13 @@ def read_input(
         evalnb.errors.InputError: /: not a run folder or a folder of a recognised format
     """
     if is_url(path):
-        return read_run_url(str(path))
+        found = read_run_folders([path], url_access(str(path)))
+        if found.failed:
+            raise found.failed[0][1]
+        return found.runs
     path = Path(path)
-    store = _evalnb_run(path)
-    if store is not None:
-        return runs_from_store(store)
+    if _evalnb_run(path) is not None:
+        return read_run_folder(path)
     fmt = recognise(path)
     if fmt is not None:
         read = fmt.read_one(path, options or {})

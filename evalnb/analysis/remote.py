@@ -1,8 +1,8 @@
-"""Run folders at a URL (object storage, HTTP, any fsspec filesystem), read through fsspec.
+"""Run folders at a URL (object storage, HTTP, any fsspec filesystem).
 
 :func:`evalnb.load` reads an input that starts with a scheme (``s3://``, ``gs://``,
-``az://``, ``https://``, ``memory://``, ``file://``...) with this module: typically the
-merged parquet of a sharded run (``evalnb merge``) copied to a bucket. The URL names
+``az://``, ``https://``, ``memory://``...) with this module: typically the merged parquet
+of a sharded run (``evalnb merge``) copied to a bucket. The URL names
 
 - a run folder (it holds ``run.json``),
 - a folder whose direct subfolders are run folders, or
@@ -10,11 +10,18 @@ merged parquet of a sharded run (``evalnb merge``) copied to a bucket. The URL n
 
 Only complete runs are read from a URL: their tables are the parquet files (a run in
 progress has only ``events.jsonl``; load it from its folder), also as an older evalnb
-wrote them (see :func:`evalnb.analysis.runs.runs_from_scans`); a table lacking a key
-column is an error. Each table's file is fetched whole when the run is loaded and
-decoded lazily, column by column, as with a local folder. fsspec is the ``remote``
-extra (``pip install 'evalnb[remote]'``); a scheme's own package (``s3fs``, ``gcsfs``,
-``adlfs``) is named when it is missing.
+wrote them; they are checked as a local folder's are
+(:mod:`evalnb.analysis.folders`), but a damaged one is refused, not rebuilt. Listing and
+``run.json`` go through fsspec (the ``remote`` extra: ``pip install 'evalnb[remote]'``; a
+scheme's own package, ``s3fs``, ``gcsfs`` or ``adlfs``, is named when it is missing).
+
+Object storage (:data:`OBJECT_STORES`) is read by polars itself, lazily: a summary
+fetches each file's footer and then only the columns and row groups it needs, never
+``messages`` or ``stdout``. Credentials and endpoints come from the environment as for
+any client of that store (``AWS_ACCESS_KEY_ID``, ``AWS_ENDPOINT_URL``...; a server
+reached over plain HTTP also needs ``AWS_ALLOW_HTTP=true``). Other filesystems
+(``https://``, ``memory://``) hand polars each file's bytes, fetched once, when the run is
+loaded. A ``file://`` URL is a local folder.
 
 Example:
     >>> is_url("s3://bucket/runs"), is_url("runs/r1"), is_url("C:/runs")
@@ -25,16 +32,22 @@ from __future__ import annotations
 
 import glob
 import re
-from typing import Any
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import unquote, urlsplit
 
-import polars as pl
 from pydantic import ValidationError
 
-from evalnb.analysis.runs import Runs, lacking_keys, runs_from_scans
+from evalnb.analysis.folders import Access
 from evalnb.errors import InputError, SetupError, from_validation_error
 from evalnb.extras import require
 from evalnb.records import RunMeta
-from evalnb.store.tables import SCHEMAS, TABLES
+
+OBJECT_STORES: Final = ("s3", "s3a", "gs", "gcs", "gcp", "az", "azure", "abfs", "abfss", "adl")
+"""URL schemes polars reads itself (object storage), with projection and predicate
+pushdown; other schemes are read through fsspec."""
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+://")
 
@@ -75,12 +88,7 @@ def expand_url(url: str) -> list[str]:
         if fs.isfile(f"{match}/run.json"):
             out.append(match)
             continue
-        inside = (
-            sorted(p.rstrip("/") for p in fs.ls(match, detail=False) if fs.isdir(p))
-            if fs.isdir(match)
-            else []
-        )
-        runs = [p for p in inside if fs.isfile(f"{p}/run.json")]
+        runs = sorted(p.rsplit("/", 1)[0] for p in fs.glob(f"{match}/*/run.json"))  # one listing
         if not runs:
             msg = "not a run folder (run.json and parquet tables) or a folder of run folders"
             raise InputError(fs.unstrip_protocol(match), None, None, msg)
@@ -88,48 +96,53 @@ def expand_url(url: str) -> list[str]:
     return [fs.unstrip_protocol(p) for p in out]
 
 
-def read_run_url(url: str) -> Runs:
-    """The complete run folder at ``url`` (see the module docstring).
+def local_path(url: str) -> Path | None:
+    """The local path a ``file://`` URL names (None for any other URL).
+
+    Example:
+        >>> local_path("file:///data/runs%201"), local_path("s3://bucket/runs")
+        (PosixPath('/data/runs 1'), None)
+    """
+    parts = urlsplit(url)
+    return Path(unquote(parts.path)) if parts.scheme == "file" else None
+
+
+def url_access(url: str) -> Access:
+    """How to read the run folders :func:`expand_url` gives for ``url`` (see the module
+    docstring).
+
+    Example:
+        >>> url_access("memory://doc/runs").local
+        False
+    """
+    fs, _ = _filesystem(url)
+    native = urlsplit(url).scheme in OBJECT_STORES
+
+    @cache
+    def fetched(file: str) -> bytes:
+        return bytes(fs.cat_file(file))
+
+    return Access(
+        meta=lambda folder: read_meta(folder, fetched),
+        parquet=(lambda file: file) if native else fetched,
+        threads=16,
+        local=False,
+    )
+
+
+def read_meta(folder: str, read: Callable[[str], bytes]) -> RunMeta:
+    """The ``run.json`` of the run folder at URL ``folder``, ``read`` fetching its bytes.
 
     Example:
         >>> import fsspec
         >>> fsspec.filesystem("memory").pipe("/doc/bad/run.json", b'{"run_id": 1}')
-        >>> read_run_url("memory://doc/bad")
+        >>> read_meta("memory:///doc/bad", lambda url: fsspec.open(url).open().read())
         Traceback (most recent call last):
         ...
         evalnb.errors.InputError: memory:///doc/bad/run.json: run_id: Input should be a valid string
     """
-    fs, root = _filesystem(url)
-    root = root.rstrip("/")
-    meta_url = fs.unstrip_protocol(f"{root}/run.json")
+    url = f"{folder}/run.json"
     try:
-        meta = RunMeta.model_validate_json(fs.cat_file(f"{root}/run.json"))
+        return RunMeta.model_validate_json(read(url))
     except ValidationError as exc:
-        raise from_validation_error(meta_url, None, exc) from None
-    if meta.status != "complete":
-        raise InputError(
-            meta_url,
-            None,
-            "status",
-            f"the run is {meta.status!r}: only complete runs (parquet tables) are read from a "
-            "URL; load a run in progress from its folder",
-        )
-    scans: dict[str, pl.LazyFrame] = {}
-    for name in TABLES[1:]:
-        path = f"{root}/{name}.parquet"
-        if name == "tool_invocations" and not fs.exists(path):
-            scans[name] = pl.LazyFrame(schema=SCHEMAS[name])
-            continue
-        if not fs.exists(path):
-            raise InputError(fs.unstrip_protocol(path), None, None, "missing")
-        try:
-            scan = pl.scan_parquet(fs.cat_file(path))
-            columns = scan.collect_schema()
-        except pl.exceptions.PolarsError as exc:
-            raise InputError(fs.unstrip_protocol(path), None, None, f"unreadable: {exc}") from None
-        lacking = lacking_keys(columns)
-        if lacking:
-            msg = f"lacks key columns {lacking}"
-            raise InputError(fs.unstrip_protocol(path), None, None, msg)
-        scans[name] = scan
-    return runs_from_scans(meta, scans)
+        raise from_validation_error(url, None, exc) from None

@@ -17,16 +17,18 @@ Example:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Collection
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, NamedTuple, overload
 
 import polars as pl
 
+from evalnb.analysis.folders import LOCAL, Access, Folder, read_stored, with_recorded
+from evalnb.errors import EvalnbError, InputError
 from evalnb.extras import require
 from evalnb.records import RunMeta, TaskRecord
-from evalnb.store.folder import RunStore
+from evalnb.store.folder import EVENTS, RunStore
 from evalnb.store.legacy import is_legacy, upgrade_token_counts
 from evalnb.store.tables import (
     CALL_FIGURES,
@@ -350,19 +352,55 @@ class PandasRuns:
     errors: list[LoadError] = field(default_factory=list, kw_only=True)
 
 
+class FolderRead(NamedTuple):
+    """What :func:`read_run_folders` read: every run read, each run's position among the
+    folders given (by ``run_id``), the folders that failed (by position) and those whose
+    ``run.json`` is another harness's (positions)."""
+
+    runs: Runs
+    positions: dict[str, int]
+    failed: list[tuple[int, EvalnbError]]
+    foreign: list[int]
+
+
+def read_run_folders(folders: Sequence[str | Path], access: Access = LOCAL) -> FolderRead:
+    """Run folders, any number: the complete ones from their parquet tables, one scan per
+    table over all of them (:mod:`evalnb.analysis.folders`), the others from their events.
+
+    - A complete folder is not read here beyond each file's footer: its tables are
+      scanned lazily (see the module docstring), also when an older evalnb wrote them
+      (see :func:`runs_from_scans`).
+    - A run in progress is built from ``events.jsonl`` in memory, each record in today's
+      token meaning (:meth:`~evalnb.store.RunStore.records`); its status is ``running``
+      while a process holds its run lock, else ``partial``, with the attempts it lacks as
+      ``missing_tasks`` (:meth:`~evalnb.store.RunStore.observed`).
+    - The events are the source of truth: a complete run whose parquet tables are
+      damaged (:mod:`evalnb.analysis.folders`) is rebuilt from them, with a warning
+      naming the file and the damage, when they hold the run's attempts, and refused
+      (InputError naming the file and the reason) when they do not, or at a URL.
+
+    Example:
+        >>> read_run_folders([]).runs.runs.height
+        0
+    """
+    stored = read_stored(folders, access)
+    parts, failed = [], list(stored.failed)
+    positions = {f.meta.run_id: f.index for f in stored.intact}
+    if stored.intact:
+        parts.append(Runs(stored.runs, *(stored.tables[name] for name in TABLES[1:])))
+    for folder in [*stored.legacy, *stored.damaged, *stored.live]:
+        try:
+            parts.append(_read_alone(folder, access))
+        except EvalnbError as exc:
+            failed.append((folder.index, exc))
+        else:
+            positions[folder.meta.run_id] = folder.index
+    failed.sort(key=lambda failure: failure[0])
+    return FolderRead(Runs.concat(parts), positions, failed, stored.foreign)
+
+
 def read_run_folder(path: str | Path) -> Runs:
-    """One evalnb run folder: parquet scans when complete, else built from its events.
-
-    A complete folder is not read here: its tables are scanned lazily (see the module
-    docstring), also when an older evalnb wrote them (see :func:`runs_from_scans`). A
-    run in progress is built from ``events.jsonl`` in memory, each record in today's
-    token meaning (:meth:`~evalnb.store.RunStore.records`); its status is ``running``
-    while a process holds its run lock, else ``partial``, with the attempts it lacks as
-    ``missing_tasks`` (:meth:`~evalnb.store.RunStore.observed`).
-
-    The events are the source of truth: a complete run whose parquet tables are
-    missing, unreadable or lack a key column (``run_id``, ``model``, ``task_id``,
-    ``epoch``) is rebuilt from them (with a warning).
+    """One evalnb run folder (see :func:`read_run_folders`); its errors are raised.
 
     Example:
         >>> import tempfile
@@ -372,26 +410,44 @@ def read_run_folder(path: str | Path) -> Runs:
         >>> read_run_folder(s.path).runs.get_column("status").to_list()  # nobody runs it
         ['partial']
     """
-    return runs_from_store(RunStore.open(path))
+    read = read_run_folders([path])
+    if read.failed:
+        raise read.failed[0][1]
+    if read.foreign:
+        RunStore.open(path)  # raises the InputError naming what is wrong with its run.json
+    return read.runs
 
 
-def runs_from_store(store: RunStore) -> Runs:
-    """The run folder of an opened ``store``: see :func:`read_run_folder`.
-
-    Example:
-        >>> import tempfile
-        >>> from evalnb.records import RunMeta
-        >>> s = RunStore.create(tempfile.mkdtemp(), RunMeta(run_id="r", provider="p", model="m"))
-        >>> runs_from_store(s).runs.get_column("run_id").to_list()
-        ['r']
-    """
-    parquet = {name: store.path / f"{name}.parquet" for name in TABLES if name != "runs"}
-    scans = _parquet_scans(parquet) if store.meta.status == "complete" else None
-    if scans is not None:
-        return runs_from_scans(store.meta, scans)
+def _read_alone(folder: Folder, access: Access) -> Runs:
+    """A folder not scanned with the others: an older evalnb's (from its own scans), a
+    damaged one (rebuilt from its events) or a run in progress (from its events)."""
+    meta = folder.meta
+    if folder.legacy and not folder.problem:
+        scans = {name: pl.scan_parquet(access.parquet(f)) for name, f in folder.files.items()}
+        empty = {name: pl.LazyFrame(schema=SCHEMAS[name]) for name in TABLES[1:]}
+        return runs_from_scans(meta, {**empty, **scans})
+    if not access.local:
+        if folder.problem:
+            raise InputError(*folder.problem[:1], None, None, folder.problem[1])
+        msg = (
+            f"the run is {meta.status!r}: only complete runs (parquet tables) are read from a "
+            "URL; load a run in progress from its folder"
+        )
+        raise InputError(f"{folder.path}/run.json", None, "status", msg)
+    store = RunStore(folder.path, meta)
     records = store.records()
-    meta = store.observed(len(records))  # running, or partial with its missing attempts
-    return _finish(meta, dict(tables_from_records(meta, records)))
+    if not folder.problem:  # running while a process holds its run lock, else partial
+        meta = store.observed(len(records))
+    else:
+        file, reason = folder.problem
+        if meta.source == "evalnb" and meta.task_count not in (None, len(records)):
+            msg = (
+                f"{reason}; and {EVENTS} holds {len(records)} finished attempts where "
+                f"run.json's task_count is {meta.task_count}, so the run cannot be rebuilt"
+            )
+            raise InputError(file, None, None, msg)
+        warnings.warn(f"{file}: {reason}; tables rebuilt from {EVENTS}", stacklevel=5)
+    return _finish(dict(tables_from_records(meta, records)))
 
 
 def runs_from_scans(meta: RunMeta, scans: dict[str, pl.LazyFrame]) -> Runs:
@@ -419,7 +475,7 @@ def runs_from_scans(meta: RunMeta, scans: dict[str, pl.LazyFrame]) -> Runs:
     tables: dict[str, Table] = {**scans, "runs": run_frame(meta, task_count)}
     if is_legacy(scans["llm_calls"]):
         tables = upgrade_token_counts(tables)
-    return _finish(meta, tables)
+    return _finish(tables)
 
 
 def runs_from_records(meta: RunMeta, records: list[TaskRecord]) -> Runs:
@@ -433,35 +489,16 @@ def runs_from_records(meta: RunMeta, records: list[TaskRecord]) -> Runs:
         >>> runs.tasks.get_column("tool_call_count").to_list()
         [4]
     """
-    return _finish(meta, dict(tables_from_records(meta, records)))
+    return _finish(dict(tables_from_records(meta, records)))
 
 
-def _finish(meta: RunMeta, tables: dict[str, Table]) -> Runs:
-    """Apply what a foreign format recorded beyond the per-call rows.
-
-    - ``recorded`` (a task's ``extra``): task figures the source recorded but evalnb
-      cannot rebuild from per-call rows (no rows, or only some), such as a bench
-      CSV's ``tool_call_count`` or ``base_context``. Each key replaces that standard
-      column, nulls included (a null ``passed``: the source gave no pass/fail verdict).
-    - ``RunMeta.settings.skipped``: the ``skipped`` column of ``runs``.
+def _finish(tables: dict[str, Table]) -> Runs:
+    """Runs of one run's tables, with the task figures a foreign format recorded beyond
+    its per-call rows in their columns (:func:`~evalnb.analysis.folders.with_recorded`).
 
     A scanned tasks table stays lazy.
     """
-    tasks = tables["tasks"]
-    recorded = tasks.collect_schema().get("recorded")
-    if recorded is not None:
-        keys = [f.name for f in recorded.fields] if isinstance(recorded, pl.Struct) else []
-        schema = SCHEMAS["tasks"]
-        fields_ = [
-            pl.col("recorded").struct.field(k).cast(schema.get(k, pl.Float64)).alias(k)
-            for k in keys
-        ]
-        tables["tasks"] = tasks.with_columns(fields_).drop("recorded")
-    runs = tables["runs"]
-    if meta.settings.skipped is not None:
-        tables["runs"] = runs.with_columns(
-            pl.lit(meta.settings.skipped, dtype=pl.Int64).alias("skipped")
-        )
+    tables["tasks"] = with_recorded(tables["tasks"])
     return Runs(*(tables[name] for name in TABLES))
 
 
@@ -487,45 +524,3 @@ def _with_stored_keys(scans: dict[str, pl.LazyFrame]) -> dict[str, pl.LazyFrame]
             )
         out[name] = scan
     return out
-
-
-def lacking_keys(columns: Collection[str]) -> list[str]:
-    """The key columns (:data:`~evalnb.store.tables.KEYS`) a stored table lacks.
-
-    A stored table lacking one cannot be read (its rows belong to no attempt); one
-    lacking any other standard column was written before that column existed.
-
-    Example:
-        >>> lacking_keys(["run_id", "model", "task_id", "passed"])
-        ['epoch']
-    """
-    return [c for c in KEYS if c not in columns]
-
-
-def _parquet_scans(files: dict[str, Path]) -> dict[str, pl.LazyFrame] | None:
-    """Lazy scans of the run's parquet tables, or None (with a warning) when one is
-    missing, unreadable or lacks a key column (:func:`lacking_keys`): the caller then
-    rebuilds the tables from the events. Only each file's schema is read here.
-
-    A folder written before the ``tool_invocations`` table had no invocations to record:
-    that table may be missing.
-    """
-    scans = {}
-    for name, file in files.items():
-        if name == "tool_invocations" and not file.exists():
-            scans[name] = pl.LazyFrame(schema=SCHEMAS[name])
-            continue
-        try:
-            scan = pl.scan_parquet(file)
-            columns = scan.collect_schema()  # read once: the scan keeps it
-        except (OSError, pl.exceptions.PolarsError) as exc:
-            problem = "missing" if not file.exists() else f"unreadable ({exc})"
-        else:
-            lacking = lacking_keys(columns)
-            if not lacking:
-                scans[name] = scan
-                continue
-            problem = f"lacks key columns {lacking}"
-        warnings.warn(f"{file}: {problem}; tables rebuilt from events.jsonl", stacklevel=4)
-        return None
-    return scans

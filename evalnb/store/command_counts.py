@@ -29,6 +29,7 @@ from dataclasses import replace
 import polars as pl
 
 from evalnb.scoring.commands import TargetCommand, argv_command, target_commands
+from evalnb.store.plain_scripts import plain_target_commands
 
 COUNTS = [
     "total_commands",
@@ -67,12 +68,15 @@ class Parser:
     a script (text rows) or of an argv (event rows: one command each, counted even when
     the pattern does not match it, subcommand then null), ``_n`` the commands in that
     source and ``_command`` an integer id per distinct command text, the same in every
-    loaded input (piece), so one parse serves them all.
+    loaded input (piece), so one parse serves them all. Without a pattern, the plain
+    scripts (most of them) are split all together
+    (:func:`~evalnb.store.plain_scripts.plain_target_commands`), the others one by one by
+    bashkit's parser (:func:`~evalnb.scoring.commands.target_commands`).
     """
 
     def __init__(self, regex: re.Pattern[str] | None) -> None:
         self.regex = regex
-        self.ids: dict[str, int] = {}
+        self.ids = pl.DataFrame(schema={"command": pl.Utf8, "_command": pl.Int64})
         self.table = pl.DataFrame(schema=_TABLE)
 
     def add(self, calls: pl.DataFrame, argvs: pl.Series) -> None:
@@ -88,11 +92,23 @@ class Parser:
             [(0, 2, 'ls', 0), (1, 2, 'ls -l', 1), (0, 1, 'git status', 2)]
         """
         known = pl.col("_src").is_in(self.table.get_column("_src").implode())
-        new = calls.filter(~known & pl.col("commands").is_not_null()).unique("_src")
+        new = calls.filter(~known & pl.col("commands").is_not_null()).unique(
+            "_src", maintain_order=True
+        )
         argvs = argvs.drop_nulls().unique()
         argvs = argvs.filter(~argvs.hash().is_in(self.table.get_column("_src").implode()))
         if new.is_empty() and argvs.is_empty():
             return
+        parts = []
+        if self.regex is None:
+            plain, found = plain_target_commands(new.get_column("commands"))
+            parts.append(
+                found.with_columns(
+                    _src=new.get_column("_src").gather(found.get_column("script")),
+                    _n=pl.len().over("script").cast(pl.Int64),
+                ).drop("script")
+            )
+            new = new.filter(~plain)
         groups = [
             [_fields(c) for c in target_commands(s, self.regex)]
             for s in new.get_column("commands").to_list()
@@ -100,17 +116,27 @@ class Parser:
         hashes = pl.concat([new.get_column("_src"), argvs.hash()]).to_list()
         commands = [t for g in groups for t in g]
         fields = ("command", "subcommand", "is_help", "name", "dash_h")
-        new = pl.DataFrame(
-            {
-                "_src": [h for h, g in zip(hashes, groups, strict=True) for _ in g],
-                "command_index": [i for g in groups for i in range(len(g))],
-                "_n": [len(g) for g in groups for _ in g],
-                **{f: [c[k] for c in commands] for k, f in enumerate(fields)},
-                "_command": [self.ids.setdefault(c[0], len(self.ids)) for c in commands],
-            },
-            schema=_TABLE,
+        parts.append(
+            pl.DataFrame(
+                {
+                    "_src": [h for h, g in zip(hashes, groups, strict=True) for _ in g],
+                    "command_index": [i for g in groups for i in range(len(g))],
+                    "_n": [len(g) for g in groups for _ in g],
+                    **{f: [c[k] for c in commands] for k, f in enumerate(fields)},
+                },
+                schema={c: t for c, t in _TABLE.items() if c != "_command"},
+            )
         )
-        self.table = pl.concat([self.table, new], rechunk=True)
+        rows = pl.concat(parts, how="diagonal")
+        unseen = (
+            rows.select("command")
+            .unique(maintain_order=True)
+            .join(self.ids, on="command", how="anti")
+            .with_columns(_command=pl.int_range(pl.len(), dtype=pl.Int64) + self.ids.height)
+        )
+        self.ids = pl.concat([self.ids, unseen])
+        rows = rows.join(self.ids, on="command", how="left", maintain_order="left")
+        self.table = pl.concat([self.table, rows.select(*_TABLE)], rechunk=True)
 
 
 def _event_command(

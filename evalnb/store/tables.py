@@ -386,21 +386,38 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
 
 
 def run_frame(meta: RunMeta, task_count: int) -> pl.DataFrame:
-    """The one-row ``runs`` table of a run: its ``run.json`` fields, task count and family.
-
-    ``model_family`` follows :func:`evalnb.store.families.model_family`;
-    ``missing_tasks`` is the number of tasks a partial run lacks, where known.
+    """The one-row ``runs`` table of a run: :func:`run_frames` of one.
 
     Example:
         >>> run_frame(RunMeta(run_id="r", provider="anthropic",
         ...     model="claude-haiku-4-5-20251001"), 3).select("task_count", "model_family").row(0)
         (3, 'claude-haiku-4-5')
     """
-    row = {c: getattr(meta, c, None) for c in RUN_COLUMNS}
-    row["task_count"] = task_count
-    row["run_key"] = 0  # renumbered when runs are concatenated
-    frame = pl.DataFrame([row], schema=SCHEMAS["runs"])
-    return frame.with_columns(model_family(pl.col("model")))
+    return run_frames([meta], [task_count])
+
+
+def run_frames(metas: list[RunMeta], task_counts: list[int]) -> pl.DataFrame:
+    """The ``runs`` table of some runs: their ``run.json`` fields, task counts and family.
+
+    ``model_family`` follows :func:`evalnb.store.families.model_family`;
+    ``missing_tasks`` is the number of tasks a partial run lacks, where known;
+    ``run_key`` numbers the runs from 0 (renumbered when runs are concatenated);
+    ``skipped``, when a run's ``settings.skipped`` says it, the cases its source skipped.
+
+    Example:
+        >>> metas = [RunMeta(run_id=r, provider="p", model="m") for r in ("a", "b")]
+        >>> run_frames(metas, [3, 4]).select("run_id", "task_count", "run_key").rows()
+        [('a', 3, 0), ('b', 4, 1)]
+    """
+    rows = [
+        {**{c: getattr(meta, c, None) for c in RUN_COLUMNS}, "task_count": n, "run_key": key}
+        for key, (meta, n) in enumerate(zip(metas, task_counts, strict=True))
+    ]
+    frame = pl.DataFrame(rows, schema=SCHEMAS["runs"]).with_columns(model_family(pl.col("model")))
+    skipped = [meta.settings.skipped for meta in metas]
+    if any(n is not None for n in skipped):  # cases an imported run's source skipped
+        frame = frame.with_columns(pl.Series("skipped", skipped, dtype=pl.Int64))
+    return frame
 
 
 def _frame(rows: list[dict[str, Any]], name: str) -> pl.DataFrame:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any, cast
+from typing import Any
 
 import httpx2
 import openai
@@ -98,14 +98,17 @@ class OpenAIProvider(SDKProvider[openai.AsyncOpenAI]):
         Raises :class:`ProviderError` once the SDK's retries are used up, or when
         the server answers with no choice at all.
         """
-        limit: dict[str, Any] = {self._limit_name: self.max_tokens}
-        completion = await self.send(
+        # The messages and tools are plain dicts in the API's shape already: given as the
+        # request's JSON (extra_body), they skip the SDK's per-request transformation of
+        # its TypedDict parameters, a tenth of the runner's CPU per call at 128 in flight
+        body: dict[str, Any] = {
+            "messages": to_openai_messages(request.system, request.messages),
+            "tools": [to_openai_tool(t) for t in request.tools],
+            self._limit_name: self.max_tokens,
+        }
+        completion: Any = await self.send(  # read as the SDK's models, as before
             lambda client: client.chat.completions.create(
-                model=self.model,
-                # plain dicts in the API's shape (the SDK's TypedDicts, unnamed)
-                messages=cast(Any, to_openai_messages(request.system, request.messages)),
-                tools=cast(Any, [to_openai_tool(t) for t in request.tools]),
-                **limit,
+                model=self.model, messages=[], extra_body=body
             )
         )
         choices = getattr(completion, "choices", None)

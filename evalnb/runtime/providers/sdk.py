@@ -1,8 +1,11 @@
 """What the Anthropic and OpenAI providers share: key, client per loop, deadline, errors.
 
-Each event loop gets its own SDK client, closed on that loop as the loop ends
+Each event loop gets its own SDK clients, closed on that loop as the loop ends
 (:class:`~evalnb.runtime.providers.endpoint.PerLoop`); an ``http_client`` passed in is
-the caller's and is never closed here.
+the caller's and is never closed here. Requests in flight are spread over one client per
+:data:`CALLS_PER_CLIENT` of them, round robin: an SDK client's connection pool checks
+every one of its connections each time it hands one out or takes one back, which at
+128 requests in flight was a fifth of the runner's CPU (bench/runner_throughput.py).
 
 Both SDKs retry 429, 5xx, timeouts and connection errors themselves (``max_retries``,
 with backoff honouring ``retry-after``) and limit each request to ``timeout_s``;
@@ -61,6 +64,9 @@ Reply = TypeVar("Reply")
 MAX_BODY_CHARS = 300
 """How much of a plain-text error body an error message quotes."""
 
+CALLS_PER_CLIENT = 16
+"""Requests in flight per SDK client (see the module docstring)."""
+
 
 class SDKProvider(Generic[Client]):
     """The common part of a provider that talks to a model through a vendor SDK.
@@ -116,13 +122,15 @@ class SDKProvider(Generic[Client]):
         self.max_retries = max_retries
         self.timeout_s = timeout_s
         self.max_tokens = max_tokens
-        self._clients: PerLoop[Client] = PerLoop(
-            functools.partial(
-                self.make_client, self._key, self.base_url or self.DEFAULT_URL, http_client
-            ),
-            self._close,
-        )
-        self._url = str(getattr(self._clients.first, "base_url", "")).rstrip("/")
+        self._clients: list[PerLoop[Client]] = [self._per_loop()]
+        self._in_flight = self._sent = 0
+        self._url = str(getattr(self._clients[0].first, "base_url", "")).rstrip("/")
+
+    def _per_loop(self) -> PerLoop[Client]:
+        given = self._given
+        base_url = self.base_url or self.DEFAULT_URL
+        make = functools.partial(self.make_client, self._key, base_url, given["http_client"])
+        return PerLoop(make, self._close)
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:
         """Pickle as the constructor call (see the module docstring)."""
@@ -148,14 +156,21 @@ class SDKProvider(Generic[Client]):
         """Run ``call`` with the running loop's client within the deadline; SDK failures
         become :class:`ProviderError`."""
         deadline = self.timeout_s * (self.max_retries + 1)
+        self._in_flight += 1
+        while len(self._clients) * CALLS_PER_CLIENT < self._in_flight:
+            self._clients.append(self._per_loop())
+        self._sent += 1
+        client = self._clients[self._sent % len(self._clients)].get()
         try:
             async with asyncio.timeout(deadline):
-                reply = await call(self._clients.get())
+                reply = await call(client)
         except TimeoutError:
             detail = f"no complete answer within {deadline:g}s (base URL {self._url})"
             raise ProviderError(self._clean(detail), kind="connection") from None
         except self.API_ERROR as exc:
             raise ProviderError(self._reason(exc), kind=self._kind(exc)) from None
+        finally:
+            self._in_flight -= 1
         if isinstance(reply, str | bytes):  # the SDK hands back a body that is not JSON as is
             text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else reply
             raise self.bad_response(f"the answer is not JSON: {quoted(text)}")

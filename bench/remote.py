@@ -1,0 +1,173 @@
+"""Remote runs (issue 28 item 2): run folders in object storage, read lazily.
+
+The bench's run folders at about 1M tool-call rows (bench/scale_data.py: 20 runs x 1,000
+tasks) are uploaded to a local S3 server (moto's, its own process on 127.0.0.1). Then,
+each in a fresh process, ``REPEATS`` times alternating, the median kept:
+
+- evalnb: ``en.load("s3://bench/runs")`` + ``en.summary``;
+- polars reading the same columns of every ``tasks.parquet`` directly (the columns
+  summary reads), the peer: goal at most 1.5x its time;
+- the same run folders read from disk by ``en.load`` + ``en.summary``, given as a path and
+  as a ``file://`` URL: peak memory of the URL against the path.
+
+Needs the test extra (moto's server, s3fs). Run: ``python -m bench.remote``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import scale, scale_data
+
+ROWS = 1_000_000
+REPEATS = 3
+GOAL = 1.5
+SUMMARY_COLUMNS = [
+    "task_id",
+    "attempt_key",
+    "passed",
+    "error",
+    "score",
+    "max_score",
+    "rate",
+    "turns",
+    "total_input_tokens",
+    "total_output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "duration_ms",
+    "natural_stop",
+    "tool_call_count",
+    "tool_calls_ok",
+    "tool_calls_error",
+    "outcome",
+    "gates_passed",
+    "gates_total",
+    "judge_score",
+    "composite_score",
+]
+"""The tasks columns ``en.summary`` reads (its totals, intervals, costs and layers)."""
+
+EVALNB = """
+import json, resource, sys, time, warnings
+warnings.simplefilter("ignore")
+import evalnb as en
+cpu = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+cpu0, t0 = cpu(), time.perf_counter()
+en.summary(en.load(sys.argv[1]))
+print(json.dumps({"total": time.perf_counter() - t0, "cpu_s": cpu() - cpu0,
+                  "rss_mib": peak_mib()}))
+"""
+
+POLARS = f"""
+import json, resource, sys, time
+import polars as pl
+cpu = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+cpu0, t0 = cpu(), time.perf_counter()
+pl.scan_parquet(sys.argv[1] + "/*/tasks.parquet").select({SUMMARY_COLUMNS!r}).collect()
+print(json.dumps({{"total": time.perf_counter() - t0, "cpu_s": cpu() - cpu0,
+                  "rss_mib": peak_mib()}}))
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _middle(runs: list[dict[str, float]]) -> dict[str, float]:
+    """The run with the median total."""
+    return sorted(runs, key=lambda r: r["total"])[len(runs) // 2]
+
+
+def _median(code: str, target: str) -> dict[str, float]:
+    return _middle([scale._run(code, target) for _ in range(REPEATS)])
+
+
+def measure() -> dict[str, dict[str, float]]:
+    """The figures of the module docstring, by name."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "runs"
+        scale_data.write_store(ROWS, folder)
+        port = _free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        env = {
+            "AWS_ACCESS_KEY_ID": "bench",
+            "AWS_SECRET_ACCESS_KEY": "bench",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+            "AWS_ALLOW_HTTP": "true",
+        }
+        saved = {name: os.environ.get(name) for name in env}
+        os.environ.update(env)
+        try:
+            import s3fs
+
+            for _ in range(100):  # the server is up when it answers
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            fs = s3fs.S3FileSystem()
+            fs.mkdir("bench")
+            fs.put(str(folder), "bench/runs", recursive=True)
+            runs: dict[str, list[dict[str, float]]] = {"evalnb": [], "polars": []}
+            for _ in range(REPEATS):  # alternating
+                for name, code in (("evalnb", EVALNB), ("polars", POLARS)):
+                    runs[name].append(scale._run(code, "s3://bench/runs"))
+            out = {name: _middle(r) for name, r in runs.items()}
+        finally:
+            server.terminate()
+            server.wait()
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        out["path"] = _median(EVALNB, str(folder))
+        out["file_url"] = _median(EVALNB, folder.as_uri())
+        out["load"] = {"average": os.getloadavg()[0]}
+    return out
+
+
+def lines() -> list[str]:
+    """Markdown lines for bench/RESULTS.md."""
+    m = measure()
+    e, p = m["evalnb"], m["polars"]
+    return [
+        f"The bench's run folders at {ROWS:,} tool-call rows (20 runs x 1,000 tasks) in a local "
+        f"S3 server (moto, its own process); each figure the median of {REPEATS} fresh processes; "
+        f"load average {m['load']['average']:.1f} at the end.",
+        "",
+        "| | wall (s) | CPU (s) | peak RSS (MiB) |",
+        "|---|---:|---:|---:|",
+        f"| evalnb: en.load('s3://...') + en.summary | {e['total']:.2f} | {e['cpu_s']:.2f} "
+        f"| {e['rss_mib']:.0f} |",
+        f"| polars: the {len(SUMMARY_COLUMNS)} columns summary reads, scanned directly "
+        f"| {p['total']:.2f} | {p['cpu_s']:.2f} | {p['rss_mib']:.0f} |",
+        f"| evalnb from disk, as a path | {m['path']['total']:.2f} | {m['path']['cpu_s']:.2f} "
+        f"| {m['path']['rss_mib']:.0f} |",
+        f"| evalnb from disk, as a file:// URL | {m['file_url']['total']:.2f} "
+        f"| {m['file_url']['cpu_s']:.2f} | {m['file_url']['rss_mib']:.0f} |",
+        "",
+        f"- S3: **{e['total'] / p['total']:.2f}x polars** reading the same columns "
+        f"({e['cpu_s'] / p['cpu_s']:.2f}x in CPU; goal <= {GOAL}x)",
+        f"- file:// URL: peak RSS **{m['file_url']['rss_mib'] / m['path']['rss_mib']:.2f}x** "
+        "the same folders given as a path",
+    ]
+
+
+if __name__ == "__main__":
+    print("\n".join(lines()))

@@ -1,0 +1,166 @@
+"""Many run folders load as one scan per table, with the figures each folder gives alone.
+
+``en.load`` over a folder of run folders scans each table once over all of their files
+(:mod:`evalnb.analysis.folders`). Whatever mix of folders it meets (runs of several
+models and guidance versions, a run without attempts, an import whose tasks hold
+``recorded`` figures, an older evalnb's folder, a run in progress), every table and
+every figure equals what the same folders give read one at a time, with the tasks
+table held in memory or scanned lazily.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import evalnb as en
+from evalnb.analysis import folders
+from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
+from evalnb.store import RunStore
+from evalnb.store.tables import KEYS, TABLES
+
+from .test_older_run_folders import _as_an_older_evalnb_wrote, _hand_built_run
+from .test_remote import _record
+
+pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
+
+
+def _standard_runs(root: Path, n: int) -> list[Path]:
+    """``n`` complete runs of three models and two guidance versions, of 0 to 3 tasks."""
+    paths = []
+    for i in range(n):
+        records = [
+            _record(f"t{t}", epoch, [0, (i + t) % 3, 1][: 1 + (i + t) % 3])
+            for t in range(i % 4)
+            for epoch in (1, 2)
+        ]
+        meta = RunMeta(
+            run_id=f"run-{i:02d}",
+            provider="reference",
+            model=f"model-{i % 3}",
+            guidance=f"v{i % 2}",
+            status="complete",
+            task_count=len(records),
+        )
+        paths.append(RunStore.write_records(root, meta, records))
+    return paths
+
+
+def _imported_run(root: Path) -> Path:
+    """A run whose source recorded figures beyond its rows (its tasks hold ``recorded``)."""
+    records = [
+        TaskRecord(
+            task=Task(id=f"t{i}", category="c", prompt="p"),
+            score=TaskScore(task_id=f"t{i}", score=1.0, max_score=2.0),
+            extra={"recorded": {"tool_call_count": 3 + i, "base_context": 900}},
+        )
+        for i in range(2)
+    ]
+    meta = RunMeta(run_id="imported", provider="p", model="m", source="bench-csv")
+    return RunStore.write_records(root, meta.model_copy(update={"status": "complete"}), records)
+
+
+def _live_run(root: Path) -> Path:
+    store = RunStore.create(root, RunMeta(run_id="live", provider="reference", model="model-0"))
+    record = _record("t9", 1, [1, 0])
+    store.append(
+        {
+            "event": "task_finished",
+            "task_id": "t9",
+            "epoch": 1,
+            "attempt": "a",
+            "record": record.model_dump(mode="json"),
+        }
+    )
+    return store.path
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> list[Path]:
+    """Every kind of folder a collection holds, in one folder (listed in name order)."""
+    root = tmp_path / "runs"
+    standard = _standard_runs(root, 9)
+    older = _as_an_older_evalnb_wrote(_hand_built_run(tmp_path / "today"), root)
+    return sorted([*standard, _imported_run(root), older, _live_run(root)])
+
+
+@pytest.fixture(params=["held", "lazy"])
+def held_or_lazy(request, monkeypatch) -> str:
+    """The tasks table held in memory (the default at this size) or scanned lazily."""
+    if request.param == "lazy":
+        monkeypatch.setattr(folders, "HELD_ATTEMPTS", 0)
+    return request.param
+
+
+def _rows(runs: Runs, name: str) -> pl.DataFrame:
+    """A table without its integer keys (numbered per load), in a stable order."""
+    frame = runs.frame(name).drop("attempt_key", "run_key", strict=False)
+    return frame.sort(frame.columns, nulls_last=True)
+
+
+def _figures(runs: Runs) -> dict[str, pl.DataFrame]:
+    return {
+        "summary": en.summary(runs),
+        "by_category": en.by_category(runs).sort("run_id", "category"),
+        "context_growth": en.context_growth(runs).sort(KEYS),
+        "interaction": en.interaction(runs).sort(KEYS),
+        "interaction by run": en.interaction(runs, by="run"),
+    }
+
+
+def test_every_table_and_figure_equals_the_folders_read_one_at_a_time(mixed, held_or_lazy):
+    together = en.load(mixed[0].parent)
+    alone = Runs.concat([read_run_folder(folder) for folder in mixed])
+    assert together.runs.get_column("run_id").to_list() == [f.name for f in mixed]
+    for name in TABLES:
+        assert_frame_equal(_rows(together, name), _rows(alone, name), check_column_order=False)
+    for name, figure in _figures(together).items():
+        assert_frame_equal(figure, _figures(alone)[name], check_column_order=False), name
+    assert together.tasks.filter(run_id="imported").get_column("tool_call_count").to_list() == [
+        3,
+        4,
+    ]
+
+
+def test_attempt_keys_are_unique_and_join_every_table_to_its_attempt(mixed, held_or_lazy):
+    runs = en.load(mixed[0].parent)
+    tasks = runs.tasks.select(*KEYS, "attempt_key")
+    assert tasks.get_column("attempt_key").n_unique() == tasks.height
+    for name in TABLES[2:]:
+        rows = runs.frame(name).select(*KEYS, "attempt_key")
+        joined = rows.join(tasks, on="attempt_key", how="left", suffix="_task")
+        assert joined.height == rows.height
+        for key in KEYS:
+            assert (joined.get_column(key) == joined.get_column(f"{key}_task")).all(), (name, key)
+
+
+def test_each_table_is_one_scan_over_every_folder(tmp_path, held_or_lazy):
+    runs = en.load(_standard_runs(tmp_path, 12)[0].parent)
+    lazy = TABLES[1:] if held_or_lazy == "lazy" else TABLES[2:]
+    for name in lazy:
+        plan = runs.scan(name).explain()
+        assert plan.count("Parquet SCAN") == 1, name
+        assert f"{name}.parquet, ... 11 other sources]" in plan, name
+    if held_or_lazy == "held":
+        assert "tasks" in repr(runs).split("tables loaded:")[1]
+
+
+def test_runs_come_in_the_order_their_folders_were_given(mixed):
+    given = [mixed[4], mixed[-1], mixed[0], mixed[-3], mixed[2]]
+    runs = en.load(*given)
+    assert runs.runs.get_column("run_id").to_list() == [folder.name for folder in given]
+    assert en.summary(runs).get_column("run_id").to_list() == [folder.name for folder in given]
+
+
+def test_folders_of_one_run_id_keep_the_first(tmp_path):
+    first, second = (_standard_runs(tmp_path / side, 2)[1] for side in ("a", "b"))
+    with pytest.raises(en.InputError, match=r"run 'run-01' is also in .*a/run-01") as error:
+        en.load(first, second)
+    assert error.value.field == "run_id"
+    with pytest.warns(UserWarning, match="1 input"):
+        runs = en.load(first, second, strict=False)
+    assert runs.runs.height == 1 and runs.tasks.height == 2
