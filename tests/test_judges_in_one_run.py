@@ -238,6 +238,15 @@ def test_shards_merged_keep_every_judges_ratings(judged, tmp_path):
     assert judge_agreement(merged).equals(judge_agreement(en.load(both)))
 
 
+def test_shards_judged_by_other_judges_are_not_merged(judged, tmp_path, capsys):
+    suite, agent, _, _ = judged
+    one = run(suite, agent, tmp_path / "s1", *TWO, "--shard", "1/2")
+    two = run(suite, agent, tmp_path / "s2", "--judge", "sim/careful", "--shard", "2/2")
+    assert main(["merge", str(one), str(two), "--out", str(tmp_path / "merged")]) == 2
+    assert "settings.judges: differs from" in capsys.readouterr().err
+    assert not (tmp_path / "merged").exists()
+
+
 def test_a_replay_re_scored_by_a_third_judge_joins_the_agreement(judged, tmp_path):
     suite, _, both, _ = judged
     argv = ["run", str(suite), "--model", f"replay:{both}", "--quiet", "--out", str(tmp_path)]
