@@ -346,42 +346,31 @@ def test_paid_judges_through_the_sdks_each_reached_with_the_runs_connection(tmp_
     }
 
 
-def judge_api(kind: str, *weighted: float):
+def judge_api(kind: str, weighted: float):
     """A judge on the real Anthropic or OpenAI SDK whose HTTP answers ``submit_judgement``
-    with ``task_completion = efficiency = w`` for each ``w`` in turn (usage: Anthropic
-    1500 in, of which 1000 cache reads, 40 out; OpenAI 1200 in, 200 cached, 30 out)."""
-    replies = []
-    for w in weighted:
-        judgement = {
-            "scores": {"task_completion": w, "efficiency": w},
-            "weighted_score": w,
-            "confidence": 0.9,
-            "issues": [],
-            "highlights": [],
-        }
-        if kind == "anthropic":
-            block = {"type": "tool_use", "id": "toolu_01J", "name": "submit_judgement"}
-            body = anthropic_message({**block, "input": judgement}, stop_reason="tool_use")
-            body["usage"]["cache_read_input_tokens"] = 1000
-            body["usage"]["input_tokens"] = 500  # uncached: 500 + 1000 read = 1500 in all
-            replies.append(anthropic_ok(body))
-        else:
-            call = openai_tool_call(arguments=json.dumps(judgement))
-            call["function"]["name"] = "submit_judgement"
-            body = openai_completion(
-                tool_calls=[call], finish_reason="tool_calls", cached_tokens=200
-            )
-            replies.append(openai_ok(body))
-    api = MockAPI(*replies)
+    with ``task_completion = efficiency = weighted`` (usage: Anthropic 1500 in, of which
+    1000 cache reads, 40 out; OpenAI 1200 in, 200 cached, 30 out)."""
+    judgement = {
+        "scores": {"task_completion": weighted, "efficiency": weighted},
+        "weighted_score": weighted,
+        "confidence": 0.9,
+        "issues": [],
+        "highlights": [],
+    }
     if kind == "anthropic":
-        provider = AnthropicProvider(
+        block = {"type": "tool_use", "id": "toolu_01J", "name": "submit_judgement"}
+        body = anthropic_message({**block, "input": judgement}, stop_reason="tool_use")
+        body["usage"]["cache_read_input_tokens"] = 1000
+        body["usage"]["input_tokens"] = 500  # uncached: 500 + 1000 read = 1500 in all
+        api = MockAPI(anthropic_ok(body))
+        return AnthropicProvider(
             "claude-haiku-4-5", api_key="k", http_client=api.client(), max_retries=0
         )
-    else:
-        provider = OpenAIProvider(
-            "gpt-4o-mini", api_key="k", http_client=api.client(), max_retries=0
-        )
-    return provider
+    call = openai_tool_call(arguments=json.dumps(judgement))
+    call["function"]["name"] = "submit_judgement"
+    body = openai_completion(tool_calls=[call], finish_reason="tool_calls", cached_tokens=200)
+    api = MockAPI(openai_ok(body))
+    return OpenAIProvider("gpt-4o-mini", api_key="k", http_client=api.client(), max_retries=0)
 
 
 @pytest.mark.parametrize("anthropic_first", [True, False])
