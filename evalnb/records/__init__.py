@@ -12,6 +12,7 @@ Example:
 
 from evalnb.records.run import Connection, Filters, RunMeta, RunSettings
 from evalnb.records.score import (
+    JudgeRating,
     Layer,
     ReplayAgreement,
     ScenarioResult,
@@ -37,6 +38,7 @@ __all__ = [
     "ContentBlock",
     "Expectation",
     "Filters",
+    "JudgeRating",
     "LLMCall",
     "Layer",
     "Message",
