@@ -27,6 +27,7 @@ from evalnb.resources import data_path
 from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.runner import run_cases
 from evalnb.runtime.scenario_case import ScenarioCase
+from evalnb.store import RunStore
 from tests.played import PlayedAgent, Turn
 
 # the checks of issue 25's example: the first three pass when nothing ran at all
@@ -117,9 +118,10 @@ def test_a_scenario_whose_setup_failed_has_its_gates_and_judge_not_run(tmp_path)
         "criteria:\n  - {id: done, weight: 1.0, description: Done}\n"
     )
     (tmp_path / "s.yaml").write_text(SCENARIO)
-    judge = Judge("judge")
-    case = ScenarioCase(load_scenario(tmp_path / "s.yaml"), judge=judge)
-    runs = read_run_folder(run(tmp_path, [case], PlayedAgent("m")))
+    judge, second = Judge("judge"), Judge("second judge")
+    case = ScenarioCase(load_scenario(tmp_path / "s.yaml"), judge=judge, extra_judges=[second])
+    folder = run(tmp_path, [case], PlayedAgent("m"))
+    runs = read_run_folder(folder)
     task = runs.tasks.row(0, named=True)
     assert task["error"].startswith("SetupError")
     assert (task["outcome"], task["gates_passed"], task["gates_total"]) == ("fail", 0, 2)
@@ -127,7 +129,9 @@ def test_a_scenario_whose_setup_failed_has_its_gates_and_judge_not_run(tmp_path)
     assert task["outcome_reason"].startswith("not run: the attempt errored")
     layers = runs.checks.select("layer", "passed").rows()
     assert layers == [("gate", None), ("gate", None), ("judge", None)]
-    assert judge.asked == 0
+    assert judge.asked == second.asked == 0
+    [record] = RunStore.open(folder).records()
+    assert record.scenario.judges == []  # no judge rated it
 
 
 @pytest.fixture
