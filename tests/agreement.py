@@ -23,6 +23,18 @@ from tests.reference import attempt, pairs
 from tests.reference import runs as reference
 from tests.reference.folder import Run
 
+CALL_FIGURES = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "cumulative_input",
+    "latency_ms",
+    "tool_calls_made",
+)
+"""The llm_calls figures compared (with ``stop_reason`` where a path keeps it)."""
+TOOL_CALL_FIGURES = ("call_number", "commands", "stdout", "stderr", "exit_code", "timed_out")
+"""The tool_calls figures compared."""
 BASH_PATTERN = r"(?:cat|grep)\s+(\S+)"
 """A pattern for the bash tasks' commands (group 1: the first argument)."""
 
@@ -56,18 +68,20 @@ def rows_by(frame: pl.DataFrame, key: list[str]) -> dict[Any, dict[str, Any]]:
     return out
 
 
-def assert_agrees(runs: Runs, folders: list[Run]) -> None:
-    """evalnb's figures of ``runs`` equal the reference's of the same runs' folders."""
+def assert_agrees(runs: Runs, folders: list[Run], *, lost: tuple[str, ...] = ()) -> None:
+    """evalnb's figures of ``runs`` equal the reference's of the same runs' folders;
+    the ``lost`` llm_calls figures (a format without them) are null instead."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # no price for the played models
-        assert_tables(runs, folders)
+        assert_tables(runs, folders, lost)
         assert_run_figures(runs, folders)
         assert_interaction(runs, folders)
         assert_comparisons(runs, folders)
 
 
-def assert_tables(runs: Runs, folders: list[Run]) -> None:
-    """The tasks, llm_calls, tool_calls and checks tables, row by row."""
+def assert_tables(runs: Runs, folders: list[Run], lost: tuple[str, ...] = ()) -> None:
+    """The tasks, llm_calls, tool_calls and checks tables, row by row (``lost`` as for
+    :func:`assert_agrees`)."""
     want_tasks = {(r["run_id"], r["task_id"], r["epoch"]): r for r in reference.tasks(folders)}
     got_tasks = rows_by(runs.tasks, ["run_id", "task_id", "epoch"])
     figures = {
@@ -79,31 +93,10 @@ def assert_tables(runs: Runs, folders: list[Run]) -> None:
         for record in run.records:
             key = (run.run_id, record["task"]["id"], record["epoch"])
             for c in attempt.llm_calls(record):
-                calls[(*key, c["call_number"])] = {
-                    f: c[f]
-                    for f in (
-                        "input_tokens",
-                        "output_tokens",
-                        "cache_read_tokens",
-                        "cache_write_tokens",
-                        "cumulative_input",
-                        "latency_ms",
-                        "tool_calls_made",
-                        "stop_reason",
-                    )
-                }
+                figures = (*CALL_FIGURES, "stop_reason")
+                calls[(*key, c["call_number"])] = {f: None if f in lost else c[f] for f in figures}
             for c in attempt.tool_calls(record):
-                tools[(*key, c["call_index"])] = {
-                    f: c[f]
-                    for f in (
-                        "call_number",
-                        "commands",
-                        "stdout",
-                        "stderr",
-                        "exit_code",
-                        "timed_out",
-                    )
-                }
+                tools[(*key, c["call_index"])] = {f: c[f] for f in TOOL_CALL_FIGURES}
             checks[key] = {
                 "rows": [
                     (r["layer"], r["check"], r["kind"], r["passed"], r["weight"])
@@ -272,3 +265,69 @@ def assert_inspect_keeps(runs: Runs, source: Run) -> None:
         assert sorted(mine) == sorted(verdicts), (
             f"Inspect fields: checks {key}: {mine} != {verdicts}"
         )
+
+
+def renamed(run: Run, runs: Runs) -> Run:
+    """``run`` under the run id the one run of ``runs`` has (a format that names runs its
+    own way, as a Harbor job does)."""
+    [run_id] = runs.runs.get_column("run_id").to_list()
+    return Run({**run.info, "run_id": run_id}, run.records)
+
+
+def assert_otel_keeps(runs: Runs, source: Run) -> None:
+    """OTel spans read back keep exactly this of the run they were written from, and have
+    nothing (null) where spans cannot say:
+
+    - per LLM call (a ``chat`` span): its token counts, cache parts, running total and
+      the tool calls it asked for; spec 003's figures from them;
+    - per attempt: its calls, turns and ending, whether it errored, and its tool calls'
+      commands and exit codes; token totals and cache parts summed over the calls that
+      report them (null when none does: a log's unrecorded count is null);
+    - no verdict: ``passed``, checks, outcome and the scenario layers are null.
+    """
+    got_tasks = rows_by(runs.tasks, ["task_id", "epoch"])
+    got_calls = rows_by(runs.llm_calls, ["task_id", "epoch", "call_number"])
+    got_tools = rows_by(runs.tool_calls, ["task_id", "epoch", "call_index"])
+    assert runs.checks.height == 0, "OTel spans carry no check"
+    for record in source.records:
+        key = (record["task"]["id"], record["epoch"])
+        row = attempt.task_row(source.info, record)
+        calls = attempt.llm_calls(record)
+        want = {f: row[f] for f in SPAN_FIGURES}
+        for name in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+            known = [c[name] for c in calls if c[name] is not None]
+            total = name if name.startswith("cache") else f"total_{name}"
+            want[total] = sum(known) if known else None
+        want |= dict.fromkeys(["passed", "outcome", "gates_passed", "gates_total"])
+        check("OTel: tasks", key, got_tasks[key], want)
+        assert (got_tasks[key]["error"] is None) == (record["error"] is None), key
+        for c in calls:
+            figures = {f: c[f] for f in CALL_FIGURES if f != "latency_ms"}
+            check(
+                "OTel: llm_calls",
+                (*key, c["call_number"]),
+                got_calls[(*key, c["call_number"])],
+                figures,
+            )
+        for c in attempt.tool_calls(record):
+            figures = {"commands": c["commands"], "exit_code": c["exit_code"]}
+            check(
+                "OTel: tool_calls",
+                (*key, c["call_index"]),
+                got_tools[(*key, c["call_index"])],
+                figures,
+            )
+
+
+SPAN_FIGURES = [
+    "llm_call_count",
+    "turns",
+    "base_context",
+    "context_growth_avg",
+    "final_cumulative_input",
+    "natural_stop",
+    "tool_call_count",
+    "tool_calls_ok",
+    "tool_calls_error",
+]
+"""The tasks figures OTel spans keep exactly (see :func:`assert_otel_keeps`)."""

@@ -341,6 +341,15 @@ def inspect_fields_only(log: Path, root: Path) -> Path:
     return out
 
 
+def exported(folder: Path, root: Path) -> tuple[Path, Path]:
+    """The run written by ``evalnb export atif`` (a Harbor job of ATIF trajectories) and by
+    ``evalnb export otel`` (OTLP JSON spans)."""
+    atif, otel = root / "atif", root / "otel" / f"{folder.name}.json"
+    assert main(["export", "atif", str(folder), "--out", str(atif)]) == 0
+    assert main(["export", "otel", str(folder), "--out", str(otel)]) == 0
+    return atif / folder.name, otel
+
+
 def without_parquet(folders: list[Path], root: Path) -> list[Path]:
     """Copies of the run folders with their parquet tables deleted (read from events)."""
     copies = []

@@ -31,11 +31,12 @@ from evalnb.errors import InputError
 from evalnb.present.report import write_report
 from evalnb.records import Task
 from evalnb.resources import data_path
-from tests.agreement import assert_agrees, assert_inspect_keeps
+from tests.agreement import assert_agrees, assert_inspect_keeps, assert_otel_keeps, renamed
 from tests.generated_runs import (
     FILES,
     GATES,
     World,
+    exported,
     inspect_fields_only,
     inspect_round_trip,
     replay,
@@ -88,6 +89,10 @@ def check_every_path(world: World, root: Path, chosen: int) -> None:
     assert_agrees(load(imported), [read_run(imported)])  # ... and imported as a run folder
     assert same_attempts(read_run(imported), read_run(source))
     assert_inspect_keeps(load(inspect_fields_only(log, root)), read_run(source))  # lossy
+    job, spans = exported(source, root)
+    runs = load(job)  # evalnb export atif: a Harbor job of ATIF trajectories, read back
+    assert_agrees(runs, [renamed(read_run(source), runs)], lost=("latency_ms",))
+    assert_otel_keeps(load(spans), read_run(source))  # evalnb export otel, read back: lossy
     merged = shard_and_merge(world, root)
     assert_agrees(load(merged), [read_run(merged)])
     # the shards ran the same attempts as the whole run did: the same figures but time

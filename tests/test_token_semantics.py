@@ -291,3 +291,18 @@ def test_an_inspect_export_read_from_inspects_own_fields_gives_the_whole_prompt(
     write_eval_log(log, str(tmp_path / "plain.eval"))
     read = load(tmp_path / "plain.eval").llm_calls
     assert read.select("input_tokens", "cache_read_tokens").row(0) == (9000, 8000)
+
+
+def test_a_figure_one_attempt_did_not_record_keeps_its_value_beside_one_that_did(tmp_path):
+    """Found by the differential tests (OTel spans read back): a format's recorded task
+    figures are one struct per row, so a figure another attempt of the run recorded as
+    null (no call counted its input) blanked this attempt's own total as well."""
+    counted = Attempt(
+        task_id="a", category="c", llm_calls=[LLMCall(call_number=0, input_tokens=350)]
+    )
+    uncounted = Attempt(task_id="b", category="c", llm_calls=[LLMCall(call_number=0)])
+    meta = RunMeta(run_id="r", provider="p", model="m", status="complete")
+    records = [task_record(counted), task_record(uncounted)]
+    tasks = load(RunStore.write_records(tmp_path, meta, records)).tasks.sort("task_id")
+    assert tasks.get_column("total_input_tokens").to_list() == [350, None]
+    assert tasks.get_column("total_output_tokens").to_list() == [None, None]

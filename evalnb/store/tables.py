@@ -382,7 +382,40 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
         "tool_invocations": _frame(invocations, "tool_invocations"),
     }
     out["tasks"] = with_call_figures(out["tasks"], out["llm_calls"], out["tool_calls"])
+    out["tasks"] = _recorded_per_row(out["tasks"], [r.extra.get("recorded") for r in records])
     return out
+
+
+def _recorded_per_row(tasks: pl.DataFrame, recorded: list[Any]) -> pl.DataFrame:
+    """``tasks`` with each row's ``recorded`` figures (a format's own task figures, that
+    replace the standard columns on loading) holding the row's own value for a figure it
+    did not record: a struct has every field in every row, and a field absent from a
+    row's record would otherwise read as a recorded null and replace that row's figure.
+
+    Example:
+        >>> tasks = pl.DataFrame({"turns": [3, 4], "recorded": [{"turns": None}, None]})
+        >>> _recorded_per_row(tasks, [{"turns": None}, {}])["recorded"].to_list()
+        [{'turns': None}, {'turns': 4}]
+    """
+    schema = tasks.schema.get("recorded")
+    if not isinstance(schema, pl.Struct):
+        return tasks
+    keys = pl.Series("_recorded_keys", [list(r or {}) for r in recorded], dtype=pl.List(pl.Utf8))
+    fields = []
+    for f in schema.fields:
+        dtype = SCHEMAS["tasks"].get(f.name, f.dtype)  # a field of nulls only has no dtype
+        own = pl.col(f.name).cast(dtype) if f.name in tasks.columns else pl.lit(None, dtype)
+        fields.append(
+            pl.when(pl.col("_recorded_keys").list.contains(f.name))
+            .then(pl.col("recorded").struct.field(f.name).cast(dtype))
+            .otherwise(own)
+            .alias(f.name)
+        )
+    return (
+        tasks.with_columns(keys)
+        .with_columns(pl.struct(fields).alias("recorded"))
+        .drop("_recorded_keys")
+    )
 
 
 def run_frame(meta: RunMeta, task_count: int) -> pl.DataFrame:
