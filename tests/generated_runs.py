@@ -8,8 +8,8 @@ a tool that does not exist, replies cut by the output limit, null, cached and hu
 counts, provider errors, a hang cut by the time limit), epochs and a turn limit.
 :func:`worlds` draws them with hypothesis. The path functions run or rewrite a world's
 runs the ways a user can: the runner itself, replay, shard and merge, the Inspect export
-(read back, imported, and read from Inspect's own fields alone), and parquet tables
-rebuilt from the events.
+(read back, imported, and read from Inspect's own fields alone), the ATIF and OTel
+exports, and parquet tables rebuilt from the events.
 
 Commands are plain words joined by ``&&``, ``||``, ``|`` and ``;`` (no quotes,
 redirections or expansions), so the reference can split them without a bash parser.
