@@ -425,7 +425,10 @@ def is_run_folder(path: str | Path) -> bool:
         >>> is_run_folder("/")
         False
     """
-    return (Path(path) / META).is_file() and not _merging(Path(path))
+    text = os.fspath(path)  # os.path: this runs once per folder of thousands
+    return os.path.isfile(os.path.join(text, META)) and not _merging_name(
+        os.path.basename(text.rstrip("/"))
+    )
 
 
 def merging_folder(target: Path) -> Path:
@@ -440,4 +443,8 @@ def merging_folder(target: Path) -> Path:
 
 
 def _merging(path: Path) -> bool:
-    return path.name.startswith(".") and path.name.endswith(MERGING)
+    return _merging_name(path.name)
+
+
+def _merging_name(name: str) -> bool:
+    return name.startswith(".") and name.endswith(MERGING)

@@ -391,11 +391,12 @@ def run_frames(metas: list[RunMeta], task_counts: list[int]) -> pl.DataFrame:
         >>> run_frames(metas, [3, 4]).select("run_id", "task_count", "run_key").rows()
         [('a', 3, 0), ('b', 4, 1)]
     """
-    rows = [
-        {**{c: getattr(meta, c, None) for c in RUN_COLUMNS}, "task_count": n, "run_key": key}
-        for key, (meta, n) in enumerate(zip(metas, task_counts, strict=True))
-    ]
-    frame = pl.DataFrame(rows, schema=SCHEMAS["runs"]).with_columns(model_family(pl.col("model")))
+    fields = [vars(meta) for meta in metas]  # the attributes, without pydantic's per-name lookup
+    columns = {c: [f.get(c) for f in fields] for c in RUN_COLUMNS}
+    columns["task_count"], columns["run_key"] = list(task_counts), list(range(len(metas)))
+    frame = pl.DataFrame(columns, schema=SCHEMAS["runs"]).with_columns(
+        model_family(pl.col("model"))
+    )
     skipped = [meta.settings.skipped for meta in metas]
     if any(n is not None for n in skipped):  # cases an imported run's source skipped
         frame = frame.with_columns(pl.Series("skipped", skipped, dtype=pl.Int64))
