@@ -19,6 +19,7 @@ The analysis API, one function per tidy table or figure::
     en.regression_gate(en.compare(runs, "a", "b"))   # is b significantly worse than a?
     en.context_peaks(runs)       # per attempt: peak context, drops, tokens re-read
     en.judge_agreement(runs, labels="human.csv")   # Krippendorff's alpha of the judges
+    en.judge_scores(runs)        # one row per attempt and judge that scored it
 
 ``import evalnb`` loads only this analysis layer. ``evalnb.charts`` and
 ``evalnb.widgets`` (the presentation layer) and :func:`ensure_demo_runs` (which runs
@@ -63,6 +64,7 @@ compare_guidance = checked(_guidance.compare_guidance)
 command_rows = checked(_interaction.command_rows)
 interaction = checked(_interaction.interaction)
 judge_agreement = checked(_judge_agreement.judge_agreement)
+judge_scores = checked(_judge_agreement.judge_scores)
 load = checked(_load.load)
 by_category = checked(_metrics.by_category)
 compare = checked(_metrics.compare)
@@ -127,6 +129,7 @@ __all__ = [
     "friction",
     "interaction",
     "judge_agreement",
+    "judge_scores",
     "load",
     "pass_at_k",
     "regression_gate",

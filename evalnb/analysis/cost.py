@@ -290,29 +290,39 @@ def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Exp
             f"(add them to {DEFAULT_PRICES.name})",
             stacklevel=4,
         )
-    fields = ("free", *_TIER_RATES)
-    long = [p.long_context if p else None for _, _, p in found]
-    table = pl.LazyFrame(
-        {
-            "run_key": [run_key for run_key, _, _ in found],
-            **{f"_{f}": [getattr(p, f) if p else None for _, _, p in found] for f in fields},
-            "_above": [lc.above if lc else None for lc in long],
-            **{f"_long_{f}": [getattr(lc, f) if lc else None for lc in long] for f in _TIER_RATES},
-        },
-        schema_overrides={
-            "run_key": pl.Int64,
-            **{f"_{f}": pl.Float64 for f in _TIER_RATES},
-            **{f"_long_{f}": pl.Float64 for f in _TIER_RATES},
-            "_above": pl.Int64,
-            "_free": pl.Boolean,
-        },
-    )
+    table = _price_table(
+        pl.Series("run_key", [run_key for run_key, _, _ in found], pl.Int64),
+        [p for _, _, p in found],
+    ).lazy()
     recorded = (
         pl.col("recorded_cost_usd").cast(pl.Float64)
         if has_recorded
         else pl.lit(None, dtype=pl.Float64)
     )
     return table, recorded
+
+
+def _price_table(key: pl.Series, found: list[Price | None]) -> pl.DataFrame:
+    """The price of each ``key`` value as ``_``-prefixed columns (``_free``, the rates,
+    ``_above`` and the ``_long_`` rates; nulls where ``found`` has no price)."""
+    long = [p.long_context if p else None for p in found]
+    return pl.DataFrame(
+        {
+            key.name: key,
+            **{
+                f"_{f}": [getattr(p, f) if p else None for p in found]
+                for f in ("free", *_TIER_RATES)
+            },
+            "_above": [lc.above if lc else None for lc in long],
+            **{f"_long_{f}": [getattr(lc, f) if lc else None for lc in long] for f in _TIER_RATES},
+        },
+        schema_overrides={
+            **{f"_{f}": pl.Float64 for f in _TIER_RATES},
+            **{f"_long_{f}": pl.Float64 for f in _TIER_RATES},
+            "_above": pl.Int64,
+            "_free": pl.Boolean,
+        },
+    )
 
 
 def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
@@ -361,6 +371,73 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
         "run_key",
         pl.when(~pl.col("_unknown") | pl.col("_free")).then(total).alias("cost_usd"),
         "recorded_cost_usd",
+    )
+
+
+def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
+    """Per run (``run_key``): ``judge_cost_usd``, what its judges' calls cost, apart from
+    the ``cost_usd`` of the model under test.
+
+    Each judge's rating of an attempt (the tasks' ``judges`` column) holds its call's
+    token counts (a count the provider did not report adds 0, as for the agent's
+    calls). They are summed per judge (exact integers), priced once at that judge's
+    price (:func:`price_for` of its ``judge_model``; the base rates: a judge prompt,
+    its transcript cut at 60,000 characters, stays far below any long-context tier) and
+    the judges' costs summed in sorted order. Null for a run without ratings, and when
+    a judge has no price (one warning names such judges).
+
+    Example:
+        >>> import polars as pl
+        >>> runs = Runs.empty()
+        >>> runs.set_table("runs", pl.DataFrame({"run_id": ["r"], "model": ["m"]}))
+        >>> ratings = [{"judge_model": "openai/gpt-4o-mini", "input_tokens": 1_000_000,
+        ...             "output_tokens": 100_000},
+        ...            {"judge_model": "sim/careful", "input_tokens": 5000, "output_tokens": 40}]
+        >>> runs.set_table("tasks", pl.DataFrame({"run_id": ["r"], "model": ["m"],
+        ...     "task_id": ["t"], "epoch": [1], "judge_model": ["openai/gpt-4o-mini"],
+        ...     "judges": [ratings]}))
+        >>> judge_costs(runs).collect().get_column("judge_cost_usd").to_list()  # $0.15 + $0.06
+        [0.21]
+    """
+    rating = pl.col("judges").struct.field
+    tokens = {
+        "total_input_tokens": "input_tokens",
+        "total_output_tokens": "output_tokens",
+        **{c: c for c in _CACHE},
+    }
+    judged = runs.scan("tasks").filter(pl.col("judge_model").is_not_null())
+    if not judged.select(pl.len()).collect().item():  # no ratings: leave the judges unread
+        return pl.LazyFrame(schema={"run_key": pl.Int64, "judge_cost_usd": pl.Float64})
+    sums = (
+        judged.select(RUN_KEY, "judges")
+        .explode("judges")
+        .filter(pl.col("judges").is_not_null())
+        .group_by("run_key", rating("judge_model"))
+        .agg(rating(field).fill_null(0).sum().alias(name) for name, field in tokens.items())
+        .collect()
+    )
+    judges = sorted(set(sums.get_column("judge_model")))
+    prices = load_prices() if prices is None else prices
+    found = {judge: price_for(judge, None, prices) for judge in judges}
+    unknown = [judge for judge, price in found.items() if price is None]
+    if unknown:
+        warnings.warn(
+            f"no price for judge(s) {', '.join(unknown)}: judge_cost_usd is null "
+            f"(add them to {DEFAULT_PRICES.name})",
+            stacklevel=3,
+        )
+    table = _price_table(pl.Series("judge_model", judges, pl.Utf8), list(found.values()))
+    cost = _PRICED.alias("_cost")
+    return (
+        sums.join(table, on="judge_model", how="left")
+        .select("run_key", cost)
+        .group_by("run_key")
+        .agg(
+            pl.when(pl.col("_cost").is_not_null().all())
+            .then(pl.col("_cost").sort().sum())
+            .alias("judge_cost_usd")
+        )
+        .lazy()
     )
 
 

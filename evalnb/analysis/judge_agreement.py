@@ -1,12 +1,18 @@
 """How far LLM judges agree with each other, and with a person's labels.
 
-An attempt is judged more than once when its run is re-scored with another judge
-(``evalnb run ... --model replay:runs/<run> --judge OTHER``): the replayed run records
-its source in ``recorded_from``, and its attempts are the source's, by ``task_id``
-and ``epoch``. An attempt's identity is therefore ``(origin, task_id, epoch)``, the
-origin being the run a replay was recorded from (the last part of ``recorded_from``)
-or else the run itself; each judge (``judge_model``) rates it with its
-``judge_score`` (0 to 1, spec 002's weighted score).
+An attempt is judged more than once in two ways, and both count:
+
+- in one run, by several judges (``evalnb run ... --judge A --judge B``): each judge's
+  rating is in the tasks' ``judges`` column (:class:`~evalnb.records.JudgeRating`),
+  the first judge's also in ``judge_model``/``judge_score``;
+- by re-scoring a run with another judge (``evalnb run ... --model replay:runs/<run>
+  --judge OTHER``): the replayed run records its source in ``recorded_from``, and its
+  attempts are the source's, by ``task_id`` and ``epoch``.
+
+An attempt's identity is therefore ``(origin, task_id, epoch)``, the origin being the
+run a replay was recorded from (the last part of ``recorded_from``) or else the run
+itself; each judge (``judge_model``) rates it with its ``judge_score`` (0 to 1, spec
+002's weighted score). A judge that failed on an attempt (no score) does not rate it.
 
 Agreement is Krippendorff's alpha at the interval level (the ``krippendorff``
 package; 1 is perfect agreement, 0 what chance gives, below 0 systematic
@@ -51,7 +57,8 @@ _LABELS = {"pass": 1.0, "fail": 0.0, "true": 1.0, "false": 0.0}
 
 
 def judge_scores(runs: Runs) -> pl.DataFrame:
-    """The judged attempts: ``origin``, ``task_id``, ``epoch``, ``judge_model``, ``judge_score``.
+    """The judged attempts: ``origin``, ``task_id``, ``epoch``, ``judge_model``, ``judge_score``;
+    one row per judge that scored an attempt (see the module docstring).
 
     Example:
         >>> from evalnb.analysis.runs import Runs
@@ -62,10 +69,19 @@ def judge_scores(runs: Runs) -> pl.DataFrame:
         pl.col("recorded_from").str.strip_chars_end("/").str.split("/").list.last(), "run_id"
     )
     origins = runs.runs.select("run_id", origin.alias("origin"))
+    keys = ("run_id", "task_id", "epoch")
+    tasks = runs.scan("tasks")
+    rating = pl.col("judges").struct.field
+    ratings = (
+        tasks.filter(pl.col("judge_model").is_not_null())  # only judged attempts have ratings
+        .select(*keys, "judges")
+        .explode("judges")
+        .select(*keys, rating("judge_model"), rating("judge_score"))
+    )
+    scored = pl.col("judge_score").is_not_null() & pl.col("judge_model").is_not_null()
     return (
-        runs.scan("tasks")
-        .filter(pl.col("judge_score").is_not_null() & pl.col("judge_model").is_not_null())
-        .select("run_id", "task_id", "epoch", "judge_model", "judge_score")
+        pl.concat([tasks.select(*keys, "judge_model", "judge_score"), ratings])
+        .filter(scored)
         .collect()
         .join(origins, on="run_id")
         .select("origin", "task_id", "epoch", "judge_model", "judge_score")

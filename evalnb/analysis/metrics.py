@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 import polars as pl
 
-from evalnb.analysis.cost import Prices, run_costs
+from evalnb.analysis.cost import Prices, judge_costs, run_costs
 from evalnb.analysis.layers import LAYER_COLUMNS, scenario_layers
 from evalnb.analysis.runs import AGGREGATE, Runs
 from evalnb.analysis.stats import (
@@ -113,7 +113,9 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
     ``total_duration_ms`` over the attempts whose duration is known, null when none
     is, and ``avg_duration_ms`` over those); ``cost_usd`` (null when any task's
     cost is unknown; ``prices`` defaults to the packaged price table) and the part of it
-    the source recorded, ``recorded_cost_usd`` (:func:`~evalnb.analysis.cost.run_costs`); spec 002's
+    the source recorded, ``recorded_cost_usd`` (:func:`~evalnb.analysis.cost.run_costs`);
+    what its judges cost, apart, ``judge_cost_usd`` (:func:`~evalnb.analysis.cost.judge_costs`,
+    null without judge ratings); spec 002's
     layers for scenario runs (:data:`~evalnb.analysis.layers.LAYER_COLUMNS`, null
     for other runs).
 
@@ -154,7 +156,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "overall_rate": ("score", "max_score"),
         "tool_call_success_rate": ("tool_calls_ok", "_known"),
     }
-    run_totals, sums, costs, layers = pl.collect_all(
+    run_totals, sums, costs, judging, layers = pl.collect_all(
         [
             tasks.group_by("run_key").agg(
                 pl.len().alias("total_tasks"),
@@ -176,6 +178,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
             ),
             _cluster_sums(tasks, run_key, rates),
             run_costs(runs, prices),
+            judge_costs(runs, prices),
             scenario_layers(runs),
         ],
         engine=AGGREGATE,
@@ -228,6 +231,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
             how="left",
         )
         .join(costs.lazy(), on="run_key", how="left")
+        .join(judging.lazy(), on="run_key", how="left")
         .join(layers.lazy(), on="run_id", how="left")
         .sort("_order")
     )
@@ -263,6 +267,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "avg_duration_ms",
         "cost_usd",
         "recorded_cost_usd",
+        "judge_cost_usd",
         *LAYER_COLUMNS,
     ).collect()
 

@@ -111,7 +111,13 @@ def register(sub: Any) -> None:
         metavar="NAME=FILE",
         help="scenarios: run every scenario once per guidance version (repeatable)",
     )
-    run.add_argument("--judge", help="the judge model (or EVALNB_JUDGE); never the model tested")
+    run.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        help="the judge model (or EVALNB_JUDGE); never a model tested. Repeat it on scenarios "
+        "for more judges: each rates every attempt, the first decides the outcome",
+    )
     run.add_argument(
         "--shard",
         metavar="I/N",
@@ -167,14 +173,17 @@ def _run(args: argparse.Namespace) -> int:
     if args.resume:
         from evalnb.store import RunStore
 
+        meta = RunStore.open(args.resume).meta
         recorded = {"--model": args.model, "--tag": args.tag, "--task": args.task}
         recorded |= {"--guidance": args.guidance, "--shard": args.shard}
+        if meta.settings.judges:  # a run that recorded its --judge resumes with it
+            recorded["--judge"] = args.judge
         for flag, value in recorded.items():
             if value:
                 raise InputError(
                     args.resume, None, flag, "run.json records it: --resume runs it as recorded"
                 )
-        meta = RunStore.open(args.resume).meta
+        judges = meta.settings.judges or _judges(args.judge)
         dataset = args.dataset or meta.dataset
         if not dataset:
             raise InputError(args.resume, None, "dataset", "run.json names no dataset")
@@ -183,7 +192,8 @@ def _run(args: argparse.Namespace) -> int:
         connection = _connection(args, meta.settings.connection)
         cases = load_cases(
             dataset_path(dataset),
-            judge=args.judge,
+            judge=judges[0] if judges else None,
+            extra_judges=judges[1:],
             connection=connection,
             filters=meta.settings.filters,
         )
@@ -208,11 +218,13 @@ def _run(args: argparse.Namespace) -> int:
             raise InputError("evalnb run", None, None, "give a DATASET and at least one --model")
         if args.retry_errored:
             raise InputError("evalnb run", None, "--retry-errored", "only with --resume RUN_DIR")
+        judges = _judges(args.judge)
         try:
             cases = load_cases(
                 dataset_path(args.dataset),
                 guidance=_guidance_versions(args.guidance),
-                judge=args.judge,
+                judge=judges[0] if judges else None,
+                extra_judges=judges[1:],
                 models=args.model,
                 connection=_connection(args, Connection()),
                 filters=Filters(tags=args.tag, task_ids=args.task),
@@ -248,6 +260,7 @@ def _run(args: argparse.Namespace) -> int:
                         progress=not args.quiet,
                         durations=durations,
                         workers=args.workers,
+                        judges=judges,
                     )
                 )
             except (ValueError, ProviderError) as exc:
@@ -270,6 +283,14 @@ def _durations(run_dir: str) -> dict[str, float]:
         return durations_from(run_dir)
     except InputError as exc:
         raise InputError(exc.file, exc.line, exc.field or "--durations-from", exc.message) from None
+
+
+def _judges(values: list[str]) -> list[str]:
+    """The ``--judge`` values, in order; one given twice is refused."""
+    for i, value in enumerate(values):
+        if value in values[:i]:
+            raise InputError("evalnb run", None, "--judge", f"judge {value!r} given twice")
+    return values
 
 
 def _guidance_versions(values: list[str]) -> dict[str, Path] | None:

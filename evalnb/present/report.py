@@ -8,8 +8,9 @@ spec 000), each with its 95% interval in brackets, clustered by task (a task's e
 checks and tool calls are one unit). A category's rate is its overall rate, never called
 a pass rate. Runs of CLI-tool scenarios also show spec 002's layers apart: outcome pass
 rate, gate pass rate, gates passed and the mean judge score (a composite only where a
-scenario configures one); their tasks show ``gates passed/total`` and the judge score
-instead of a weighted score. A model is named with
+scenario configures one; what the judges cost where their calls were recorded); their
+tasks show ``gates passed/total`` and the judge score instead of a weighted score. A
+model is named with
 " (simulated)" when its run is simulated, and with " · <guidance>" when the run
 used a guidance version.
 
@@ -472,6 +473,8 @@ def _layers(row: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     if row["composite_score_mean"] is not None:
         out.append(("Mean composite score (configured)", f"{row['composite_score_mean']:.2f}"))
+    if row.get("judge_cost_usd") is not None:
+        out.append(("Judges' cost (not in Cost)", _usd(row["judge_cost_usd"])))
     return out
 
 

@@ -12,6 +12,7 @@ Example:
 
 from evalnb.records.run import Connection, Filters, RunMeta, RunSettings
 from evalnb.records.score import (
+    JudgeRating,
     Layer,
     ReplayAgreement,
     ScenarioResult,
@@ -36,6 +37,7 @@ __all__ = [
     "ContentBlock",
     "Expectation",
     "Filters",
+    "JudgeRating",
     "LLMCall",
     "Layer",
     "Message",

@@ -88,6 +88,8 @@ class RunSettings(Record):
     ``skipped`` (cases the source skipped and evalnb left out, counted).
     ``shard`` (``"i/N"``): the run holds only shard i of N of the attempts (see
     :mod:`evalnb.runtime.shard`); ``evalnb merge`` combines the N shard runs.
+    ``judges``: the ``--judge`` values, in order (the first decides, the others rate
+    beside it); ``--resume`` judges the attempts left with them.
 
     Example:
         >>> RunSettings(spec="reference", filters={"tags": ["json"]}).filters.tags
@@ -113,6 +115,7 @@ class RunSettings(Record):
     checks_available: bool | None = None
     skipped: int | None = None
     shard: str | None = None
+    judges: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod

@@ -62,6 +62,31 @@ class ReplayAgreement(Record):
     checks_compared: int = Field(ge=0)
 
 
+class JudgeRating(Record):
+    """One judge's rating of one scenario attempt, and what its call cost in tokens.
+
+    ``judge_score`` is the judge's recomputed weighted score (null when the judge
+    failed: ``error`` says why); ``passed`` whether it reached the scenario's
+    ``pass_threshold``. The token counts are the judge call's usage as the provider
+    reported it (null when it reported none, or the call failed).
+
+    Example:
+        >>> JudgeRating(judge_model="openai/gpt-4o-mini", judge_score=0.8, passed=True).passed
+        True
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge_model: str
+    judge_score: float | None = None
+    passed: bool = False
+    error: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+
+
 class ScenarioResult(Record):
     """Spec 002's ``EvaluationResult`` of one scenario attempt: gates, judge, outcome.
 
@@ -69,6 +94,11 @@ class ScenarioResult(Record):
     score reached its threshold); ``outcome_reason`` names what failed.
     ``judge_score`` is null without a judge; ``composite_score`` and
     ``interaction_score`` are null unless the scenario configures a composite.
+
+    ``judges`` holds every judge's rating of the attempt, in the order the judges were
+    given (``--judge`` repeated): the first is the judge (``judge_model``, whose score
+    is ``judge_score`` and decides the outcome); the others rate the same attempt beside
+    it and never change the outcome, the composite or the checks.
 
     Example:
         >>> ScenarioResult(outcome="pass", gates_passed=2, gates_total=2).judge_score is None
@@ -85,6 +115,7 @@ class ScenarioResult(Record):
     judge_model: str | None = None
     composite_score: float | None = None
     interaction_score: float | None = None
+    judges: list[JudgeRating] = Field(default_factory=list)
 
 
 class TaskRecord(Record):

@@ -27,6 +27,7 @@ def load_cases(
     *,
     guidance: Mapping[str, Path] | None = None,
     judge: str | None = None,
+    extra_judges: Sequence[str] = (),
     models: Sequence[str] = (),
     connection: Connection | None = None,
     filters: Filters | None = None,
@@ -37,6 +38,9 @@ def load_cases(
     or a folder of them gives scenario cases, one per guidance version when
     ``guidance`` (``{name: file}``) is given. ``judge`` is the ``--judge`` model,
     resolved only for the cases selected (a judge no selected case uses needs no key);
+    ``extra_judges`` (a ``--judge`` given again) rate scenario attempts beside it and
+    decide nothing (:func:`~evalnb.runtime.scenario_case.scenario_cases`; bash tasks
+    refuse them: their ``llm_judge`` checks have one judge);
     ``models`` are the models under test: a judge among them is refused, and so is a
     scripted agent (``scripted:FILE``) that scripts a task the dataset lacks. Bash tasks
     have no judge layer, so a ``judge`` for tasks without an ``llm_judge`` expectation is
@@ -56,9 +60,22 @@ def load_cases(
         scenarios = load_scenarios(path)
         _check_scripts(models, {s.name for _, s in scenarios})
         kept = [(f, s) for f, s in scenarios if keep.keeps(s.name, s.category, s.tags)]
-        return list(scenario_cases(kept, guidance, judge, models=models, connection=connection))
+        return list(
+            scenario_cases(
+                kept,
+                guidance,
+                judge,
+                extra_judges=extra_judges,
+                models=models,
+                connection=connection,
+            )
+        )
     if guidance:
         raise InputError(path, None, "--guidance", "guidance versions apply to scenarios only")
+    if extra_judges:
+        raise InputError(
+            path, None, "--judge", "several judges rate scenarios only: give one --judge"
+        )
     tasks = load_tasks(path)
     _check_scripts(models, {t.id for t in tasks})
     tasks = [t for t in tasks if keep.keeps(t.id, t.category, t.tags)]

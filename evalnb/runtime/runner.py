@@ -106,6 +106,7 @@ async def run_cases(
     shard: tuple[int, int] | None = None,
     durations: Mapping[str, float] | None = None,
     workers: int = 1,
+    judges: Sequence[str] = (),
 ) -> list[Path]:
     """Run every case against every model; return the run folders written.
 
@@ -121,6 +122,8 @@ async def run_cases(
     errored with its trace so far. Both are recorded in ``run.json`` (URL secrets redacted).
     ``workers`` > 1 deals the attempts over that many processes (:mod:`.workers`; the
     concurrency is split between them); the cases and models must then pickle.
+    ``judges`` (the ``--judge`` values the cases were built with) are recorded for
+    ``--resume``.
 
     Example:
         >>> import tempfile
@@ -175,6 +178,7 @@ async def run_cases(
                 filters=filters or Filters(),
                 provider=provider.settings(),
                 shard=f"{shard[0]}/{shard[1]}" if shard else None,
+                judges=list(judges),
             ),
         )
         store = RunStore.create(out_dir, meta)

@@ -18,7 +18,9 @@ A :class:`ScenarioCase` is what :func:`evalnb.runtime.runner.run_cases` runs for
 - ``score()``: the gates, the judge (when enabled), the outcome, the interaction
   score and the composite. The ``checks`` rows are the gates' (weight 1 each) and the
   judge's verdict (weight 0); the record's :class:`~evalnb.records.ScenarioResult`
-  holds the outcome, gate counts, judge score and composite; the extra task fields
+  holds the outcome, gate counts, judge score and composite, and every judge's rating
+  (``judges``: the judge's, then each extra judge's, which rate the attempt beside it
+  and decide nothing); the extra task fields
   are ``guidance_file``, ``command_pattern``, ``short_help_tool`` (the tool's name when
   ``target.short_help`` says its ``-h`` means help, else null) and ``tier``.
 
@@ -43,6 +45,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 import warnings
 from collections.abc import Mapping, Sequence
@@ -84,7 +87,9 @@ class ScenarioCase:
     """One scenario with one guidance version, as a runner case (see the module docstring).
 
     ``guidance`` is ``(name, file)`` to replace the scenario's own guidance file;
-    ``judge`` is the judge provider, required when the scenario enables the judge.
+    ``judge`` is the judge provider, required when the scenario enables the judge; its
+    verdict decides the outcome. ``extra_judges`` rate every attempt beside it with the
+    same rubric (their ratings are recorded; they never change the outcome).
     """
 
     def __init__(
@@ -93,11 +98,13 @@ class ScenarioCase:
         *,
         guidance: tuple[str, Path] | None = None,
         judge: Provider | None = None,
+        extra_judges: Sequence[Provider] = (),
     ) -> None:
         if scenario.evaluation.judge_enabled and judge is None:
             raise ValueError(f"scenario {scenario.name!r} enables the judge but has no judge")
         self.scenario = scenario
         self.judge = judge if scenario.evaluation.judge_enabled else None
+        self.extra_judges = list(extra_judges) if self.judge else []
         self.command_pattern = scenario.target.pattern
         self.local = scenario.target.mode == "local"
         self.sandbox_kind = "local" if self.local else "bashkit"
@@ -179,14 +186,8 @@ class ScenarioCase:
                     deadline.stop(exc)
         finally:
             deadline.close()
-        judgement: Judgement | None = None
-        if self.judge is not None:
-            config = scenario.evaluation.judge
-            assert config is not None and config.loaded_rubric is not None
-            assert config.pass_threshold is not None
-            judgement = await run_judge(
-                self.judge, config.loaded_rubric, self.task, trace, config.pass_threshold
-            )
+        judgements = await self._judge(trace)
+        judgement = judgements[0] if judgements else None
         outcome = decide_outcome(results, judgement)
         judge_score = judgement.score if judgement else None
         weights = scenario.evaluation.composite
@@ -204,9 +205,12 @@ class ScenarioCase:
             gates_passed=gates_passed,
             gates_total=len(results),
             judge_score=judge_score,
-            judge_model=f"{self.judge.provider}/{self.judge.model}" if self.judge else None,
+            judge_model=judge_name(self.judge) if self.judge else None,
             composite_score=composite,
             interaction_score=inter,
+            judges=[
+                j.rating(judge_name(p)) for p, j in zip(self._judges(), judgements, strict=True)
+            ],
         )
         extra = {
             "guidance_file": str(self.guidance_file) if self.guidance_file else None,
@@ -215,6 +219,25 @@ class ScenarioCase:
             "tier": scenario.tier,
         }
         return Scoring(score, result, extra, error=deadline.error())
+
+    def _judges(self) -> list[Provider]:
+        """The judge, then the extra judges (none when the judge is disabled)."""
+        return [self.judge, *self.extra_judges] if self.judge else []
+
+    async def _judge(self, trace: AgentTrace) -> list[Judgement]:
+        """Every judge's verdict on the attempt, in :meth:`_judges` order, asked at once."""
+        config = self.scenario.evaluation.judge
+        if not self._judges() or config is None:
+            return []
+        assert config.loaded_rubric is not None and config.pass_threshold is not None
+        return list(
+            await asyncio.gather(
+                *(
+                    run_judge(p, config.loaded_rubric, self.task, trace, config.pass_threshold)
+                    for p in self._judges()
+                )
+            )
+        )
 
     async def _prepare(self, box: Sandbox) -> None:
         workdir = shlex.quote(box.workdir)
@@ -237,6 +260,7 @@ def load_scenario_cases(
     guidance: Mapping[str, Path] | None = None,
     judge: str | None = None,
     *,
+    extra_judges: Sequence[str] = (),
     models: Sequence[str] = (),
     connection: Connection | None = None,
 ) -> list[ScenarioCase]:
@@ -246,7 +270,12 @@ def load_scenario_cases(
     Bad input raises :class:`~evalnb.errors.InputError`.
     """
     return scenario_cases(
-        load_scenarios(path), guidance, judge, models=models, connection=connection
+        load_scenarios(path),
+        guidance,
+        judge,
+        extra_judges=extra_judges,
+        models=models,
+        connection=connection,
     )
 
 
@@ -284,6 +313,7 @@ def scenario_cases(
     guidance: Mapping[str, Path] | None = None,
     judge: str | None = None,
     *,
+    extra_judges: Sequence[str] = (),
     models: Sequence[str] = (),
     connection: Connection | None = None,
 ) -> list[ScenarioCase]:
@@ -300,6 +330,10 @@ def scenario_cases(
     (none from ``--judge``, the scenario or ``EVALNB_JUDGE``) is an InputError, except
     a scenario evalnb ships (in its data folder), which then runs without its judge,
     with a warning: the bundled suites run offline (its outcome is then its gates').
+    ``extra_judges`` (the second and later ``--judge``) rate the attempts of every
+    scenario that has a judge, beside it (:class:`ScenarioCase`); each is resolved like
+    the judge (once, only when a selected scenario is judged, refused when it is a model
+    under test), and a judge given twice for one scenario raises ValueError.
     """
     from evalnb.runtime.providers.registry import resolve_provider
 
@@ -310,9 +344,9 @@ def scenario_cases(
                 raise InputError(file, None, None, f"guidance {name!r}: file not found")
         versions = [(name, Path(file).resolve()) for name, file in guidance.items()]
     judges: dict[str, Provider] = {}
-    loaded: list[tuple[Scenario, Provider | None]] = []
+    loaded: list[tuple[Scenario, Provider | None, list[Provider]]] = []
     for file, scenario in scenarios:
-        provider = None
+        provider, extra = None, []
         if scenario.evaluation.judge_enabled:
             config = scenario.evaluation.judge
             spec = judge_spec(judge, config.model if config else None)
@@ -332,16 +366,34 @@ def scenario_cases(
                     f"pass --judge, set evaluation.judge.model or {JUDGE_ENV}",
                 )
             else:
-                refuse_self_judging(spec, models)
-                if spec not in judges:
-                    judges[spec] = resolve_provider(spec, connection=connection)
-                provider = judges[spec]
-        loaded.append((scenario, provider))
+                specs = [spec, *extra_judges]
+                twice = next((s for s in specs if specs.count(s) > 1), None)
+                if twice is not None:
+                    raise ValueError(f"the judge {twice} is given twice")
+                for each in specs:
+                    refuse_self_judging(each, models)
+                    if each not in judges:
+                        judges[each] = resolve_provider(each, connection=connection)
+                provider, *extra = (judges[each] for each in specs)
+        loaded.append((scenario, provider, extra))
     return [
-        ScenarioCase(scenario, guidance=version, judge=provider)
+        ScenarioCase(scenario, guidance=version, judge=provider, extra_judges=extra)
         for version in versions
-        for scenario, provider in loaded
+        for scenario, provider, extra in loaded
     ]
+
+
+def judge_name(judge: Provider) -> str:
+    """The name a judge's verdicts are recorded under (``judge_model``): ``provider/model``
+    as ``--judge`` names it.
+
+    Example:
+        >>> from evalnb.runtime.providers.sim import SimProvider
+        >>> judge_name(SimProvider("careful"))
+        'sim/careful'
+    """
+    prefix = f"{judge.provider}/"
+    return judge.model if judge.model.startswith(prefix) else prefix + judge.model
 
 
 def _bundled(file: Path) -> bool:

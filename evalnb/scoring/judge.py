@@ -49,8 +49,16 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from evalnb.errors import ProviderError
-from evalnb.records import AgentTrace, ContentBlock, Message, ScoreResult, Task, ToolCallResult
-from evalnb.records.interfaces import ChatRequest, Provider, ToolSpec
+from evalnb.records import (
+    AgentTrace,
+    ContentBlock,
+    JudgeRating,
+    Message,
+    ScoreResult,
+    Task,
+    ToolCallResult,
+)
+from evalnb.records.interfaces import ChatRequest, ChatResponse, Provider, ToolSpec
 from evalnb.records.scenario import Criterion, JudgeResponse, Rubric
 
 JUDGE_ENV = "EVALNB_JUDGE"
@@ -62,6 +70,8 @@ TRANSCRIPT_LIMIT = 60_000
 MISMATCH = 0.01
 EXPECTATION_THRESHOLD = 0.5
 """Score at which a spec-000 ``llm_judge:prompt`` expectation passes."""
+USAGE = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+"""The token counts of a judge call kept with its rating (:class:`~evalnb.records.JudgeRating`)."""
 
 SYSTEM_PROMPT = f"""You are a strict, fair evaluator of how an AI agent used a command-line \
 tool to complete a task. You receive the task, the agent's transcript and a rubric.
@@ -86,6 +96,25 @@ class Judgement:
     passed: bool = False
     flags: list[str] = field(default_factory=list)
     error: str | None = None
+    usage: dict[str, int | None] = field(default_factory=dict)
+    """The judge call's token counts (:data:`USAGE` keys), empty when the call failed."""
+
+    def rating(self, judge_model: str) -> JudgeRating:
+        """This verdict as ``judge_model``'s rating of the attempt, with its token counts.
+
+        Example:
+            >>> r = Rubric(criteria=[{"id": "done", "weight": 1.0, "description": "Done"}])
+            >>> j = Judgement(r, 0.5, score=0.75, passed=True, usage={"input_tokens": 900})
+            >>> j.rating("sim/careful").model_dump(exclude_none=True)
+            {'judge_model': 'sim/careful', 'judge_score': 0.75, 'passed': True, 'input_tokens': 900}
+        """
+        return JudgeRating(
+            judge_model=judge_model,
+            judge_score=self.score,
+            passed=self.passed,
+            error=self.error,
+            **self.usage,
+        )
 
     def rows(self) -> list[ScoreResult]:
         """The ``checks`` rows: the verdict alone (see the module docstring).
@@ -284,6 +313,13 @@ async def run_judge(
         reply = await judge.chat(request)
     except ProviderError as exc:
         return Judgement(rubric, pass_threshold, error=str(exc))
+    judgement = _read_reply(reply, rubric, pass_threshold)
+    judgement.usage = {k: getattr(reply, k) for k in USAGE}
+    return judgement
+
+
+def _read_reply(reply: ChatResponse, rubric: Rubric, pass_threshold: float) -> Judgement:
+    """The verdict in a judge's reply (a failed one when the reply holds none)."""
     use = next((u for u in reply.tool_uses if u.name == TOOL_NAME), None)
     if use is None:
         said = " ".join(reply.text.split())[:200]

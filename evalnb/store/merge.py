@@ -1,8 +1,8 @@
 """Merge shard runs (``evalnb run --shard i/N``) into one run folder, atomically and streaming.
 
 The shards must be the N complete runs of one configuration: the same dataset (and
-its sha256), provider, model, epochs, turn limit, guidance, sandbox, filters and
-model spec, with shard numbers 1..N each exactly once. The merged run holds every
+its sha256), provider, model, epochs, turn limit, guidance, sandbox, filters, model
+spec and judges (``--judge``), with shard numbers 1..N each exactly once. The merged run holds every
 shard's events and tables; its ``started_at`` is the earliest start, its
 ``finished_at`` the latest finish, ``task_count`` the attempts of all shards, and
 ``settings.shard`` is cleared.
@@ -58,7 +58,8 @@ SAME = (
     "sandbox",
     "simulated",
 )
-"""Run fields every shard must share (with ``settings.spec`` and ``settings.filters``)."""
+"""Run fields every shard must share (with ``settings.spec``, ``settings.filters`` and
+``settings.judges``)."""
 EXISTS = "already exists; merge into a new folder"
 
 
@@ -131,7 +132,7 @@ def _check_shards(stores: list[RunStore]) -> None:
                     f"in {first.path}"
                 )
                 raise InputError(store.path, None, field, msg)
-        for field in ("spec", "filters"):
+        for field in ("spec", "filters", "judges"):
             if getattr(meta.settings, field) != getattr(first.meta.settings, field):
                 raise InputError(
                     store.path, None, f"settings.{field}", f"differs from {first.path}"

@@ -20,7 +20,9 @@ table           one row per                columns
                                            for scenarios (null otherwise) spec 002's
                                            outcome, outcome_reason, gates_passed,
                                            gates_total, judge_score, judge_model,
-                                           composite_score, interaction_score;
+                                           composite_score, interaction_score,
+                                           judges (every judge's rating: a list of
+                                           :data:`JUDGE_RATING` structs);
                                            spec 002's counts over every command,
                                            stored by run folders (null elsewhere):
                                            total_commands, unique_commands,
@@ -103,6 +105,21 @@ RUN_COLUMNS = [
     "model_family",
 ]
 
+JUDGE_RATING = pl.Struct(
+    {
+        "judge_model": pl.Utf8,
+        "judge_score": pl.Float64,
+        "passed": pl.Boolean,
+        "error": pl.Utf8,
+        "input_tokens": pl.Int64,
+        "output_tokens": pl.Int64,
+        "cache_read_tokens": pl.Int64,
+        "cache_write_tokens": pl.Int64,
+    }
+)
+"""One judge's rating of an attempt in the tasks' ``judges`` column
+(:class:`~evalnb.records.JudgeRating`)."""
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     "runs": {
         **dict.fromkeys(RUN_COLUMNS, pl.Utf8),
@@ -149,6 +166,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "judge_model": pl.Utf8,
         "composite_score": pl.Float64,
         "interaction_score": pl.Float64,
+        "judges": pl.List(JUDGE_RATING),
         **dict.fromkeys(COUNTS, pl.Int64),
         "attempt_key": pl.Int64,
     },

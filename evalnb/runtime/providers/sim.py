@@ -27,6 +27,9 @@ plus a quarter of the characters of every message sent; ``output_tokens`` is a
 quarter of the characters emitted plus a little noise; latency is log-normal per
 persona (only slept with ``sleep=True``). Runs are marked simulated.
 
+Asked for a judgement (a request offering the judge's ``submit_judgement`` tool), a
+persona plays an offline judge instead (:mod:`.sim_judge`).
+
 Determinism: each attempt's RNG is seeded from ``(seed, persona, task id, epoch)``,
 so a run is reproducible whatever order concurrent tasks interleave in. The plan of
 an attempt is made on turn 1, kept under ``(task id, epoch)`` and dropped when the
@@ -64,6 +67,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from evalnb.errors import ProviderError
 from evalnb.records import Message, Task
 from evalnb.records.interfaces import ChatRequest, ChatResponse, Recording, ToolUse
+from evalnb.runtime.providers.sim_judge import asks_for_judgement, judge_turn
 
 
 class Persona(BaseModel):
@@ -542,7 +546,13 @@ class SimProvider:
         return {"seed": self.seed, "sleep": self.sleep, "persona": self.persona.model_dump()}
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
-        """Play one turn of the attempt ``(request.task.id, request.epoch)``."""
+        """Play one turn of the attempt ``(request.task.id, request.epoch)``, or judge one
+        (:mod:`.sim_judge`)."""
+        if asks_for_judgement(request):
+            reply = judge_turn(self.persona, self.seed, request)
+            if self.sleep and reply.latency_ms is not None:
+                await asyncio.sleep(reply.latency_ms / 1000)
+            return reply
         key = (request.task.id, request.epoch)
         if request.turn == 1:
             self._attempts[key] = self._plan(request.task, request.epoch)
