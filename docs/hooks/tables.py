@@ -1,16 +1,13 @@
-"""MkDocs hook: the tables the pages show that evalnb's own code can make, made at build time.
+"""MkDocs hook: the tables evalnb's own code can make, made when the site is built, so
+they cannot drift from the code.
 
-- ``<!-- personas -->``: the simulated agents' parameters
+- ``<!-- personas -->`` becomes the simulated agents' parameters
   (:func:`evalnb.runtime.providers.sim.persona_table`).
-- ``<!-- options: NAME -->``: the options of subcommand NAME, from the argparse parsers
-  ``evalnb`` itself runs, so the CLI reference cannot drift from the commands.
-
-A line ``<!-- options: NAME -->`` becomes the table of subcommand NAME: one row
-per argument and option, with its value, its default and its help. The tables are made
-at build time from the parsers ``evalnb`` itself runs, so they cannot drift from the
-commands. The page that holds such lines must hold one for every subcommand, and only
-those: a subcommand added without a table, or a table of one that is gone, fails the
-build.
+- ``<!-- options: NAME -->`` becomes the table of subcommand NAME, from the argparse
+  parsers ``evalnb`` itself runs: one row per argument and option, with its value, its
+  default and its help. The page that holds such lines must hold one for every
+  subcommand, and only those: a subcommand added without a table, or a table of one that
+  is gone, fails the build.
 
 The default column is argparse's default where the parser sets one (``off`` for a
 flag); where it leaves the value to the command (``None``: taken from ``run.json`` on
@@ -95,8 +92,7 @@ def _name(action: argparse.Action) -> str:
 def _value(action: argparse.Action) -> str:
     if action.nargs == 0:
         return ""
-    metavar = action.metavar or (action.dest if not action.option_strings else action.dest.upper())
-    shown = f"`{metavar}`" if action.option_strings else ""
+    shown = f"`{action.metavar or action.dest.upper()}`" if action.option_strings else ""
     many = {"?": "optional", "+": "one or more", "*": "any number"}.get(str(action.nargs), "")
     return " ".join(part for part in (shown, many) if part) or "required"
 
