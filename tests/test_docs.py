@@ -223,8 +223,9 @@ def test_the_cli_reference_has_a_row_for_every_option_of_every_command(site):
 
 def public_names() -> dict[str, list[str]]:
     """What each public module exports: ``evalnb.__all__`` less its modules (each has a page
-    of its own), the names ``evalnb.records`` and ``evalnb.errors`` export, and the functions
-    and classes ``evalnb.charts`` and ``evalnb.widgets`` define."""
+    of its own), the names ``evalnb.records`` exports, and the public functions and classes
+    that ``evalnb.charts``, ``evalnb.widgets`` and ``evalnb.errors`` (or modules inside
+    them) define."""
     import evalnb.charts
     import evalnb.errors
     import evalnb.records
@@ -236,7 +237,7 @@ def public_names() -> dict[str, list[str]]:
             for name, value in vars(module).items()
             if not name.startswith("_")
             and (inspect.isfunction(value) or inspect.isclass(value))
-            and value.__module__ == module.__name__
+            and f"{value.__module__}.".startswith(f"{module.__name__}.")
         ]
 
     top = [n for n in evalnb.__all__ if not inspect.ismodule(getattr(evalnb, n))]
