@@ -14,8 +14,9 @@ minutes). The grid crosses:
 
 Methods: evalnb's interval (:func:`evalnb.analysis.stats.clustered_wilson_sums`:
 Agresti-Coull at the effective sample size, a pseudo-task, CR1 on the effective
-number of tasks) and the former one (Wilson at the effective sample size, CR1 on the
-number of tasks, no pseudo-task). The target is the population rate ``a / (a + b)``;
+number of tasks; Clopper-Pearson's exact interval for one pass/fail trial per task)
+and the former one (Wilson at the effective sample size, CR1 on the number of tasks,
+no pseudo-task). The target is the population rate ``a / (a + b)``;
 each cell is the share of replications whose interval holds it, and the mean width.
 """
 
@@ -115,7 +116,8 @@ def main() -> None:
     print(
         f"{REPS:,} replications per cell; the goal is at least {GOAL} in every cell, with "
         "no interval of zero width. evalnb: Agresti-Coull at the effective sample size "
-        "with a pseudo-task and CR1 on the effective number of tasks; former: Wilson at "
+        "with a pseudo-task and CR1 on the effective number of tasks (Clopper-Pearson for "
+        "one pass/fail trial per task); former: Wilson at "
         "the effective sample size, CR1 on the number of tasks.\n"
     )
     print("### Summary by rate and task rates\n")

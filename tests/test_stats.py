@@ -84,9 +84,21 @@ def test_agresti_coull_agrees_with_statsmodels():
         assert agresti_coull(x, n) == pytest.approx(np.clip(expected, 0, 1), abs=1e-12)
 
 
-def test_clustered_interval_with_one_attempt_per_task_is_agresti_coull():
-    outcomes = [1, 0, 1, 1, 0, 1, 1]
-    assert clustered_wilson(outcomes, [1] * 7, counts=True) == pytest.approx(agresti_coull(5, 7))
+def test_clustered_interval_with_one_attempt_per_task_is_the_exact_binomial_one():
+    outcomes = [1, 1, 0, 1, 1, 0, 1]
+    exact = binomtest(5, 7).proportion_ci(method="exact")
+    assert clustered_wilson(outcomes, [1] * 7, counts=True) == pytest.approx(exact)
+
+
+def test_one_attempt_per_task_covers_95_percent_at_the_ceiling_where_agresti_coull_does_not():
+    # 5 tasks, one attempt each, pass probability 0.98: exact binomial coverage. Four
+    # passes of five gave an Agresti-Coull upper limit of 0.9797, just below 0.98.
+    x = np.arange(6)
+    weights = binom.pmf(x, 5, 0.98)
+    ours = [clustered_wilson([1] * int(v) + [0] * (5 - int(v)), [1] * 5, counts=True) for v in x]
+    assert weights[[lo <= 0.98 <= hi for lo, hi in ours]].sum() >= 0.95
+    theirs = [agresti_coull(v, 5) for v in x]
+    assert weights[[lo <= 0.98 <= hi for lo, hi in theirs]].sum() < 0.93
 
 
 def test_clustered_interval_counts_identical_epochs_as_one_task():
@@ -345,13 +357,14 @@ def test_newcombe_interval_covers_95_percent_on_correlated_pairs():
 def test_paired_rate_diff_with_one_attempt_takes_newcombes_corrected_phi():
     # Pass/fail per task: the residual cross product is (AD - BC) / n, so its
     # continuity correction (less 1/2) is Newcombe's (AD - BC - n/2) on the table; the
-    # MOVER limits combine each rate's interval (Agresti-Coull with one attempt).
+    # MOVER limits combine each rate's interval (the exact binomial one with one attempt).
     a = [1, 1, 1, 0, 1, 0, 1, 1]
     b = [1, 0, 0, 0, 1, 0, 1, 0]
     d, lo, hi = paired_rate_diff(a, [1] * 8, b, [1] * 8, counts=True)
     both, only_a, only_b, neither = 3, 3, 0, 2
     phi = (both * neither - only_a * only_b - 8 / 2) / math.sqrt(6 * 2 * 3 * 5)
-    (la, ua), (lb, ub) = agresti_coull(6, 8), agresti_coull(3, 8)
+    exact = (binomtest(k, 8).proportion_ci(method="exact") for k in (6, 3))
+    (la, ua), (lb, ub) = exact
     pa, pb = 0.75, 0.375
     expected_lo = d - math.sqrt((pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2)
     expected_hi = d + math.sqrt((ua - pa) ** 2 - 2 * phi * (ua - pa) * (pb - lb) + (pb - lb) ** 2)
