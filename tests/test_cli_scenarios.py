@@ -109,13 +109,29 @@ def no_keys(monkeypatch):
 def test_a_judge_is_resolved_only_for_the_tasks_selected(tmp_path, capsys, no_keys):
     # an OpenAI judge without a key: fine, since no task selected has a judge
     argv = ["run", "notes", "--task", "notes_capture", "--task", "notes_search"]
-    argv += ["--model", "reference", "--judge", "openai/gpt-4o-mini", "--out", str(tmp_path)]
+    argv += ["--model", "sim/careful", "--judge", "openai/gpt-4o-mini", "--out", str(tmp_path)]
     assert main([*argv, "--quiet"]) == 0, capsys.readouterr().err
     assert sorted(load(tmp_path).tasks["task_id"]) == ["notes_capture", "notes_search"]
     # selecting the judged scenario needs the judge's key, and says so
     argv[2:6] = ["--task", "notes_export_report", "--task", "notes_export_report"]
     assert main([*argv, "--quiet"]) == 2
     assert "OPENAI_API_KEY" in capsys.readouterr().err
+
+
+def test_the_reference_agent_is_refused_where_no_selected_task_has_a_solution(
+    tmp_path, capsys, no_keys
+):
+    # scenarios have no solution for it to run: every attempt would only error
+    assert main(["run", "notes", "--model", "reference", "--out", str(tmp_path)]) == 2
+    assert "none of the 7 selected tasks has one" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_task_id_the_dataset_lacks_is_refused_not_dropped(tmp_path, capsys, no_keys):
+    argv = ["run", "notes", "--model", "sim/careful", "--out", str(tmp_path)]
+    assert main([*argv, "--task", "notes_capture", "--task", "notes_captrue"]) == 2
+    assert "--task: no task 'notes_captrue' in this dataset" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
 
 
 def test_the_bundled_suite_runs_offline_its_judged_scenario_without_its_judge(
@@ -129,7 +145,7 @@ def test_the_bundled_suite_runs_offline_its_judged_scenario_without_its_judge(
     [task] = runs.tasks.rows(named=True)
     assert (task["outcome"], task["judge_score"], task["judge_model"]) == ("pass", None, None)
     assert set(runs.checks["layer"]) == {"gate"}
-    # the whole suite with the reference model: every scenario runs, no key asked for
+    # the whole suite with a simulated agent: every scenario runs, no key asked for
     with pytest.warns(UserWarning, match="runs without its judge"):
-        assert main(["run", "notes", "--model", "reference", "--out", str(tmp_path / "all")]) == 0
+        assert main(["run", "notes", "--model", "sim/careful", "--out", str(tmp_path / "all")]) == 0
     assert load(tmp_path / "all").tasks.height == 7

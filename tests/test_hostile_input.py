@@ -277,7 +277,7 @@ CLI_CASES = [
     ),
     Case(
         "merge_keys_and_anchors_still_load",
-        run("{dir}/s.yaml", "--model", "reference"),
+        run("{dir}/s.yaml", "--model", "sim/careful"),
         Accepted(
             lambda runs: (
                 runs.checks["check"].to_list() == ["a.txt exists", "b.txt exists", "a.txt exists"]

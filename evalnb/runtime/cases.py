@@ -14,7 +14,7 @@ from pathlib import Path
 from evalnb.errors import InputError
 from evalnb.formats.tasks import load_tasks
 from evalnb.records import Connection, Filters
-from evalnb.records.task import LlmJudge
+from evalnb.records.task import LlmJudge, Task
 from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.case import Case
 from evalnb.runtime.providers.registry import resolve_provider
@@ -59,8 +59,9 @@ def load_cases(
     if path.is_dir() or path.suffix in (".yaml", ".yml"):
         scenarios = load_scenarios(path)
         _check_scripts(models, {s.name for _, s in scenarios})
+        _refuse_unknown_ids(path, keep, {s.name for _, s in scenarios})
         kept = [(f, s) for f, s in scenarios if keep.keeps(s.name, s.category, s.tags)]
-        return list(
+        cases = list(
             scenario_cases(
                 kept,
                 guidance,
@@ -70,6 +71,8 @@ def load_cases(
                 connection=connection,
             )
         )
+        _refuse_reference_without_solutions(path, models, [c.task for c in cases])
+        return cases
     if guidance:
         raise InputError(path, None, "--guidance", "guidance versions apply to scenarios only")
     if extra_judges:
@@ -78,7 +81,9 @@ def load_cases(
         )
     tasks = load_tasks(path)
     _check_scripts(models, {t.id for t in tasks})
+    _refuse_unknown_ids(path, keep, {t.id for t in tasks})
     tasks = [t for t in tasks if keep.keeps(t.id, t.category, t.tags)]
+    _refuse_reference_without_solutions(path, models, tasks)
     provider = None
     judged = any(isinstance(e.spec, LlmJudge) for t in tasks for e in t.expectations)
     if judge and not judged:
@@ -95,6 +100,30 @@ def load_cases(
             refuse_self_judging(spec, models)
             provider = resolve_provider(spec, connection=connection)
     return [BashCase(t, judge=provider) for t in tasks]
+
+
+def _refuse_unknown_ids(path: Path, keep: Filters, task_ids: set[str]) -> None:
+    """A ``--task`` id the dataset lacks is a typo, never silently dropped."""
+    unknown = sorted(set(keep.task_ids) - task_ids)
+    if unknown:
+        names = ", ".join(repr(i) for i in unknown)
+        raise InputError(path, None, "--task", f"no task {names} in this dataset")
+
+
+def _refuse_reference_without_solutions(
+    path: Path, models: Sequence[str], tasks: Sequence[Task]
+) -> None:
+    """The reference agent runs each task's ``solution``: with none among the selected
+    tasks every attempt would only error, so the run is refused before it starts (a task
+    without one among others that have one is recorded as errored, saying so)."""
+    if "reference" in models and tasks and not any(t.solution for t in tasks):
+        raise InputError(
+            path,
+            None,
+            "--model",
+            "the reference agent runs each task's 'solution', and none of the "
+            f"{len(tasks)} selected tasks has one: run a model or a scripted agent",
+        )
 
 
 def _check_scripts(models: Sequence[str], task_ids: set[str]) -> None:

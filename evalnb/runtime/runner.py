@@ -150,46 +150,46 @@ async def run_cases(
     limits = {c.max_turns or max_turns for c in cases}  # the limit each case runs with
     common_limit = next(iter(limits)) if len(limits) == 1 else None
     plans = []
-    for i, provider in enumerate(providers):
-        given = models[i]
-        spec = given if isinstance(given, str) else f"{provider.provider}/{provider.model}"
-        run_id = run_ids[i] if run_ids else _new_run_id(out_dir, spec, guidance)
-        meta = RunMeta(
-            run_id=run_id,
-            provider=provider.provider,
-            model=provider.model,
-            dataset=str(dataset) if dataset else None,
-            dataset_sha256=dataset_sha256,
-            max_turns=common_limit,
-            epochs=epochs,
-            sandbox=sandbox,
-            sandbox_version=sandbox_version,
-            evalnb_version=__version__,
-            guidance=guidance,
-            simulated=provider.simulated,
-            recorded_from=provider.recording.source if provider.recording else None,
-            started_at=utc_now(),
-            task_count=len(attempts),
-            settings=RunSettings(
-                spec=spec,
-                concurrency=concurrency,
-                seed=seed,
-                connection=_stored(connection or Connection()),
-                task_timeout_s=task_timeout_s,
-                max_turns=max_turns,
-                filters=filters or Filters(),
-                provider=provider.settings(),
-                shard=f"{shard[0]}/{shard[1]}" if shard else None,
-                judges=list(judges),
-            ),
-        )
-        store = RunStore.create(out_dir, meta)
-        plan = RunPlan(provider, store, list(cases), epochs, max_turns, task_timeout_s)
-        plan.pending = list(attempts)
-        plans.append(plan)
+    # one writer per run folder: its lock taken as it is created, held until the run ends
     with contextlib.ExitStack() as held:
-        for plan in plans:  # one writer per run folder: held until the run ends
-            held.enter_context(plan.store.lock)
+        for i, provider in enumerate(providers):
+            given = models[i]
+            spec = given if isinstance(given, str) else f"{provider.provider}/{provider.model}"
+            run_id = run_ids[i] if run_ids else _new_run_id(out_dir, spec, guidance)
+            meta = RunMeta(
+                run_id=run_id,
+                provider=provider.provider,
+                model=provider.model,
+                dataset=str(dataset) if dataset else None,
+                dataset_sha256=dataset_sha256,
+                max_turns=common_limit,
+                epochs=epochs,
+                sandbox=sandbox,
+                sandbox_version=sandbox_version,
+                evalnb_version=__version__,
+                guidance=guidance,
+                simulated=provider.simulated,
+                recorded_from=provider.recording.source if provider.recording else None,
+                started_at=utc_now(),
+                task_count=len(attempts),
+                settings=RunSettings(
+                    spec=spec,
+                    concurrency=concurrency,
+                    seed=seed,
+                    connection=_stored(connection or Connection()),
+                    task_timeout_s=task_timeout_s,
+                    max_turns=max_turns,
+                    filters=filters or Filters(),
+                    provider=provider.settings(),
+                    shard=f"{shard[0]}/{shard[1]}" if shard else None,
+                    judges=list(judges),
+                ),
+            )
+            store = RunStore.create(out_dir, meta)
+            held.enter_context(store.lock)
+            plan = RunPlan(provider, store, list(cases), epochs, max_turns, task_timeout_s)
+            plan.pending = list(attempts)
+            plans.append(plan)
         await _execute(plans, concurrency, progress, durations, workers)
     return [p.store.path for p in plans]
 
