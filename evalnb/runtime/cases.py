@@ -61,7 +61,7 @@ def load_cases(
         _check_scripts(models, {s.name for _, s in scenarios})
         _refuse_unknown_ids(path, keep, {s.name for _, s in scenarios})
         kept = [(f, s) for f, s in scenarios if keep.keeps(s.name, s.category, s.tags)]
-        cases = list(
+        cases: list[Case] = list(
             scenario_cases(
                 kept,
                 guidance,
