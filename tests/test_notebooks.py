@@ -10,7 +10,7 @@ import pytest
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "evalnb" / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "bashkit-eval"
 
 pytestmark = pytest.mark.slow
@@ -58,7 +58,7 @@ def test_notebook_runs_on_the_published_bashkit_eval_results(path, monkeypatch):
 
 def test_notebooks_make_the_demo_runs_when_none_exist(tmp_path, monkeypatch):
     pattern = tmp_path / "runs" / "demo" / "*"
-    nb = execute(ROOT / "evalnb" / "notebooks" / "01_overview.ipynb", str(pattern), monkeypatch)
+    nb = execute(ROOT / "notebooks" / "01_overview.ipynb", str(pattern), monkeypatch)
     shown = json.dumps([o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])])
     assert "sim/careful (simulated)" in shown
     assert (tmp_path / "runs" / "demo" / "reference" / "run.json").exists()
@@ -67,9 +67,7 @@ def test_notebooks_make_the_demo_runs_when_none_exist(tmp_path, monkeypatch):
 def test_widgets_fall_back_to_static_html_under_nbclient(monkeypatch):
     if not list(FIXTURES.glob("*.json")):
         pytest.skip("../shared/fixtures/bashkit-eval is absent")
-    nb = execute(
-        ROOT / "evalnb" / "notebooks" / "07_explore.ipynb", str(FIXTURES / "*.json"), monkeypatch
-    )
+    nb = execute(ROOT / "notebooks" / "07_explore.ipynb", str(FIXTURES / "*.json"), monkeypatch)
     outputs = [o for c in nb.cells if "widgets." in c.source for o in c.get("outputs", [])]
     assert len(outputs) == 3
     for out in outputs:
