@@ -1,5 +1,7 @@
-"""evalnb's warnings are one family (``en.EvalnbWarning``), each kind its own class, and
-each points at the line of the caller's code that called evalnb, not inside evalnb."""
+"""A fault evalnb knows is an InputError naming where the bad value came from; a fault it
+does not know surfaces as what it is. evalnb's warnings are one family
+(``en.EvalnbWarning``), each kind its own class, and each points at the line of the
+caller's code that called evalnb, not inside evalnb."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import evalnb as en
+from evalnb.cli import main
 from evalnb.records import LLMCall, RunMeta
 from evalnb.store import RunStore
 
@@ -23,6 +26,28 @@ def _run(root: Path, model: str) -> Path:
         records.append(record)
     meta = RunMeta(run_id=f"run-{model}", provider="anthropic", model=model, status="complete")
     return RunStore.write_records(root, meta, records)
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        (["smoke", "--model", "gpt-5"], "evalnb run: --model: unknown model 'gpt-5'"),
+        (["smoke", "--model", "sim/nobody"], "evalnb run: --model: unknown persona 'nobody'"),
+        (["notes", "--model", "reference", "--judge", "sim/nobody"], ": --judge: unknown persona"),
+    ],
+)
+def test_a_bad_model_or_judge_is_named_by_its_option(tmp_path, capsys, options, named):
+    assert main(["run", *options, "--out", str(tmp_path), "--quiet"]) == 2
+    assert named in capsys.readouterr().err
+
+
+def test_a_fault_evalnb_does_not_know_is_not_blamed_on_the_options(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr("evalnb.runtime.runner.run_cases", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        main(["run", "smoke", "--model", "reference", "--out", str(tmp_path), "--quiet"])
 
 
 def test_every_warning_evalnb_issues_is_an_evalnb_warning():
