@@ -1,8 +1,7 @@
-"""pytest set-up for the whole checkout (the packaged notebooks run under nbmake too).
+"""pytest set-up for the whole checkout (the notebooks in ``notebooks/`` run under nbmake).
 
-- ``evalnb/data`` holds the sample tool and datasets, not modules to doctest;
-  ``evalnb/charts.py`` and ``evalnb/widgets.py`` stand for modules of
-  ``evalnb.present`` (``tests/test_lazy_imports.py`` imports them).
+- ``evalnb/charts.py`` and ``evalnb/widgets.py`` stand for modules of
+  ``evalnb.present`` (``tests/test_lazy_imports.py`` imports them), not modules to doctest.
 - The notebooks make the demo runs where ``EVALNB_RUNS`` points when they are missing;
   one temporary folder per test session keeps them out of the package and shares them
   between the xdist workers (which inherit this process's environment).
@@ -12,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-collect_ignore = ["evalnb/data", "evalnb/charts.py", "evalnb/widgets.py"]
+collect_ignore = ["evalnb/charts.py", "evalnb/widgets.py"]
 
 if "EVALNB_RUNS" not in os.environ:
     _runs = Path(tempfile.mkdtemp(prefix="evalnb-test-")) / "runs" / "demo" / "*"

@@ -340,7 +340,7 @@ def notebooks() -> list[str]:
     from evalnb.demo import ensure_demo_runs
 
     ensure_demo_runs(str(ROOT / "runs" / "demo" / "*"))
-    suite = ROOT / "evalnb" / "notebooks"
+    suite = ROOT / "notebooks"
     count = len(list(suite.glob("*.ipynb")))
     wall, last = _nbmake(suite)
     with tempfile.TemporaryDirectory() as tmp:

@@ -49,7 +49,18 @@ from evalnb.analysis import regression as _regression
 from evalnb.analysis import stats as _stats
 from evalnb.analysis.boundary import checked
 from evalnb.analysis.runs import Runs
-from evalnb.errors import EvalnbError, InputError, ProviderError, SetupError
+from evalnb.errors import (
+    DamagedInputWarning,
+    DataQualityWarning,
+    EvalnbError,
+    EvalnbWarning,
+    FallbackWarning,
+    InputError,
+    MissingPriceWarning,
+    PartialRunWarning,
+    ProviderError,
+    SetupError,
+)
 from evalnb.version import __version__
 
 # the public analysis API checks its arguments' types (evalnb.analysis.boundary)
@@ -105,8 +116,14 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DamagedInputWarning",
+    "DataQualityWarning",
     "EvalnbError",
+    "EvalnbWarning",
+    "FallbackWarning",
     "InputError",
+    "MissingPriceWarning",
+    "PartialRunWarning",
     "ProviderError",
     "Runs",
     "SetupError",

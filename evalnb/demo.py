@@ -97,7 +97,7 @@ def guidance_runs(out: Path, *, progress: bool = False) -> list[Coroutine[Any, A
     """The runs of the notes scenarios under guidance v1 and v2 (one run each, not started),
     played by the scripted demo agent.
 
-    The agent is scripted per version (``evalnb/data/demo/guidance/``): it imitates an agent
+    The agent is scripted per version (``data/demo/guidance/``): it imitates an agent
     that copies v1's wrong examples and recovers, and one that follows v2. Scenarios
     that need an LLM judge are left out (the demo is offline). Each scenario file is read
     once for both versions.

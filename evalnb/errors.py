@@ -1,4 +1,5 @@
-"""evalnb's errors: one family, so a caller can catch :class:`EvalnbError` for all of them.
+"""evalnb's errors and warnings: one family each, so a caller can catch
+:class:`EvalnbError` or filter :class:`EvalnbWarning` for all of them.
 
 - :class:`InputError`: bad input, named as ``file:line: field: message``. Every loader
   (datasets, scenarios, rubrics, scripted agents, price tables, foreign trace files)
@@ -10,14 +11,26 @@
 
 The CLI prints any of them as one line and exits with code 2.
 
+The warnings (:class:`EvalnbWarning`, a :class:`UserWarning`) say what evalnb did with
+input it could read only in part or had to guess about: :class:`MissingPriceWarning`,
+:class:`PartialRunWarning`, :class:`DamagedInputWarning`, :class:`DataQualityWarning`
+and :class:`FallbackWarning`. Each points at the caller's own line, the first one
+outside evalnb (:func:`warn`), so ``python -W error::evalnb.DamagedInputWarning`` or
+``warnings.filterwarnings("ignore", category=en.MissingPriceWarning)`` picks them out.
+
 Example:
     >>> str(InputError("tasks.jsonl", 3, "expectations.0.check", "unknown check kind 'x'"))
     "tasks.jsonl:3: expectations.0.check: unknown check kind 'x'"
+    >>> issubclass(MissingPriceWarning, EvalnbWarning)
+    True
 """
 
 from __future__ import annotations
 
 import json
+import os
+import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +188,57 @@ def from_validation_error(
     field = f"{prefix}.{loc}" if prefix and loc else (prefix or loc or "(record)")
     msg = err["msg"].removeprefix("Value error, ")
     return InputError(file, line, field, msg)
+
+
+class EvalnbWarning(UserWarning):
+    """Base of every warning evalnb issues (a :class:`UserWarning`)."""
+
+
+class MissingPriceWarning(EvalnbWarning):
+    """A model or judge has no price in the price table: its cost is null, not 0."""
+
+
+class PartialRunWarning(EvalnbWarning):
+    """A run lacks tasks it should hold (its file says so, or its siblings show it); its
+    figures are computed from the tasks present and the run is marked ``partial``."""
+
+
+class DamagedInputWarning(EvalnbWarning):
+    """Part of an input was damaged and left out or rebuilt: a torn last line, a run
+    folder's tables rebuilt from its events, inputs ``load(strict=False)`` could not
+    read, a file a trace refers to that is not there."""
+
+
+class DataQualityWarning(EvalnbWarning):
+    """An input reads, but some of it is doubtful: its own figures disagree with evalnb's
+    recount (evalnb's are used), a line repeats, or evalnb had to assume what the source
+    left out (a time zone, how a session ended)."""
+
+
+class FallbackWarning(EvalnbWarning):
+    """evalnb goes on doing less than it was asked: the local sandbox without confinement,
+    a bundled scenario without its judge, a scenario field evalnb does not use."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category: type[EvalnbWarning]) -> None:
+    """Issue ``message`` as ``category``, attributed to the first caller outside evalnb.
+
+    ``warnings.warn`` attributes a warning to a fixed number of frames up, which
+    points inside evalnb whenever the public function that was called reached this
+    point through a different number of calls; Python 3.12's ``skip_file_prefixes``
+    does what this does, but evalnb supports 3.11.
+
+    Example:
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     warn("no price for model(s) m", MissingPriceWarning)
+        >>> caught[0].category.__name__, caught[0].filename.startswith(_PACKAGE)
+        ('MissingPriceWarning', False)
+    """
+    frame, level = sys._getframe(), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -1,9 +1,12 @@
-"""Files that ship inside the package: prices, the built-in datasets, the notes tool, notebooks.
+"""Files that ship with the package: prices, the built-in datasets, the notes tool, notebooks.
 
-Everything evalnb reads at run time lives under ``evalnb/data`` and
-``evalnb/notebooks`` and is found through :mod:`importlib.resources`, so a wheel
-installed anywhere works the same as a checkout. pip installs packages unzipped, so
-these are real files and can be handed to the sandbox as paths.
+In the repository they are the top-level ``data/`` and ``notebooks/`` folders; the
+wheel carries them inside the package as ``evalnb/data`` and ``evalnb/notebooks``
+(hatchling's ``force-include``, see pyproject.toml), found through
+:mod:`importlib.resources`, so a wheel installed anywhere works the same as a checkout.
+An editable install (``pip install -e .``) puts the checkout's ``evalnb`` on the path
+without them, and they are read from the checkout's top level instead. pip installs
+packages unzipped, so these are real files and can be handed to the sandbox as paths.
 
 Example:
     >>> data_path("prices.yaml").name
@@ -28,24 +31,31 @@ DATASETS = {
 }
 
 
+def _shipped(folder: str) -> Path:
+    """``folder`` (``data`` or ``notebooks``) inside the installed package, or, in an
+    editable install or a checkout, at the top of the repository."""
+    packaged = Path(str(files("evalnb").joinpath(folder)))
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[1] / folder
+
+
 def data_path(*parts: str) -> Path:
-    """The path of a file or folder under the package's ``data`` folder.
+    """The path of a file or folder under the shipped ``data`` folder.
 
     Example:
         >>> data_path("tasks", "bash.jsonl").exists()
         True
     """
-    return Path(str(files("evalnb").joinpath("data", *parts)))
+    return _shipped("data").joinpath(*parts)
 
 
 def notebooks_path() -> Path:
-    """The folder of the packaged analysis notebooks.
+    """The folder of the shipped analysis notebooks.
 
     Example:
         >>> sorted(p.name for p in notebooks_path().glob("*.ipynb"))[0]
         '01_overview.ipynb'
     """
-    return Path(str(files("evalnb").joinpath("notebooks")))
+    return _shipped("notebooks")
 
 
 def dataset_path(name: str | Path) -> Path:

@@ -10,7 +10,7 @@ from evalnb.analysis.load import load
 from evalnb.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "evalnb" / "data"
+DATA = ROOT / "data"
 SCENARIO = DATA / "scenarios" / "notes_capture.yaml"
 AGENT = ROOT / "tests" / "scripts" / "notes_capture.good.yaml"
 V1, V2 = (DATA / "tools" / "notes" / f"AGENTS.{v}.md" for v in ("v1", "v2"))

@@ -143,6 +143,25 @@ def test_run_json_from_a_newer_evalnb_says_to_upgrade(run, capsys):
     assert f"written by evalnb 99.0.0, this is {__version__}: upgrade" in err
 
 
+def test_run_json_says_its_run_folder_format_and_a_newer_one_is_refused(run, capsys):
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["format"] == 1
+    meta["format"] = 2
+    (run / "run.json").write_text(json.dumps(meta))
+    err = cli_error(["summary", str(run)], capsys)
+    assert "run.json: format: " in err
+    assert "run-folder format 2 is newer than this evalnb reads (1): upgrade evalnb" in err
+    with pytest.raises(InputError, match=r"run\.json: format: run-folder format 2 is newer"):
+        en.load(run)
+
+
+def test_run_json_without_a_format_is_read_as_format_1(run):
+    meta = json.loads((run / "run.json").read_text())
+    del meta["format"]
+    (run / "run.json").write_text(json.dumps(meta))
+    assert read_run_folder(run).tasks.height == en.load(run).tasks.height > 0
+
+
 def test_run_json_with_a_wrong_type_names_the_field(run):
     meta = json.loads((run / "run.json").read_text())
     meta["epochs"] = "two"

@@ -329,8 +329,8 @@ def test_the_add_a_gate_recipe_fits_the_gate_code():
     exec(model, namespace)
     gate = namespace["CommandExitsWith"](type="command_exits_with", command="notes doctor", code=3)
     assert gate.describe() == "`notes doctor` exits 3"
-    # the verdict's branch reads only names gate_verdict has where the branch goes
-    tree = ast.parse(verdict)
+    # the verdict's case reads only names _command_verdict has where the case goes
+    tree = ast.parse("match gate:\n" + textwrap.indent(verdict, "    "))
     read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    known = set(gates.gate_verdict.__code__.co_varnames) | set(vars(gates)) | set(dir(builtins))
+    known = set(gates._command_verdict.__code__.co_varnames) | set(vars(gates)) | set(dir(builtins))
     assert read - {"CommandExitsWith"} <= known

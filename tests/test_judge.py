@@ -268,9 +268,9 @@ def test_the_judge_model_comes_from_cli_then_scenario_then_environment(monkeypat
 
 
 def test_the_judge_may_not_be_a_model_under_test():
-    refuse_self_judging("openai/gpt-4o-mini", ["anthropic/claude-haiku-4-5"])
-    with pytest.raises(ValueError, match="is a model under test"):
-        refuse_self_judging("openai/gpt-4o-mini", ["reference", "openai/gpt-4o-mini"])
+    refuse_self_judging("openai/gpt-4o-mini", ["anthropic/claude-haiku-4-5"], "suite.yaml")
+    with pytest.raises(InputError, match=r"suite\.yaml: --judge: .* is a model under test"):
+        refuse_self_judging("openai/gpt-4o-mini", ["reference", "openai/gpt-4o-mini"], "suite.yaml")
 
 
 # --- the judge inside a scenario ------------------------------------------------------
@@ -311,7 +311,7 @@ def test_the_judge_is_resolved_once_at_load_and_refused_if_under_test(tmp_path, 
     assert (case.judge.provider, case.judge.model) == ("anthropic", "claude-haiku-4-5")
     [case] = load_scenario_cases(scenario(tmp_path, "anthropic/claude-sonnet-4-5"))
     assert case.judge.model == "claude-sonnet-4-5"
-    with pytest.raises(ValueError, match="is a model under test"):
+    with pytest.raises(InputError, match=r"s\.yaml: --judge: .* is a model under test"):
         load_scenario_cases(
             scenario(tmp_path), judge="openai/gpt-4o-mini", models=["openai/gpt-4o-mini"]
         )

@@ -20,7 +20,7 @@ from evalnb.runtime.providers.openai import OpenAIProvider
 from tests.fault_server import FaultServer
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "evalnb" / "data"
+DATA = ROOT / "data"
 JUDGED = DATA / "scenarios" / "notes_export_report.yaml"
 AGENT = ROOT / "tests" / "scripts" / "notes_export_report.good.yaml"
 V1, V2 = (DATA / "tools" / "notes" / f"AGENTS.{v}.md" for v in ("v1", "v2"))

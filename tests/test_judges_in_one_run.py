@@ -28,7 +28,6 @@ from evalnb.present.report_html import report_html
 from evalnb.records import AgentTrace, Task, ToolCallResult
 from evalnb.records.scenario import Rubric
 from evalnb.resources import data_path
-from evalnb.runtime.cases import load_cases
 from evalnb.runtime.providers.anthropic import AnthropicProvider
 from evalnb.runtime.providers.openai import OpenAIProvider
 from evalnb.runtime.providers.sim import SimProvider
@@ -449,25 +448,3 @@ def test_a_simulated_judge_scores_the_share_of_calls_that_exited_0_with_its_nois
     assert abs(score("careful") - 0.75) < 0.15  # 3 of 4 calls exited 0; noise 0.05
     empty = asyncio.run(run_judge(SimProvider("careful"), rubric, task, AgentTrace(), 0.5))
     assert empty.score < 0.2  # no tool call: quality 0
-
-
-def test_a_folder_written_before_the_judges_column_keeps_its_judges_scores(judged, tmp_path):
-    """An older run folder (tasks.parquet without ``judges``) loads beside a new one: its
-    judge's scores still count, its judges' cost is unknown (null), never 0."""
-    suite, agent, both, _ = judged
-    cases = load_cases(suite, judge="sim/careful", extra_judges=["sim/hasty"])
-    model = [f"scripted:{agent}"]
-    [older] = asyncio.run(
-        run_cases(cases, model, tmp_path, epochs=2, run_ids=["older"], progress=False)
-    )
-    tasks = pl.read_parquet(older / "tasks.parquet").drop("judges")
-    tasks.write_parquet(older / "tasks.parquet")
-    runs = en.load(older)
-    assert runs.tasks.get_column("judges").null_count() == 12
-    assert judge_scores(runs).get_column("judge_model").unique().to_list() == ["sim/careful"]
-    assert en.summary(runs).item(0, "judge_cost_usd") is None
-    together = judge_scores(en.load(older, both))
-    assert together.group_by("judge_model").len().sort("judge_model").rows() == [
-        ("sim/careful", 24),
-        ("sim/hasty", 12),
-    ]

@@ -110,7 +110,7 @@ def test_two_runs_in_one_process_with_one_provider_leave_no_noise(server, tmp_pa
 def test_a_judge_shared_by_two_guidance_versions_leaves_no_noise(
     server, tmp_path, monkeypatch, caplog
 ):
-    data = Path(__file__).resolve().parents[1] / "evalnb" / "data"
+    data = Path(__file__).resolve().parents[1] / "data"
     agent = Path(__file__).parent / "scripts" / "notes_export_report.good.yaml"
     v1, v2 = (data / "tools" / "notes" / f"AGENTS.{v}.md" for v in ("v1", "v2"))
     argv = ["run", str(data / "scenarios" / "notes_export_report.yaml"), "--quiet"]

@@ -3,9 +3,9 @@
 ``en.load`` over a folder of run folders scans each table once over all of their files
 (:mod:`evalnb.analysis.folders`). Whatever mix of folders it meets (runs of several
 models and guidance versions, a run without attempts, an import whose tasks hold
-``recorded`` figures, an older evalnb's folder, a run in progress), every table and
-every figure equals what the same folders give read one at a time, with the tasks
-table held in memory or scanned lazily.
+``recorded`` figures, a damaged folder rebuilt from its events, a run in progress), every
+table and every figure equals what the same folders give read one at a time, with the
+tasks table held in memory or scanned lazily.
 """
 
 from __future__ import annotations
@@ -19,14 +19,16 @@ from polars.testing import assert_frame_equal
 import evalnb as en
 from evalnb.analysis import folders
 from evalnb.analysis.runs import Runs, read_run_folder
-from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
+from evalnb.records import LLMCall, RunMeta, Task, TaskRecord, TaskScore
 from evalnb.store import RunStore
 from evalnb.store.tables import KEYS, TABLES
 
-from .test_older_run_folders import _as_an_older_evalnb_wrote, _hand_built_run
 from .test_remote import _record
 
-pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:no price for model"),
+    pytest.mark.filterwarnings("ignore:.*tables rebuilt from events.jsonl"),
+]
 
 
 def _standard_runs(root: Path, n: int) -> list[Path]:
@@ -64,6 +66,21 @@ def _imported_run(root: Path) -> Path:
     return RunStore.write_records(root, meta.model_copy(update={"status": "complete"}), records)
 
 
+def _damaged_run(root: Path) -> Path:
+    """A complete run with LLM calls whose ``checks.parquet`` is gone: not scanned with the
+    others, it is rebuilt from its events."""
+    records = []
+    for i in range(3):
+        record = _record(f"t{i}", 1, [0, 1][: 1 + i % 2])
+        calls = [LLMCall(call_number=n, input_tokens=900 + 40 * n * i) for n in (1, 2)]
+        record.trace.llm_calls = calls
+        records.append(record)
+    meta = RunMeta(run_id="damaged", provider="anthropic", model="model-1", status="complete")
+    path = RunStore.write_records(root, meta, records)
+    (path / "checks.parquet").unlink()
+    return path
+
+
 def _live_run(root: Path) -> Path:
     store = RunStore.create(root, RunMeta(run_id="live", provider="reference", model="model-0"))
     record = _record("t9", 1, [1, 0])
@@ -84,8 +101,7 @@ def mixed(tmp_path: Path) -> list[Path]:
     """Every kind of folder a collection holds, in one folder (listed in name order)."""
     root = tmp_path / "runs"
     standard = _standard_runs(root, 9)
-    older = _as_an_older_evalnb_wrote(_hand_built_run(tmp_path / "today"), root)
-    return sorted([*standard, _imported_run(root), older, _live_run(root)])
+    return sorted([*standard, _imported_run(root), _damaged_run(root), _live_run(root)])
 
 
 @pytest.fixture(params=["held", "lazy"])

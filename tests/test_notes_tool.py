@@ -2,7 +2,7 @@
 
 Every behaviour is checked both ways: inside bashkit (``bashkit_builtin``, the store on
 the virtual filesystem under the shell's working directory) and through
-``evalnb/data/tools/notes/bin/notes`` in a temporary directory (``main`` on the real filesystem).
+``data/tools/notes/bin/notes`` in a temporary directory (``main`` on the real filesystem).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 import bashkit
 import pytest
 
-TOOL_DIR = Path(__file__).resolve().parents[1] / "evalnb" / "data" / "tools" / "notes"
+TOOL_DIR = Path(__file__).resolve().parents[1] / "data" / "tools" / "notes"
 BIN = TOOL_DIR / "bin" / "notes"
 WORK = "/home/eval/work"
 

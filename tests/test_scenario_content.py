@@ -1,4 +1,4 @@
-"""The notes scenarios in evalnb/data/scenarios: they load, cover spec 002's gates, and tell a
+"""The notes scenarios in data/scenarios: they load, cover spec 002's gates, and tell a
 good scripted agent from a bad one.
 
 Each scenario has two scripted agents in tests/scripts: ``<name>.good.yaml`` completes
@@ -28,7 +28,7 @@ from evalnb.runtime.runner import run_cases
 from evalnb.runtime.scenario_case import ScenarioCase, load_scenario_cases
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "evalnb" / "data"
+DATA = ROOT / "data"
 SCENARIO_DIR = DATA / "scenarios"
 TOOL_DIR = DATA / "tools" / "notes"
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
@@ -90,7 +90,7 @@ class FixedJudge:
 
 
 GENEROUS = {"command_correctness": 1.0, "task_completion": 1.0, "efficiency": 0.5}
-"""Weighted 0.3 * 1 + 0.4 * 1 + 0.3 * 0.5 = 0.85 with evalnb/data/tools/notes/rubric.yaml."""
+"""Weighted 0.3 * 1 + 0.4 * 1 + 0.3 * 0.5 = 0.85 with data/tools/notes/rubric.yaml."""
 
 
 def run_scenario(name: str, agent: str, out: Path, judge: FixedJudge | None = None) -> Runs:

@@ -30,7 +30,7 @@ from evalnb.runtime.providers.sim import (
 from evalnb.runtime.sandbox import BashkitSandbox
 from evalnb.scoring.expectations import score_task
 
-DATASET = Path(__file__).resolve().parents[1] / "evalnb" / "data" / "tasks" / "bash.jsonl"
+DATASET = Path(__file__).resolve().parents[1] / "data" / "tasks" / "bash.jsonl"
 
 
 def built_tasks() -> list[Task]:

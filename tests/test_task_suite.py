@@ -1,4 +1,4 @@
-"""The built-in task datasets (evalnb/data/tasks/*.jsonl) are solvable, and their checks have teeth.
+"""The built-in task datasets (data/tasks/*.jsonl) are solvable, and their checks have teeth.
 
 Every task is checked against the validation rules that ``evalnb validate`` applies:
 
@@ -28,7 +28,7 @@ from evalnb.runtime.providers.offline import ReferenceProvider
 from evalnb.runtime.sandbox.bashkit import BashkitSandbox
 from evalnb.scoring.expectations import score_task
 
-TASK_DIR = Path(__file__).resolve().parents[1] / "evalnb" / "data" / "tasks"
+TASK_DIR = Path(__file__).resolve().parents[1] / "data" / "tasks"
 DATASETS = {path.stem: load_tasks(path) for path in sorted(TASK_DIR.glob("*.jsonl"))}
 CASES = [(name, task) for name, tasks in DATASETS.items() for task in tasks]
 CASE_IDS = [f"{name}/{task.id}" for name, task in CASES]

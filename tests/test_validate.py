@@ -10,7 +10,7 @@ import pytest
 from evalnb.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "evalnb" / "data"
+DATA = ROOT / "data"
 DATASETS = sorted((DATA / "tasks").glob("*.jsonl"))
 
 

@@ -1,4 +1,5 @@
-"""A wheel built from the checkout works in a fresh virtual environment, from an empty folder.
+"""A wheel built from the checkout works in a fresh virtual environment, from an empty folder;
+an editable install (the test command's) reads the checkout's ``data/`` and ``notebooks/``.
 
 This is the new user's path: ``pip wheel .`` then ``pip install evalnb-*.whl`` with the
 base dependencies only (no extras), far from the repository. Everything the program
@@ -8,13 +9,18 @@ land in the current folder.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import venv
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+
+from evalnb.cli import main
+from evalnb.resources import data_path, notebooks_path
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,9 +67,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dic
         env,
     )
     [wheel] = wheels.glob("evalnb-*.whl")
-    venv.create(base / "venv", with_pip=True)
+    # this pip installs into the new venv (no pip of its own to set up), leaving the
+    # bytecode to be compiled as modules are first imported
+    venv.create(base / "venv")
     bin_dir = base / "venv" / "bin"
-    run([str(bin_dir / "pip"), "install", "-q", str(wheel)], base, env)
+    pip = [sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install"]
+    run([*pip, "-q", "--no-compile", str(wheel)], base, env)
     work = base / "work"
     work.mkdir()
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
@@ -115,3 +124,13 @@ def test_notebooks_are_copied_out_of_the_package(installed):
     bin_dir, work, env = installed
     run([str(bin_dir / "evalnb"), "notebooks", "nbs"], work, env)
     assert len(list((work / "nbs").glob("*.ipynb"))) == 7
+
+
+def test_an_editable_install_reads_the_data_and_notebooks_of_the_checkout(tmp_path):
+    direct_url = json.loads(metadata.distribution("evalnb").read_text("direct_url.json") or "{}")
+    if not direct_url.get("dir_info", {}).get("editable"):
+        pytest.skip("evalnb is not installed editable here")
+    assert data_path("tasks", "smoke.jsonl") == ROOT / "data" / "tasks" / "smoke.jsonl"
+    assert notebooks_path() == ROOT / "notebooks"
+    assert main(["notebooks", str(tmp_path / "nbs")]) == 0
+    assert len(list((tmp_path / "nbs").glob("*.ipynb"))) == 7

@@ -42,13 +42,13 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
-import warnings
 from functools import cache
 from pathlib import Path
 
 import polars as pl
 
 from evalnb.analysis.runs import Runs
+from evalnb.errors import PartialRunWarning, warn
 from evalnb.formats.tasks import load_tasks
 from evalnb.resources import DATASETS, data_path, dataset_path
 from evalnb.store.tables import TABLES
@@ -98,10 +98,10 @@ def mark_partial(runs: Runs) -> Runs:
         .unique("run_id", keep="first", maintain_order=True)
     )
     for run_id, other, count in found.select("run_id", "run_id_b", "_missing").iter_rows():
-        warnings.warn(
+        warn(
             f"run {run_id!r} looks partial: sibling run {other!r} of the same source and day "
             f"has {count} task(s) it lacks; it is marked partial (missing_tasks={count})",
-            stacklevel=3,
+            PartialRunWarning,
         )
     return _marked(runs, dict(found.select("run_id", "_missing").iter_rows()))
 
@@ -185,11 +185,11 @@ def mark_missing_from_dataset(runs: Runs, dataset: str | Path | None = None) -> 
             if own and own <= ids:
                 if len(ids - own):
                     missing[run_id] = len(ids - own)
-                    warnings.warn(
+                    warn(
                         f"run {run_id!r} is partial: it holds {len(own)} of the "
                         f"{len(ids)} tasks of dataset {name!r} (missing_tasks="
                         f"{len(ids - own)})",
-                        stacklevel=3,
+                        PartialRunWarning,
                     )
                 break
     return _marked(runs, missing)

@@ -1,9 +1,9 @@
 """Dollar cost of task attempts from token counts and a user-editable price table.
 
-Prices live in ``evalnb/data/prices.yaml`` (US dollars per million tokens, with the date
-each was taken and its source). A model without an entry has an unknown cost:
-null, with a warning naming it, never 0. Offline agents (reference, scripted,
-simulated, replay) cost 0 only through an explicit ``free: true`` entry.
+Prices live in ``data/prices.yaml``, shipped with the package (US dollars per million
+tokens, with the date each was taken and its source). A model without an entry has an
+unknown cost: null, with a warning naming it, never 0. Offline agents (reference,
+scripted, simulated, replay) cost 0 only through an explicit ``free: true`` entry.
 
 Per task attempt, with token counts from the tasks table: ``cache_read_tokens`` and
 ``cache_write_tokens`` are its calls' sums (:func:`evalnb.store.tables.with_call_figures`),
@@ -44,7 +44,6 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
-import warnings
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -52,6 +51,7 @@ import polars as pl
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from evalnb.analysis.runs import Runs
+from evalnb.errors import MissingPriceWarning, warn
 from evalnb.records.base import Record
 from evalnb.resources import data_path
 from evalnb.store.tables import KEYS, RUN_KEY
@@ -139,7 +139,7 @@ class Prices(Record):
 
 
 def load_prices(path: str | Path | None = None) -> Prices:
-    """Load and validate a price table (default: the packaged ``evalnb/data/prices.yaml``).
+    """Load and validate a price table (default: the shipped ``data/prices.yaml``).
 
     Raises :class:`evalnb.errors.InputError` naming file, line and field.
 
@@ -285,10 +285,10 @@ def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Exp
         )
     unknown = sorted({m for run_key, m, p in found if run_key in unknown_runs})
     if unknown:
-        warnings.warn(
+        warn(
             f"no price for model(s) {', '.join(unknown)}: cost_usd is null "
             f"(add them to {DEFAULT_PRICES.name})",
-            stacklevel=4,
+            MissingPriceWarning,
         )
     table = _price_table(
         pl.Series("run_key", [run_key for run_key, _, _ in found], pl.Int64),
@@ -421,10 +421,10 @@ def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     found = {judge: price_for(judge, None, prices) for judge in judges}
     unknown = [judge for judge, price in found.items() if price is None]
     if unknown:
-        warnings.warn(
+        warn(
             f"no price for judge(s) {', '.join(unknown)}: judge_cost_usd is null "
             f"(add them to {DEFAULT_PRICES.name})",
-            stacklevel=3,
+            MissingPriceWarning,
         )
     table = _price_table(pl.Series("judge_model", judges, pl.Utf8), list(found.values()))
     cost = _PRICED.alias("_cost")

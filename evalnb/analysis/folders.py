@@ -7,10 +7,11 @@ one scan, not 1,000 scans joined. Each folder's ``run.json`` is read once, into 
 Arrow schema polars and pyarrow write there) and each distinct schema, usually one per
 table, is checked once:
 
-- a stored table lacking a key column (``run_id``, ``model``, ``task_id``, ``epoch``) or a
-  column every evalnb version wrote (:data:`REQUIRED`), or holding a column whose type
-  does not read as its schema's (:func:`readable_as`: ``passed`` of strings), is
-  damaged, and so is a file that is missing or unreadable;
+- a stored table lacking a key column (``run_id``, ``model``, ``task_id``, ``epoch``) or
+  any other column of its schema (run-folder format 1 writes them all:
+  :data:`~evalnb.records.run.RUN_FORMAT`), or holding a column whose type does not read as
+  its schema's (:func:`readable_as`: ``passed`` of strings), is damaged, and so is a file
+  that is missing or unreadable;
 - a complete run whose tasks table holds another number of attempts than its
   ``run.json`` says (``task_count``) is damaged too: emptied, cut short, or a copy whose
   rows name another run.
@@ -55,9 +56,7 @@ from pydantic import ValidationError
 from evalnb.errors import EvalnbError, InputError
 from evalnb.records import RunMeta
 from evalnb.store.folder import META, RunStore
-from evalnb.store.legacy import LEGACY_COLUMN
 from evalnb.store.tables import (
-    CALL_FIGURES,
     KEYS,
     RUN_STRIDE,
     SCHEMAS,
@@ -73,36 +72,6 @@ Result = TypeVar("Result")
 HELD_ATTEMPTS: Final = 1_000_000
 """Up to this many attempts in all, the tasks table is read into memory (see the module
 docstring): about 0.4 GiB at the widest rows of the bench's data."""
-
-REQUIRED: Final[dict[str, frozenset[str]]] = {
-    "tasks": frozenset(
-        {*KEYS, "category", "description", "tags", "guidance", "turns", "natural_stop"}
-        | {"total_input_tokens", "total_output_tokens", "duration_ms", "score", "max_score"}
-        | {"rate", "passed", "error"}
-    ),
-    "llm_calls": frozenset(
-        {*KEYS, "call_number", "input_tokens", "output_tokens", "cumulative_input"}
-        | {"latency_ms", "tool_calls_made", "stop_reason"}
-    ),
-    "tool_calls": frozenset(
-        {*KEYS, "call_index", "call_number", "commands", "stdout", "stderr", "exit_code"}
-        | {"duration_ms", "stdout_truncated", "stderr_truncated"}
-    ),
-    "checks": frozenset({*KEYS, "layer", "check", "kind", "passed", "detail", "weight"}),
-    "messages": frozenset(
-        {*KEYS, "message_index", "role", "block_index", "type", "text", "tool_use_id"}
-        | {"name", "commands", "is_error"}
-    ),
-    "tool_invocations": frozenset(SCHEMAS["tool_invocations"]) - {"attempt_key"},
-}
-"""The columns of each stored table that every evalnb version has written: the first
-version's, less the tasks' figures summed from their calls (summed again when absent:
-:data:`~evalnb.store.tables.CALL_FIGURES`) and the cache counts (some versions recorded
-none: :mod:`evalnb.store.legacy`). A stored table without one is damaged; one
-without a column added since was written before that column existed (a typed null)."""
-
-OPTIONAL_TABLES: Final = ("tool_invocations",)
-"""Tables a complete folder may lack: written before they existed, they held no rows."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +124,6 @@ class Folder:
     files: dict[str, str] = field(default_factory=dict)
     schemas: dict[str, pl.Schema] = field(default_factory=dict)
     problem: tuple[str, str] | None = None
-    legacy: bool = False
 
     def damage(self, file: str, reason: str) -> None:
         """Record the first damage found."""
@@ -169,7 +137,7 @@ class Stored:
     ``runs`` and ``tables``: the intact folders' ``runs`` frame (``run_key`` 0, 1, ... in
     the order given) and their tables (``attempt_key`` unique among them; tasks a
     DataFrame when held in memory, the others scans); ``intact`` those folders.
-    ``legacy``: folders an older evalnb wrote; ``damaged``: with their ``problem``;
+    ``damaged``: with their ``problem``;
     ``live``: runs not complete; ``failed``: folders whose ``run.json`` could not be read,
     by position; ``foreign``: positions whose ``run.json`` is another harness's.
     """
@@ -177,7 +145,6 @@ class Stored:
     runs: pl.DataFrame
     tables: dict[str, pl.DataFrame | pl.LazyFrame]
     intact: list[Folder] = field(default_factory=list)
-    legacy: list[Folder] = field(default_factory=list)
     damaged: list[Folder] = field(default_factory=list)
     live: list[Folder] = field(default_factory=list)
     failed: list[tuple[int, EvalnbError]] = field(default_factory=list)
@@ -210,7 +177,7 @@ def read_stored(folders: Sequence[str | Path], access: Access = LOCAL) -> Stored
             folder = Folder(index, path, meta)
             (complete if meta.status == "complete" else found.live).append(folder)
     _check_files(complete, access)
-    intact = [f for f in complete if not f.problem and not f.legacy]
+    intact = [f for f in complete if not f.problem]
     held, counts = _tasks(intact, access)
     for folder in intact:
         planned, stored = folder.meta.task_count, counts.get(folder.meta.run_id, 0)
@@ -218,7 +185,6 @@ def read_stored(folders: Sequence[str | Path], access: Access = LOCAL) -> Stored
             reason = f"holds {stored} attempts where run.json's task_count is {planned}"
             folder.damage(folder.files["tasks"], reason)
     found.intact = [f for f in intact if not f.problem]
-    found.legacy = [f for f in complete if f.legacy and not f.problem]
     found.damaged = [f for f in complete if f.problem]
     found.runs = run_frames(
         [f.meta for f in found.intact], [counts.get(f.meta.run_id, 0) for f in found.intact]
@@ -262,8 +228,7 @@ def _check_files(folders: list[Folder], access: Access) -> None:
     schemas: dict[tuple[str, str], pl.Schema | str] = {}
     for (folder, name, file), footer in zip(files, footers, strict=True):
         if isinstance(footer, FileNotFoundError):
-            if name not in OPTIONAL_TABLES:
-                folder.damage(file, "missing")
+            folder.damage(file, "missing")
             continue
         if isinstance(footer, Exception):
             folder.damage(file, f"unreadable ({footer})")
@@ -276,8 +241,6 @@ def _check_files(folders: list[Folder], access: Access) -> None:
             folder.damage(file, schema)
             continue
         folder.files[name], folder.schemas[name] = file, schema
-        folder.legacy |= "attempt_key" not in schema or LEGACY_COLUMN in schema
-        folder.legacy |= name == "tasks" and not set(CALL_FIGURES) <= set(schema)
 
 
 def _footer(file: str, access: Access) -> str | Exception:
@@ -358,7 +321,7 @@ def _schema(file: str, access: Access) -> pl.Schema | str:
     lacking = lacking_keys(schema)
     if lacking:
         return f"lacks key columns {lacking}"
-    lacking = sorted(REQUIRED[name] - set(schema))
+    lacking = sorted(set(SCHEMAS[name]) - set(schema))
     if lacking:
         return f"lacks columns {lacking}"
     wrong = [
@@ -372,8 +335,7 @@ def _schema(file: str, access: Access) -> pl.Schema | str:
 def lacking_keys(columns: Collection[str]) -> list[str]:
     """The key columns (:data:`~evalnb.store.tables.KEYS`) a stored table lacks.
 
-    A stored table lacking one cannot be read (its rows belong to no attempt); one
-    lacking any other standard column was written before that column existed.
+    A stored table lacking one cannot be read (its rows belong to no attempt).
 
     Example:
         >>> lacking_keys(["run_id", "model", "task_id", "passed"])

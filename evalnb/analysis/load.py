@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import glob
 import os
-import warnings
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -71,7 +70,7 @@ from evalnb.analysis.runs import (
     read_run_folders,
     runs_from_records,
 )
-from evalnb.errors import EvalnbError, InputError
+from evalnb.errors import DamagedInputWarning, EvalnbError, InputError, warn
 from evalnb.formats.detect import Format, Run, check_options, read_gathered, recognise
 from evalnb.formats.json_file import read_json
 from evalnb.store import RunStore, is_run_folder
@@ -128,9 +127,9 @@ def load(
     runs = mark_missing_from_dataset(mark_partial(_in_order(Runs.concat(kept), order)), dataset)
     runs.errors = errors
     if errors:
-        warnings.warn(
+        warn(
             f"{len(errors)} input(s) could not be read (see .errors); first: {errors[0].message}",
-            stacklevel=2,
+            DamagedInputWarning,
         )
     return runs
 

@@ -9,9 +9,8 @@ of a sharded run (``evalnb merge``) copied to a bucket. The URL names
 - a glob of either (``s3://bucket/runs/*``).
 
 Only complete runs are read from a URL: their tables are the parquet files (a run in
-progress has only ``events.jsonl``; load it from its folder), also as an older evalnb
-wrote them; they are checked as a local folder's are
-(:mod:`evalnb.analysis.folders`), but a damaged one is refused, not rebuilt.
+progress has only ``events.jsonl``; load it from its folder); they are checked as a local
+folder's are (:mod:`evalnb.analysis.folders`), but a damaged one is refused, not rebuilt.
 
 Object storage (:data:`OBJECT_STORES`) is read by polars itself, nothing else: the run
 folders are found by globbing their ``run.json`` files, which polars reads at once

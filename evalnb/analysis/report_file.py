@@ -18,7 +18,6 @@ import polars as pl
 
 from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError
-from evalnb.store.legacy import is_legacy, upgrade_token_counts
 from evalnb.store.tables import SCHEMAS, TABLES
 
 REPORT_FORMAT = "evalnb-report"
@@ -27,9 +26,6 @@ REPORT_VERSION = 1
 
 def runs_from_report(path: str | Path, doc: dict[str, Any]) -> Runs:
     """Rebuild :class:`Runs` from a parsed report.json (its ``tables``).
-
-    Tables written before ``cache_write_tokens`` existed are read with today's token
-    meaning (:mod:`evalnb.store.legacy`).
 
     Example:
         >>> runs_from_report("r.json", {"format": "evalnb-report", "version": 1})
@@ -49,8 +45,6 @@ def runs_from_report(path: str | Path, doc: dict[str, Any]) -> Runs:
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             raise InputError(path, None, f"tables.{name}", "missing or not a list of objects")
         frames[name] = _frame(path, name, rows)
-    if is_legacy(frames["llm_calls"]):
-        frames = {n: t.lazy().collect() for n, t in upgrade_token_counts(frames).items()}
     return Runs.concat([Runs(*(frames[name] for name in TABLES))])
 
 

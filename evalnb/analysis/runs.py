@@ -16,7 +16,6 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,11 +24,10 @@ from typing import Any, Final, NamedTuple, overload
 import polars as pl
 
 from evalnb.analysis.folders import LOCAL, Access, Folder, read_stored, with_recorded
-from evalnb.errors import EvalnbError, InputError
+from evalnb.errors import DamagedInputWarning, EvalnbError, InputError, warn
 from evalnb.extras import require
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.store.folder import EVENTS, RunStore
-from evalnb.store.legacy import is_legacy, upgrade_token_counts
 from evalnb.store.tables import (
     CALL_FIGURES,
     KEYS,
@@ -38,7 +36,6 @@ from evalnb.store.tables import (
     SCHEMAS,
     TABLES,
     conform,
-    run_frame,
     tables_from_records,
     with_call_figures,
 )
@@ -87,9 +84,9 @@ class Runs:
     :data:`evalnb.store.tables.TABLES`. Missing ``run_key``/``attempt_key`` values are
     assigned (runs in row order; attempts matched to the tasks table on the four keys).
     A tasks table without some of the figures summed from its calls
-    (:data:`~evalnb.store.tables.CALL_FIGURES`: an older run folder, a table built by
-    hand) gets them from the ``llm_calls`` and ``tool_calls`` tables given with it, also
-    when set later; replacing a call table later does not recompute the tasks' figures.
+    (:data:`~evalnb.store.tables.CALL_FIGURES`: a table built by hand) gets them from the
+    ``llm_calls`` and ``tool_calls`` tables given with it, also when set later; replacing a
+    call table later does not recompute the tasks' figures.
 
     Example:
         >>> Runs.empty().tasks.columns[:4]
@@ -198,7 +195,7 @@ class Runs:
 
     def _sum_up(self, given: Table) -> None:
         """Sum up the :data:`~evalnb.store.tables.CALL_FIGURES` the given tasks table
-        lacks (an older folder, a table built by hand) from the call tables."""
+        lacks (a table built by hand) from the call tables."""
         have = given.collect_schema()
         absent = [c for c in CALL_FIGURES if c not in have]
         if absent:
@@ -368,10 +365,9 @@ def read_run_folders(folders: Sequence[str | Path], access: Access = LOCAL) -> F
     table over all of them (:mod:`evalnb.analysis.folders`), the others from their events.
 
     - A complete folder is not read here beyond each file's footer: its tables are
-      scanned lazily (see the module docstring), also when an older evalnb wrote them
-      (see :func:`runs_from_scans`).
-    - A run in progress is built from ``events.jsonl`` in memory, each record in today's
-      token meaning (:meth:`~evalnb.store.RunStore.records`); its status is ``running``
+      scanned lazily (see the module docstring).
+    - A run in progress is built from ``events.jsonl`` in memory
+      (:meth:`~evalnb.store.RunStore.records`); its status is ``running``
       while a process holds its run lock, else ``partial``, with the attempts it lacks as
       ``missing_tasks`` (:meth:`~evalnb.store.RunStore.observed`).
     - The events are the source of truth: a complete run whose parquet tables are
@@ -388,7 +384,7 @@ def read_run_folders(folders: Sequence[str | Path], access: Access = LOCAL) -> F
     positions = {f.meta.run_id: f.index for f in stored.intact}
     if stored.intact:
         parts.append(Runs(stored.runs, *(stored.tables[name] for name in TABLES[1:])))
-    for folder in [*stored.legacy, *stored.damaged, *stored.live]:
+    for folder in [*stored.damaged, *stored.live]:
         try:
             parts.append(_read_alone(folder, access))
         except EvalnbError as exc:
@@ -419,13 +415,9 @@ def read_run_folder(path: str | Path) -> Runs:
 
 
 def _read_alone(folder: Folder, access: Access) -> Runs:
-    """A folder not scanned with the others: an older evalnb's (from its own scans), a
-    damaged one (rebuilt from its events) or a run in progress (from its events)."""
+    """A folder not scanned with the others: a damaged one (rebuilt from its events) or a
+    run in progress (from its events)."""
     meta = folder.meta
-    if folder.legacy and not folder.problem:
-        scans = {name: pl.scan_parquet(access.parquet(f)) for name, f in folder.files.items()}
-        empty = {name: pl.LazyFrame(schema=SCHEMAS[name]) for name in TABLES[1:]}
-        return runs_from_scans(meta, {**empty, **scans})
     if not access.local:
         if folder.problem:
             raise InputError(*folder.problem[:1], None, None, folder.problem[1])
@@ -446,36 +438,8 @@ def _read_alone(folder: Folder, access: Access) -> Runs:
                 f"run.json's task_count is {meta.task_count}, so the run cannot be rebuilt"
             )
             raise InputError(file, None, None, msg)
-        warnings.warn(f"{file}: {reason}; tables rebuilt from {EVENTS}", stacklevel=5)
+        warn(f"{file}: {reason}; tables rebuilt from {EVENTS}", DamagedInputWarning)
     return _finish(dict(tables_from_records(meta, records)))
-
-
-def runs_from_scans(meta: RunMeta, scans: dict[str, pl.LazyFrame]) -> Runs:
-    """A complete run from lazy scans of its parquet tables (every table but ``runs``).
-
-    The scans stay lazy. Tables an older evalnb wrote are read as they are, plus:
-
-    - ``attempt_key``, when a table lacks it, numbers the tasks rows in stored order
-      (as evalnb numbers them) and is matched to the other tables' rows on
-      ``task_id`` and ``epoch`` (:func:`_with_stored_keys`);
-    - the legacy ``cache_creation_tokens`` column is upgraded to today's token
-      meaning (:mod:`evalnb.store.legacy`);
-    - the tasks' figures summed from their LLM and tool calls are summed up (see
-      :class:`Runs`);
-    - any other standard column a table lacks is a typed null column ("not
-      recorded"; the metrics treat a null stored figure as unknown).
-
-    Example:
-        >>> scans = {n: pl.LazyFrame(schema=SCHEMAS[n]) for n in TABLES[1:]}
-        >>> runs_from_scans(RunMeta(run_id="r", provider="p", model="m"), scans).runs.height
-        1
-    """
-    scans = _with_stored_keys(scans)
-    task_count = scans["tasks"].select(pl.len()).collect().item()
-    tables: dict[str, Table] = {**scans, "runs": run_frame(meta, task_count)}
-    if is_legacy(scans["llm_calls"]):
-        tables = upgrade_token_counts(tables)
-    return _finish(tables)
 
 
 def runs_from_records(meta: RunMeta, records: list[TaskRecord]) -> Runs:
@@ -500,27 +464,3 @@ def _finish(tables: dict[str, Table]) -> Runs:
     """
     tables["tasks"] = with_recorded(tables["tasks"])
     return Runs(*(tables[name] for name in TABLES))
-
-
-def _with_stored_keys(scans: dict[str, pl.LazyFrame]) -> dict[str, pl.LazyFrame]:
-    """Add ``attempt_key`` to the scans of tables written before it existed.
-
-    A tasks table without it is numbered in stored order (``tables_from_records``
-    numbers attempts the same way); any other table without it takes its attempt's
-    key from the tasks table, matched on ``task_id`` and ``epoch`` (one run).
-    """
-    tasks = scans["tasks"]
-    if "attempt_key" not in tasks.collect_schema():
-        tasks = tasks.with_row_index("attempt_key").with_columns(
-            pl.col("attempt_key").cast(pl.Int64)
-        )
-    keys = tasks.select("task_id", "epoch", "attempt_key")
-    out = {"tasks": tasks}
-    for name in TABLES[2:]:
-        scan = scans[name]
-        if "attempt_key" not in scan.collect_schema():
-            scan = scan.join(
-                keys, on=["task_id", "epoch"], how="left", nulls_equal=True, maintain_order="left"
-            )
-        out[name] = scan
-    return out

@@ -161,7 +161,6 @@ def _connection(args: argparse.Namespace, base: Connection) -> Connection:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from evalnb.errors import ProviderError
     from evalnb.formats.tasks import dataset_sha256
     from evalnb.records import Filters
     from evalnb.resources import dataset_path
@@ -197,21 +196,18 @@ def _run(args: argparse.Namespace) -> int:
             connection=connection,
             filters=meta.settings.filters,
         )
-        try:
-            path = asyncio.run(
-                resume(
-                    args.resume,
-                    cases,
-                    concurrency=args.concurrency,
-                    connection=connection,
-                    retry_errored=args.retry_errored,
-                    progress=not args.quiet,
-                    workers=args.workers,
-                    durations=durations,
-                )
+        path = asyncio.run(
+            resume(
+                args.resume,
+                cases,
+                concurrency=args.concurrency,
+                connection=connection,
+                retry_errored=args.retry_errored,
+                progress=not args.quiet,
+                workers=args.workers,
+                durations=durations,
             )
-        except (ValueError, ProviderError) as exc:
-            raise InputError(args.resume, None, "settings.spec", str(exc)) from None
+        )
         paths = [path]
     else:
         if not args.dataset or not args.model:
@@ -219,18 +215,15 @@ def _run(args: argparse.Namespace) -> int:
         if args.retry_errored:
             raise InputError("evalnb run", None, "--retry-errored", "only with --resume RUN_DIR")
         judges = _judges(args.judge)
-        try:
-            cases = load_cases(
-                dataset_path(args.dataset),
-                guidance=_guidance_versions(args.guidance),
-                judge=judges[0] if judges else None,
-                extra_judges=judges[1:],
-                models=args.model,
-                connection=_connection(args, Connection()),
-                filters=Filters(tags=args.tag, task_ids=args.task),
-            )
-        except (ValueError, ProviderError) as exc:
-            raise InputError(args.dataset, None, "--judge", str(exc)) from None
+        cases = load_cases(
+            dataset_path(args.dataset),
+            guidance=_guidance_versions(args.guidance),
+            judge=judges[0] if judges else None,
+            extra_judges=judges[1:],
+            models=args.model,
+            connection=_connection(args, Connection()),
+            filters=Filters(tags=args.tag, task_ids=args.task),
+        )
         if not cases:
             raise InputError(args.dataset, None, None, "no task matches --tag/--task")
         # one run folder per model and guidance version
@@ -239,32 +232,29 @@ def _run(args: argparse.Namespace) -> int:
             groups.setdefault(getattr(case, "guidance", None), []).append(case)
         paths = []
         for guidance, group in groups.items():
-            try:
-                paths += asyncio.run(
-                    run_cases(
-                        group,
-                        args.model,
-                        args.out,
-                        concurrency=args.concurrency or 8,
-                        epochs=args.epochs,
-                        max_turns=args.max_turns,
-                        dataset=args.dataset,
-                        dataset_sha256=dataset_sha256(dataset_path(args.dataset)),
-                        guidance=guidance,
-                        connection=_connection(args, Connection()),
-                        task_timeout_s=args.task_timeout,
-                        seed=args.seed,
-                        sim_sleep=args.sim_sleep,
-                        shard=parse_shard(args.shard) if args.shard else None,
-                        filters=Filters(tags=args.tag, task_ids=args.task),
-                        progress=not args.quiet,
-                        durations=durations,
-                        workers=args.workers,
-                        judges=judges,
-                    )
+            paths += asyncio.run(
+                run_cases(
+                    group,
+                    args.model,
+                    args.out,
+                    concurrency=args.concurrency or 8,
+                    epochs=args.epochs,
+                    max_turns=args.max_turns,
+                    dataset=args.dataset,
+                    dataset_sha256=dataset_sha256(dataset_path(args.dataset)),
+                    guidance=guidance,
+                    connection=_connection(args, Connection()),
+                    task_timeout_s=args.task_timeout,
+                    seed=args.seed,
+                    sim_sleep=args.sim_sleep,
+                    shard=parse_shard(args.shard) if args.shard else None,
+                    filters=Filters(tags=args.tag, task_ids=args.task),
+                    progress=not args.quiet,
+                    durations=durations,
+                    workers=args.workers,
+                    judges=judges,
                 )
-            except (ValueError, ProviderError) as exc:
-                raise InputError("evalnb run", None, "--model", str(exc)) from None
+            )
     if not args.quiet:
         from evalnb.analysis.load import load
         from evalnb.present.report import terminal_report

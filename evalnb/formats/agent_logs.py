@@ -32,13 +32,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evalnb.errors import DataQualityWarning, warn
 from evalnb.formats.inspect_log import tool_command
 from evalnb.records import (
     AgentTrace,
@@ -339,11 +339,11 @@ def warn_local_times(path: str | Path, fields: list[str]) -> None:
         True
     """
     if fields:
-        warnings.warn(
+        warn(
             f"{path}: {', '.join(sorted(set(fields)))}: local times without a time zone, "
             "read as UTC (durations are right; clock times may be off by the producer's "
             "offset)",
-            stacklevel=3,
+            DataQualityWarning,
         )
 
 

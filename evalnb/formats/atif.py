@@ -76,7 +76,6 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -85,7 +84,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from evalnb.errors import InputError, from_validation_error
+from evalnb.errors import DamagedInputWarning, InputError, from_validation_error, warn
 from evalnb.formats.agent_logs import (
     Attempt,
     Usage,
@@ -479,11 +478,11 @@ def _referenced(reading: _Reading, ref: str | None, where: Path, field: str) -> 
     )
     if not inside or not target.is_file():
         reading.missing_refs += 1
-        warnings.warn(
+        warn(
             f"{where}: {field} {ref!r} not read ("
             + ("not a path inside the trajectory's folder" if not inside else "file not found")
             + "): its usage is missing from the totals",
-            stacklevel=5,
+            DamagedInputWarning,
         )
         return None
     if target in reading.seen:

@@ -91,13 +91,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-import warnings
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evalnb.errors import InputError, parse_json, read_input
+from evalnb.errors import DataQualityWarning, InputError, parse_json, read_input, warn
 from evalnb.formats.detect import Format, Option, Probe, Run
 from evalnb.records import (
     AgentTrace,
@@ -210,10 +209,10 @@ def read_session(path: str | Path, pattern: str | None = None) -> tuple[str, Tas
     if not (session.calls or session.messages or session.result or session.init):
         raise InputError(path, None, None, "no Claude Code messages in the file (empty?)")
     if session.result is not None and not {"subtype", "is_error"} & set(session.result):
-        warnings.warn(
+        warn(
             f"{path}: the result line has neither subtype nor is_error: "
             "how the session ended is unknown (natural_stop null, not an error)",
-            stacklevel=2,
+            DataQualityWarning,
         )
     if session.log_format == "stream-json" and path.suffix == ".json":
         session.log_format = "json"

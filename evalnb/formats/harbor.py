@@ -45,7 +45,6 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +52,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalnb.errors import InputError, read_input
+from evalnb.errors import DataQualityWarning, InputError, read_input, warn
 from evalnb.formats.agent_logs import (
     Attempt,
     Usage,
@@ -449,8 +448,9 @@ def _compare_stats(path: Path, job: JobResult, trials: list[_Trial]) -> None:
                 if name in rewards and rewards[name] != float(value):
                     problems.append(f"{name}: stats say reward {value}, the trial {rewards[name]}")
     if problems:
-        warnings.warn(
-            f"{path}: Harbor's stats disagree with the trials: {'; '.join(problems)}", stacklevel=4
+        warn(
+            f"{path}: Harbor's stats disagree with the trials: {'; '.join(problems)}",
+            DataQualityWarning,
         )
 
 

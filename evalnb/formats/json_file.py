@@ -14,13 +14,19 @@ Example:
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from evalnb.errors import InputError, from_validation_error, parse_json, read_input
+from evalnb.errors import (
+    InputError,
+    PartialRunWarning,
+    from_validation_error,
+    parse_json,
+    read_input,
+    warn,
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -72,10 +78,10 @@ def completeness(
     """
     if present >= expected:
         return "complete", None
-    warnings.warn(
+    warn(
         f"{path}: partial run: {present} tasks present but {counted}; every figure is "
         f"computed from the {present} tasks present",
-        stacklevel=3,
+        PartialRunWarning,
     )
     return "partial", expected - present
 

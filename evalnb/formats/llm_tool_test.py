@@ -61,7 +61,6 @@ Example:
 from __future__ import annotations
 
 import re
-import warnings
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -69,7 +68,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evalnb.errors import InputError, from_validation_error, parse_json, read_input
+from evalnb.errors import (
+    DataQualityWarning,
+    InputError,
+    from_validation_error,
+    parse_json,
+    read_input,
+    warn,
+)
 from evalnb.formats.detect import Format, Probe
 from evalnb.formats.json_file import read_json, validate
 from evalnb.records import (
@@ -279,14 +285,14 @@ def read_results_db(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
         if isinstance(record_id, str) and record_id in lines:
             first, text = lines[record_id]
             same = text == line.strip()
-            warnings.warn(
+            warn(
                 f"{path}:{lineno}: result {record_id!r} "
                 + (
                     f"repeats line {first} byte for byte: read once"
                     if same
                     else f"is also line {first}, with other figures: both kept, as epochs"
                 ),
-                stacklevel=2,
+                DataQualityWarning,
             )
             if same:
                 continue
@@ -495,10 +501,10 @@ def _record(
         recorded_cols["efficiency_agrees"] = not differ
         if differ:
             detail = ", ".join(f"{k} {getattr(efficiency, k)} vs {recount[k]}" for k in differ)
-            warnings.warn(
+            warn(
                 f"{where}: {scenario_id}: llm-tool-test's efficiency block disagrees with "
                 f"evalnb's recount of the tool output ({detail})",
-                stacklevel=4,
+                DataQualityWarning,
             )
     recorded: dict[str, Any] = {}
     if tokens is None:

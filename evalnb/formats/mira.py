@@ -56,7 +56,6 @@ Example:
 from __future__ import annotations
 
 import re
-import warnings
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -64,7 +63,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalnb.errors import InputError
+from evalnb.errors import DataQualityWarning, InputError, PartialRunWarning, warn
 from evalnb.formats.detect import Format, Probe
 from evalnb.formats.json_file import read_json, validate
 from evalnb.records import (
@@ -260,10 +259,10 @@ def _records(cases: list[tuple[Path, MiraCase]]) -> list[TaskRecord]:
         epoch = sorted(set(trials[task_id])).index(case.trial or 0) + 1
         record = _record(case, task_id, epoch)
         if not case.na and record.passed != case.passed:
-            warnings.warn(
+            warn(
                 f"{source}: case {case.eval}/{task_id}@{case.target}: mira says passed="
                 f"{case.passed} but its scores say {record.passed}; evalnb uses the scores",
-                stacklevel=4,
+                DataQualityWarning,
             )
         records.append(record)
     return records
@@ -333,10 +332,10 @@ def _run_meta(
     provider, _, model = target.partition("/")
     run_id = f"{meta.run_id}-{eval_name}-{target}".replace("/", "_")
     if skipped:
-        warnings.warn(
+        warn(
             f"{path}: {eval_name}@{target}: {skipped} skipped case(s) left out "
             f"({len(records)} task(s) read)",
-            stacklevel=3,
+            PartialRunWarning,
         )
     return RunMeta(
         run_id=run_id,

@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
@@ -69,7 +68,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalnb.errors import InputError, read_input
+from evalnb.errors import DataQualityWarning, InputError, read_input, warn
 from evalnb.formats.detect import Format, Probe
 from evalnb.formats.json_file import completeness, read_json, validate
 from evalnb.records import (
@@ -167,9 +166,9 @@ def read_terminal_bench(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
     records = _records(folder, parsed.results, info)
     resolved = sum(1 for t in parsed.results if t.is_resolved)
     if parsed.n_resolved is not None and parsed.n_resolved != resolved:
-        warnings.warn(
+        warn(
             f"{results_path}: n_resolved={parsed.n_resolved} but {resolved} trials are resolved",
-            stacklevel=2,
+            DataQualityWarning,
         )
     status: Literal["partial", "complete"] = "complete"
     missing = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from evalnb.records.base import Record
 from evalnb.records.score import ReplayAgreement
@@ -68,9 +68,6 @@ class Connection(Record):
     max_retries: int = Field(DEFAULT_MAX_RETRIES, ge=0)
 
 
-_LEGACY_FLAGS = ("per_call_tokens", "per_call_latency", "tool_call_duration")
-
-
 class RunSettings(Record):
     """How a run was made (evalnb runs) or where it came from (imported runs).
 
@@ -117,32 +114,19 @@ class RunSettings(Record):
     shard: str | None = None
     judges: list[str] = Field(default_factory=list)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _upgrade(cls, data: Any) -> Any:
-        """Read the untyped ``settings`` of run folders written by evalnb before 0.2."""
-        if not isinstance(data, dict):
-            return data
-        data = dict(data)
-        if "base_url" in data:  # before 0.3 the one base URL sat here
-            base_url = data.pop("base_url")
-            data["connection"] = {"base_url": base_url, **data.get("connection", {})}
-        filters = data.get("filters")
-        if isinstance(filters, list) and len(filters) == 2:
-            data["filters"] = {"tags": filters[0], "task_ids": filters[1]}
-        lacking = [k for k in _LEGACY_FLAGS if data.pop(k, None) is False]
-        if lacking:
-            data["unavailable"] = [*data.get("unavailable", []), *lacking]
-        for key in ("source_file", "source_folder"):
-            if isinstance(data.get(key), str):
-                data["source_files"] = [*data.get("source_files", []), data.pop(key)]
-        if isinstance(data.get("files"), list):
-            data["source_files"] = [*data.get("source_files", []), *data.pop("files")]
-        return data
+
+RUN_FORMAT = 1
+"""The run-folder format this evalnb writes (``run.json``'s ``format``) and reads: the
+layout of ``run.json``, ``events.jsonl`` and the parquet tables (:mod:`evalnb.store`)."""
 
 
 class RunMeta(Record):
     """``run.json``: one model over one dataset.
+
+    ``format`` is the run-folder format (:data:`RUN_FORMAT`), written into every
+    ``run.json``. A ``run.json`` without it is read as format 1 (the field came with
+    format 1, and so did the folders written before it); a newer format than this
+    evalnb's is refused (a validation error on ``format`` saying to upgrade evalnb).
 
     ``status`` is ``partial`` for a run that lacks tasks it should have; then
     ``missing_tasks`` says how many, where the source tells (None: not known).
@@ -154,6 +138,7 @@ class RunMeta(Record):
 
     model_config = ConfigDict(extra="forbid")
 
+    format: int = Field(RUN_FORMAT, ge=1)
     run_id: str
     provider: str
     model: str
@@ -174,3 +159,22 @@ class RunMeta(Record):
     task_count: int | None = None
     missing_tasks: int | None = None
     settings: RunSettings = Field(default_factory=RunSettings)
+
+    @field_validator("format")
+    @classmethod
+    def _not_newer(cls, value: int) -> int:
+        """Refuse a run folder of a newer format than this evalnb reads.
+
+        Example:
+            >>> try:
+            ...     RunMeta(format=2, run_id="r", provider="p", model="m")
+            ... except ValueError as exc:
+            ...     print(exc.errors()[0]["msg"])
+            Value error, run-folder format 2 is newer than this evalnb reads (1): upgrade evalnb
+        """
+        if value > RUN_FORMAT:
+            raise ValueError(
+                f"run-folder format {value} is newer than this evalnb reads ({RUN_FORMAT}): "
+                "upgrade evalnb"
+            )
+        return value

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
@@ -58,6 +57,7 @@ from pydantic import (
     model_validator,
 )
 
+from evalnb.errors import FallbackWarning, warn
 from evalnb.records.base import Record
 from evalnb.records.rust_regex import compile_pattern
 
@@ -605,9 +605,9 @@ class Scenario(_Strict):
     @classmethod
     def _matrix_unused(cls, value: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
         if value:
-            warnings.warn(
+            warn(
                 "tool_matrix is not used: evalnb runs the models given with --model",
-                stacklevel=2,
+                FallbackWarning,
             )
         return value
 

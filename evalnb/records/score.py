@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 
 from evalnb.records.base import Record
 from evalnb.records.task import Task
@@ -170,27 +170,6 @@ class TaskRecord(Record):
     scenario: ScenarioResult | None = None
     replay: ReplayAgreement | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _upgrade(cls, data: Any) -> Any:
-        """Read records written by evalnb before 0.2, which kept these in ``extra``."""
-        if not isinstance(data, dict) or not isinstance(data.get("extra"), dict):
-            return data
-        extra = dict(data["extra"])
-        if "outcome" in extra and "scenario" not in data:
-            fields = ScenarioResult.model_fields
-            data = {**data, "scenario": {k: extra.pop(k) for k in list(extra) if k in fields}}
-        if "replay_checks_agree" in extra and "replay" not in data:
-            data = {
-                **data,
-                "replay": {
-                    "checks_agree": extra.pop("replay_checks_agree"),
-                    "checks_compared": extra.pop("replay_checks_compared", 0),
-                },
-            }
-        extra.pop("guidance", None)  # a run-level field (RunMeta.guidance)
-        return {**data, "extra": extra}
 
     @property
     def passed(self) -> bool:

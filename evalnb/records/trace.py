@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import AliasChoices, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from evalnb.records.base import Record
 
@@ -112,9 +112,7 @@ class LLMCall(Record):
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
-    cache_write_tokens: int | None = Field(
-        default=None, validation_alias=AliasChoices("cache_write_tokens", "cache_creation_tokens")
-    )
+    cache_write_tokens: int | None = None
     cache_write_1h_tokens: int | None = None
     cumulative_input: int | None = None
     latency_ms: float | None = None

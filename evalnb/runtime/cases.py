@@ -97,8 +97,8 @@ def load_cases(
     if judged:
         spec = judge_spec(judge, None)  # --judge, else $EVALNB_JUDGE, else no judge
         if spec:
-            refuse_self_judging(spec, models)
-            provider = resolve_provider(spec, connection=connection)
+            refuse_self_judging(spec, models, path)
+            provider = resolve_provider(spec, connection=connection, origin=(path, "--judge"))
     return [BashCase(t, judge=provider) for t in tasks]
 
 

@@ -238,7 +238,10 @@ async def resume(
         if concurrency is not None:
             settings.concurrency = concurrency
         provider = resolve_provider(
-            settings.spec, connection=connection or settings.connection, seed=settings.seed or 7
+            settings.spec,
+            connection=connection or settings.connection,
+            seed=settings.seed or 7,
+            origin=(run_dir, "settings.spec"),
         )
         shard = parse_shard(settings.shard) if settings.shard else None
         attempts = _planned_attempts(cases, [provider], meta.epochs, shard, workers)

@@ -47,11 +47,10 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from evalnb.errors import InputError, SetupError
+from evalnb.errors import FallbackWarning, InputError, SetupError, warn
 from evalnb.formats.scenario import load_callable, load_scenario
 from evalnb.records import AgentTrace, Connection, ScenarioResult, Task, TaskScore
 from evalnb.records.interfaces import Provider, Sandbox
@@ -367,15 +366,16 @@ def scenario_cases(
     ``judge`` (``--judge``) is resolved per scenario with :func:`judge_spec` and
     :func:`evalnb.runtime.runner.resolve_provider`, once per model spec (so only the
     judges of these scenarios need their keys); a judge that is one of ``models`` (the
-    models under test) raises ValueError; ``connection`` is how it is reached (as for the
-    models under test). A scenario that enables the judge without any judge model
-    (none from ``--judge``, the scenario or ``EVALNB_JUDGE``) is an InputError, except
-    a scenario evalnb ships (in its data folder), which then runs without its judge,
-    with a warning: the bundled suites run offline (its outcome is then its gates').
+    models under test) is an InputError on the scenario file's ``--judge``; ``connection``
+    is how it is reached (as for the models under test). A scenario that enables the
+    judge without any judge model (none from ``--judge``, the scenario or
+    ``EVALNB_JUDGE``) is an InputError, except a scenario evalnb ships (in its data
+    folder), which then runs without its judge, with a warning: the bundled suites run
+    offline (its outcome is then its gates').
     ``extra_judges`` (the second and later ``--judge``) rate the attempts of every
     scenario that has a judge, beside it (:class:`ScenarioCase`); each is resolved like
     the judge (once, only when a selected scenario is judged, refused when it is a model
-    under test), and a judge given twice for one scenario raises ValueError.
+    under test), and a judge given twice for one scenario is an InputError.
     """
     from evalnb.runtime.providers.registry import resolve_provider
 
@@ -394,10 +394,10 @@ def scenario_cases(
             spec = judge_spec(judge, config.model if config else None)
             if spec is None and _bundled(file):
                 scenario = _without_judge(scenario)
-                warnings.warn(
+                warn(
                     f"{file}: no judge model (--judge or {JUDGE_ENV}): scenario "
                     f"{scenario.name!r} runs without its judge; its outcome is its gates'",
-                    stacklevel=2,
+                    FallbackWarning,
                 )
             elif spec is None:
                 raise InputError(
@@ -411,11 +411,13 @@ def scenario_cases(
                 specs = [spec, *extra_judges]
                 twice = next((s for s in specs if specs.count(s) > 1), None)
                 if twice is not None:
-                    raise ValueError(f"the judge {twice} is given twice")
+                    raise InputError(file, None, "--judge", f"the judge {twice} is given twice")
                 for each in specs:
-                    refuse_self_judging(each, models)
+                    refuse_self_judging(each, models, file)
                     if each not in judges:
-                        judges[each] = resolve_provider(each, connection=connection)
+                        judges[each] = resolve_provider(
+                            each, connection=connection, origin=(file, "--judge")
+                        )
                 provider, *extra = (judges[each] for each in specs)
         loaded.append((scenario, provider, extra))
     return [

@@ -29,6 +29,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import assert_never
 
 from evalnb.records import AgentTrace, Expectation, ScoreResult, Task, TaskScore
 from evalnb.records.interfaces import Sandbox
@@ -60,7 +61,8 @@ def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None)
     """
     calls = trace.tool_calls
     weight = exp.weight
-    match exp.spec:
+    spec = exp.spec
+    match spec:
         case ExitCode(code=code):
             last = trace.last_tool_response
             got = last.exit_code if last else -1
@@ -110,6 +112,8 @@ def evaluate_check(exp: Expectation, trace: AgentTrace, sandbox: Sandbox | None)
             passed, detail = len(calls) <= n, f"expected <= {n}, got {len(calls)}"
         case LlmJudge():
             passed, detail, weight = True, "stub: no judge configured (weight 0)", 0.0
+        case _:
+            assert_never(spec)
     return ScoreResult(check=exp.check, passed=passed, detail=detail, weight=weight, kind=exp.kind)
 
 

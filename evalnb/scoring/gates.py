@@ -72,7 +72,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from jsonpath_ng import Child, Fields, Index, JSONPath, Root, This
 
@@ -192,16 +192,24 @@ async def observe_gate(gate: Gate, sandbox: Sandbox, workdir: str) -> Observatio
         >>> asyncio.run(observe_gate(gate, BashkitSandbox(), "/home/eval")).result.stdout
         'hi\\n'
     """
-    if isinstance(gate, NoTranscriptErrors):
-        return Observation()
-    if isinstance(gate, FileExists | FileContains | FileMatches):
-        path = posixpath.join(workdir, gate.path)
-        if isinstance(gate, FileExists):
-            return Observation(file_type=sandbox.file_type(path))
-        return Observation(text=sandbox.read_text(path))
-    return Observation(
-        result=await sandbox.exec(f"cd {shlex.quote(workdir)} || exit 1\n{gate.command}")
-    )
+    match gate:
+        case NoTranscriptErrors():
+            return Observation()
+        case FileExists():
+            return Observation(file_type=sandbox.file_type(posixpath.join(workdir, gate.path)))
+        case FileContains() | FileMatches():
+            return Observation(text=sandbox.read_text(posixpath.join(workdir, gate.path)))
+        case (
+            CommandSucceeds()
+            | CommandOutputContains()
+            | CommandOutputMatches()
+            | CommandJsonPath()
+            | Script()
+        ):
+            command = f"cd {shlex.quote(workdir)} || exit 1\n{gate.command}"
+            return Observation(result=await sandbox.exec(command))
+        case _:
+            assert_never(gate)
 
 
 def gate_verdict(
@@ -216,48 +224,77 @@ def gate_verdict(
         >>> gate_verdict(gate, Observation(text="y"), AgentTrace(), "x").message
         "'x' not in a.txt"
     """
-    kind = gate.type
-    if isinstance(gate, NoTranscriptErrors):
-        return no_transcript_errors(trace, command_pattern)
-    if isinstance(gate, FileExists | FileContains | FileMatches):
-        if isinstance(gate, FileExists):
+    match gate:
+        case NoTranscriptErrors():
+            return no_transcript_errors(trace, command_pattern)
+        case FileExists():
             ftype = seen.file_type
             return GateResult(
-                gate_type=kind,
+                gate_type=gate.type,
                 passed=ftype is not None,
                 message=f"{gate.path} exists ({ftype})" if ftype else f"{gate.path} not found",
             )
-        text = seen.text
-        if text is None:
-            return GateResult(gate_type=kind, passed=False, message=f"{gate.path} is not a file")
-        if isinstance(gate, FileContains):
+        case FileContains() | FileMatches():
+            return _text_verdict(gate, seen.text)
+        case (
+            CommandSucceeds()
+            | CommandOutputContains()
+            | CommandOutputMatches()
+            | CommandJsonPath()
+            | Script()
+        ):
+            assert seen.result is not None  # a command gate's observation is its command's result
+            return _command_verdict(gate, seen.result)
+        case _:
+            assert_never(gate)
+
+
+def _text_verdict(gate: FileContains | FileMatches, text: str | None) -> GateResult:
+    """The verdict of a gate on the text of a workspace file (None: not a file)."""
+    kind = gate.type
+    if text is None:
+        return GateResult(gate_type=kind, passed=False, message=f"{gate.path} is not a file")
+    match gate:
+        case FileContains():
             found = gate.substring in text
             message = "found" if found else f"{gate.substring!r} not in {gate.path}"
             return GateResult(gate_type=kind, passed=found, message=message)
-        matched = compile_pattern(gate.pattern).is_match(text)
-        message = "matched" if matched else f"/{gate.pattern}/ does not match {gate.path}"
-        return GateResult(gate_type=kind, passed=matched, message=message)
+        case FileMatches():
+            matched = compile_pattern(gate.pattern).is_match(text)
+            message = "matched" if matched else f"/{gate.pattern}/ does not match {gate.path}"
+            return GateResult(gate_type=kind, passed=matched, message=message)
+        case _:
+            assert_never(gate)
 
-    result = seen.result
-    assert result is not None  # a command gate's observation is its command's result
-    if isinstance(gate, CommandSucceeds):
-        ok = result.exit_code == 0
-        return GateResult(gate_type=kind, passed=ok, message="exit 0" if ok else _failure(result))
-    if isinstance(gate, CommandOutputContains):
-        found = gate.substring in result.stdout
-        message = "found" if found else f"{gate.substring!r} not in stdout ({_status(result)})"
-        return GateResult(gate_type=kind, passed=found, message=message)
-    if isinstance(gate, CommandOutputMatches):
-        matched = compile_pattern(gate.pattern).is_match(result.stdout)
-        message = "matched" if matched else f"/{gate.pattern}/ not matched ({_status(result)})"
-        return GateResult(gate_type=kind, passed=matched, message=message)
-    if isinstance(gate, CommandJsonPath):
-        passed, message = json_path_check(result.stdout, gate.path, gate.assertion)
-        if not passed and result.exit_code != 0:
-            message += f" ({_status(result)})"
-        return GateResult(gate_type=kind, passed=passed, message=message)
-    assert isinstance(gate, Script)
-    return _script_verdict(result)
+
+def _command_verdict(
+    gate: CommandSucceeds | CommandOutputContains | CommandOutputMatches | CommandJsonPath | Script,
+    result: ToolCallResult,
+) -> GateResult:
+    """The verdict of a gate on the result of its command."""
+    kind = gate.type
+    match gate:
+        case CommandSucceeds():
+            ok = result.exit_code == 0
+            message = "exit 0" if ok else _failure(result)
+            return GateResult(gate_type=kind, passed=ok, message=message)
+        case CommandOutputContains():
+            found = gate.substring in result.stdout
+            message = "found" if found else f"{gate.substring!r} not in stdout ({_status(result)})"
+            return GateResult(gate_type=kind, passed=found, message=message)
+        case CommandOutputMatches():
+            matched = compile_pattern(gate.pattern).is_match(result.stdout)
+            message = "matched" if matched else f"/{gate.pattern}/ not matched ({_status(result)})"
+            return GateResult(gate_type=kind, passed=matched, message=message)
+        case CommandJsonPath():
+            passed, message = json_path_check(result.stdout, gate.path, gate.assertion)
+            if not passed and result.exit_code != 0:
+                message += f" ({_status(result)})"
+            return GateResult(gate_type=kind, passed=passed, message=message)
+        case Script():
+            return _script_verdict(result)
+        case _:
+            assert_never(gate)
 
 
 def json_path_check(stdout: str, path: str, assertion: str) -> tuple[bool, str]:

@@ -45,10 +45,11 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pydantic import ValidationError
 
-from evalnb.errors import ProviderError
+from evalnb.errors import InputError, ProviderError
 from evalnb.records import (
     AgentTrace,
     ContentBlock,
@@ -176,17 +177,20 @@ def judge_spec(cli: str | None, scenario: str | None) -> str | None:
     return cli or scenario or os.environ.get(JUDGE_ENV) or None
 
 
-def refuse_self_judging(judge: str, models: Sequence[str]) -> None:
-    """Raise ValueError when the judge model is one of the models under test.
+def refuse_self_judging(judge: str, models: Sequence[str], dataset: str | Path) -> None:
+    """Refuse a judge model that is one of the models under test: an
+    :class:`~evalnb.errors.InputError` on ``--judge`` of ``dataset``.
 
     Example:
-        >>> refuse_self_judging("openai/gpt-4o-mini", ["openai/gpt-4o-mini"])
+        >>> refuse_self_judging("openai/gpt-4o-mini", ["openai/gpt-4o-mini"], "notes")
         Traceback (most recent call last):
         ...
-        ValueError: the judge openai/gpt-4o-mini is a model under test: pick another judge
+        evalnb.errors.InputError: notes: --judge: the judge openai/gpt-4o-mini is a model under \
+test: pick another judge
     """
     if judge.strip() in {m.strip() for m in models}:
-        raise ValueError(f"the judge {judge} is a model under test: pick another judge")
+        msg = f"the judge {judge} is a model under test: pick another judge"
+        raise InputError(dataset, None, "--judge", msg)
 
 
 def judge_tool(rubric: Rubric) -> ToolSpec:

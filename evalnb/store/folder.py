@@ -30,7 +30,6 @@ import contextlib
 import functools
 import json
 import os
-import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,7 +42,14 @@ try:
 except ImportError:  # pragma: no cover - not Unix
     fcntl = None  # type: ignore[assignment]
 
-from evalnb.errors import InputError, StoreError, from_validation_error, read_input
+from evalnb.errors import (
+    DamagedInputWarning,
+    InputError,
+    StoreError,
+    from_validation_error,
+    read_input,
+    warn,
+)
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.redact import redact, secret_values
 from evalnb.store.lock import RunLock, holder
@@ -180,8 +186,9 @@ class RunStore:
         with self._events.open(encoding="utf-8", newline="\n") as fh:
             for lineno, line in enumerate(fh, start=1):
                 if not line.endswith("\n"):
-                    warnings.warn(
-                        f"{self._events}:{lineno}: torn last line discarded", stacklevel=3
+                    warn(
+                        f"{self._events}:{lineno}: torn last line discarded",
+                        DamagedInputWarning,
                     )
                     return
                 try:
@@ -209,19 +216,12 @@ class RunStore:
         """The finished task records, one per (task_id, epoch): the last one written wins.
 
         Every line is checked (see :meth:`_finished`); a record that does not validate
-        raises :class:`~evalnb.errors.InputError` naming the file, line and field. A
-        record written before ``cache_write_tokens`` existed is brought to today's token
-        meaning as it is read (:func:`evalnb.store.legacy.upgrade_record`, with this run's
-        provider), so every reader (analysis, finalize, merge, replay) sees today's.
+        raises :class:`~evalnb.errors.InputError` naming the file, line and field.
         """
-        from evalnb.store.legacy import upgrade_record
-
         latest: dict[tuple[str, int], TaskRecord] = {}
         for lineno, event in self._finished():
             try:
-                record = TaskRecord.model_validate(
-                    upgrade_record(event["record"], self.meta.provider)
-                )
+                record = TaskRecord.model_validate(event["record"])
             except ValidationError as exc:
                 raise from_validation_error(self._events, lineno, exc, "record") from None
             latest[(record.task.id, record.epoch)] = record
@@ -362,9 +362,9 @@ class RunStore:
         data = self._events.read_bytes()
         if data and not data.endswith(b"\n"):
             keep = data.rfind(b"\n") + 1
-            warnings.warn(
+            warn(
                 f"{self._events}: torn last line ({len(data) - keep} bytes) discarded",
-                stacklevel=2,
+                DamagedInputWarning,
             )
             with self._events.open("r+b") as fh:
                 fh.truncate(keep)
@@ -385,7 +385,8 @@ def _unlock(fd: int) -> None:
 
 def _read_meta(path: Path) -> RunMeta:
     """``run.json`` as a RunMeta; someone else's or a damaged one is an InputError naming the
-    file and field (and saying to upgrade when a newer evalnb wrote it)."""
+    file and field (and saying to upgrade when a newer evalnb wrote it). One of a run-folder
+    format this evalnb cannot read is an InputError on ``format`` (:class:`RunMeta`)."""
     from evalnb.version import __version__
 
     text = read_input(path)
@@ -393,6 +394,8 @@ def _read_meta(path: Path) -> RunMeta:
         return RunMeta.model_validate_json(text)
     except ValidationError as exc:
         error = from_validation_error(path, None, exc)
+    if error.field == "format":
+        raise error
     msg = f"not an evalnb run.json ({error.field}: {error.message})"
     try:
         written_by = json.loads(text).get("evalnb_version")

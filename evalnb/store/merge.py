@@ -36,12 +36,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import warnings
 from pathlib import Path
 
 import polars as pl
 
-from evalnb.errors import InputError, StoreError
+from evalnb.errors import DamagedInputWarning, InputError, StoreError, warn
 from evalnb.records import RunMeta
 from evalnb.store.folder import EVENTS, RunStore, merging_folder
 from evalnb.store.lock import LOCK, RunLock
@@ -186,7 +185,7 @@ def _clear(temp: Path) -> None:
     left = [p for p in temp.iterdir() if p.name != LOCK]
     if not left:
         return
-    warnings.warn(f"{temp}: removed what an interrupted merge left there", stacklevel=3)
+    warn(f"{temp}: removed what an interrupted merge left there", DamagedInputWarning)
     for path in left:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
@@ -202,7 +201,7 @@ def _copy_events(stores: list[RunStore], out: Path) -> None:
             with source.open("rb") as lines:
                 for line in lines:
                     if not line.endswith(b"\n"):
-                        warnings.warn(f"{source}: torn last line discarded", stacklevel=3)
+                        warn(f"{source}: torn last line discarded", DamagedInputWarning)
                         break
                     sink.write(line)
 

@@ -44,7 +44,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import httpx2
 
-from evalnb.errors import ProviderError
+from evalnb.errors import InputError, ProviderError
 from evalnb.records.interfaces import Recording
 from evalnb.records.run import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_S
 from evalnb.redact import REDACTED, redact, redact_url
@@ -113,8 +113,9 @@ class SDKProvider(Generic[Client]):
             try:
                 self.base_url, self.default_query = split_base_url(self.base_url)
             except ValueError as exc:
-                source = "" if base_url else f" (from ${self.BASE_URL_ENV})"
-                raise ValueError(f"{exc}{source}") from None
+                if base_url:  # the caller's argument (the CLI checks its flags as it parses)
+                    raise
+                raise InputError(f"${self.BASE_URL_ENV}", None, None, str(exc)) from None
         self._key = choose_key(
             self.KEY_ENV, self.base_url, self.DEFAULT_URL, api_key=api_key, api_key_env=api_key_env
         )

@@ -38,13 +38,26 @@ import json
 import math
 import random
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
 from evalnb.scoring.judge import TOOL_NAME
 
-if TYPE_CHECKING:
-    from evalnb.runtime.providers.sim import Persona
+
+class JudgePersona(Protocol):
+    """What a simulated judge reads of its persona (a :class:`~.sim.Persona` has it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def p_mistake(self) -> float: ...
+    @property
+    def overhead_tokens(self) -> int: ...
+    @property
+    def latency_median_ms(self) -> float: ...
+    @property
+    def latency_sigma(self) -> float: ...
+
 
 _CALL = re.compile(r"^\[tool call \d+\] ", re.M)
 _OK = re.compile(r"^exit code: 0$", re.M)
@@ -62,7 +75,7 @@ def asks_for_judgement(request: ChatRequest) -> bool:
     return any(tool.name == TOOL_NAME for tool in request.tools)
 
 
-def judge_turn(persona: Persona, seed: int, request: ChatRequest) -> ChatResponse:
+def judge_turn(persona: JudgePersona, seed: int, request: ChatRequest) -> ChatResponse:
     """The persona's ``submit_judgement`` call on the transcript in ``request`` (see the
     module docstring); ``latency_ms`` is drawn as for the persona's agent turns."""
     prompt = "\n".join(b.text or "" for m in request.messages for b in m.content)

@@ -92,11 +92,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
+from evalnb.errors import FallbackWarning, warn
 from evalnb.records import ToolCallResult
 from evalnb.runtime.sandbox.base import (
     DEFAULT_MAX_OUTPUT_CHARS,
@@ -345,9 +345,9 @@ class LocalSandbox:
         self.version = bash_version()
         self.confinement = confinement() if confine else "none"
         if confine and self.confinement == "none":
-            warnings.warn(
+            warn(
                 "no Linux namespaces here: the local sandbox runs commands unconfined",
-                stacklevel=2,
+                FallbackWarning,
             )
         self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
         self.max_output_chars = max_output_chars or DEFAULT_MAX_OUTPUT_CHARS
