@@ -8,8 +8,8 @@ import json
 import pytest
 
 from evalnb.analysis.cost import LongContext, Price, Prices, load_prices, task_cost
-from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.summary import summary
 from evalnb.formats.claude_code import read_claude_code
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
 from evalnb.store.tables import tables_from_records

@@ -1,4 +1,4 @@
-"""Run summaries, categories, epochs, context growth and paired comparisons (analysis.metrics).
+"""Run summaries, categories, epochs, context growth and paired comparisons (the metrics).
 
 Every expected figure below is worked out by hand from the records built in the test.
 """
@@ -11,16 +11,12 @@ import math
 import polars as pl
 import pytest
 
+from evalnb.analysis.categories import by_category
+from evalnb.analysis.compare import compare, compare_all
+from evalnb.analysis.context import context_growth
 from evalnb.analysis.cost import Price, Prices
+from evalnb.analysis.flaky import epoch_variance
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import (
-    by_category,
-    compare,
-    compare_all,
-    context_growth,
-    epoch_variance,
-    summary,
-)
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import (
     agresti_coull,
@@ -32,6 +28,7 @@ from evalnb.analysis.stats import (
     sign_flip_test,
     wilson,
 )
+from evalnb.analysis.summary import summary
 from evalnb.records import (
     AgentTrace,
     LLMCall,

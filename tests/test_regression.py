@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.metrics import compare
+from evalnb.analysis.compare import compare
 from evalnb.analysis.regression import regression_gate, task_diff
 from evalnb.analysis.stats import holm, mcnemar_exact
 from evalnb.records import RunMeta, ScoreResult

@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from evalnb.analysis.categories import by_category
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import by_category
 from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError
 from evalnb.present.report import terminal_report, write_report

@@ -33,8 +33,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.metrics import by_category, summary
+from evalnb.analysis.categories import by_category
 from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb.analysis.summary import summary
 from evalnb.formats.scenario import load_scenario
 from evalnb.present.report import report_markdown, terminal_report
 from evalnb.resources import data_path

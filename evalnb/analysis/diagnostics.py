@@ -24,9 +24,11 @@ from typing import Any, Literal, NamedTuple
 import polars as pl
 from pydantic import ConfigDict, Field
 
+from evalnb.analysis.categories import by_category
 from evalnb.analysis.interaction import command_rows
-from evalnb.analysis.metrics import PASSED, by_category, summary
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.summary import summary
+from evalnb.analysis.verdicts import PASSED
 from evalnb.records.base import Record
 from evalnb.store.tables import KEYS
 
@@ -141,8 +143,8 @@ def friction(runs: Runs, thresholds: Thresholds | None = None) -> pl.DataFrame:
     criterion is NOT met or a friction signal IS present; ``healthy`` is its negation;
     both are null when the value is unknown (say, a run without tool calls).
 
-    Signals (values from :func:`evalnb.analysis.metrics.summary` and
-    :func:`~evalnb.analysis.metrics.by_category`):
+    Signals (values from :func:`evalnb.analysis.summary.summary` and
+    :func:`~evalnb.analysis.categories.by_category`):
 
     ====================== ========================================================
     healthy criterion      holds when

@@ -49,8 +49,8 @@ def register(sub: Any) -> None:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    from evalnb.analysis.compare import compare
     from evalnb.analysis.load import load
-    from evalnb.analysis.metrics import compare
     from evalnb.analysis.regression import regression_gate, task_diff
     from evalnb.analysis.runs import Runs
     from evalnb.errors import InputError

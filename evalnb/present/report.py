@@ -1,7 +1,7 @@
 """Reports: a terminal summary, and report.md / report.json / comparison.md on disk.
 
-Every figure comes from :func:`evalnb.analysis.metrics.summary` and
-:func:`evalnb.analysis.metrics.by_category` (computed from per-task rows, never from a source
+Every figure comes from :func:`evalnb.analysis.summary.summary` and
+:func:`evalnb.analysis.categories.by_category` (computed from per-task rows, never from a source
 file's own summary). Reports show both rates, labelled: the *pass rate* (tasks whose
 every check passed / tasks) and the *overall rate* (weighted check score / maximum,
 spec 000), each with its 95% interval in brackets, clustered by task (a task's epochs,
@@ -25,7 +25,7 @@ Files written by :func:`write_report` (each atomically: temp file + rename):
   :func:`evalnb.analysis.baseline.baseline_runs`, the latest run of each model family,
   guidance version and simulated or not), its "Per-Category Rates" table, a paired
   comparison of every pair of those runs on the same dataset
-  (:func:`evalnb.analysis.metrics.compare_all`: shared tasks, difference, interval, p
+  (:func:`evalnb.analysis.compare.compare_all`: shared tasks, difference, interval, p
   and Holm-adjusted p; report.html shows the same pairs), and a trend table for every
   model family run on several dates, with task counts and partial runs marked.
 
@@ -46,13 +46,16 @@ from typing import Any
 import polars as pl
 
 from evalnb.analysis.baseline import baseline_runs
+from evalnb.analysis.categories import by_category
+from evalnb.analysis.compare import compare_all
+from evalnb.analysis.comparison import power_note
 from evalnb.analysis.cost import Prices
 from evalnb.analysis.diagnostics import friction
-from evalnb.analysis.metrics import by_category, compare_all, power_note, summary
 from evalnb.analysis.pass_at_k import pass_at_k
 from evalnb.analysis.report_file import REPORT_FORMAT, REPORT_VERSION
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import SMALL_N
+from evalnb.analysis.summary import summary
 from evalnb.store import utc_now
 from evalnb.store.tables import TABLES
 
@@ -534,7 +537,7 @@ SIZE_MARK = "‡"
 
 
 def _paired_section(pairs: pl.DataFrame) -> list[str]:
-    """The paired comparisons of :func:`evalnb.analysis.metrics.compare_all` as a table."""
+    """The paired comparisons of :func:`evalnb.analysis.compare.compare_all` as a table."""
     if pairs.height == 0:
         return []
     rows = [

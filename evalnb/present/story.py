@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from evalnb.analysis import diagnostics, metrics
+from evalnb.analysis import diagnostics
+from evalnb.analysis.categories import by_category
+from evalnb.analysis.compare import compare
 from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.summary import summary
 from evalnb.present import groups
 
 
@@ -52,8 +55,8 @@ def overview(runs: Runs) -> str:
     if runs.runs.height == 0:
         return "No runs to describe."
     pooled = groups.pooled(runs)
-    s = metrics.summary(pooled).sort("pass_rate", descending=True, nulls_last=True)
-    cats = metrics.by_category(pooled).sort("pass_rate", "tasks", descending=[False, True])
+    s = summary(pooled).sort("pass_rate", descending=True, nulls_last=True)
+    cats = by_category(pooled).sort("pass_rate", "tasks", descending=[False, True])
     lines = []
     for row in s.iter_rows(named=True):
         weakest = cats.filter(run_id=row["run_id"]).head(1)
@@ -78,12 +81,12 @@ def overview(runs: Runs) -> str:
 def _lead(pooled: Runs, best: str, second: str) -> str:
     """Who has the highest pass rate, and what the paired test on shared tasks says of it.
 
-    The test is :func:`evalnb.analysis.metrics.compare` (exact McNemar, or sign-flip
+    The test is :func:`evalnb.analysis.compare.compare` (exact McNemar, or sign-flip
     with epochs); "ahead" is said only when it gives p <= 0.05 in the leader's favour.
     """
     head = f"**{best}** has the highest pass rate"
     try:
-        c = metrics.compare(pooled, best, second)
+        c = compare(pooled, best, second)
     except ValueError:
         return f"{head}; it shares no task with **{second}**, so no paired test compares them."
     verdict = f"on the {c.tasks} tasks both ran, the paired {c.test} test gives p = {c.p:.3g}"
@@ -156,7 +159,7 @@ def trend(runs: Runs) -> str:
         'No model ran the same dataset (and guidance) at several dates: there is no trend to draw.'
     """
     s = (
-        metrics.summary(runs)
+        summary(runs)
         .join(runs.runs.select("run_id", "dataset"), on="run_id")
         .filter(pl.col("started_at").is_not_null())
         .sort("started_at")
