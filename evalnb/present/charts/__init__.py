@@ -10,7 +10,7 @@ Every rate is drawn with its 95% interval. Runs made by an offline persona
 This package is ``evalnb.charts``: it exports every chart and :data:`CHARTS`, their
 registry; the charts are written in its modules by what they show (:mod:`.rates`,
 :mod:`.tools`, :mod:`.tokens`, :mod:`.outcomes`, :mod:`.guidance`, :mod:`.trends`), from
-the parts they share (:mod:`.parts`), drawn in one theme (:mod:`.theme`) and written to
+the parts they share (:mod:`.parts`), drawn in one theme (:mod:`.style`) and written to
 files by :mod:`.files`.
 
 Example:
@@ -38,7 +38,7 @@ from evalnb.present.charts.rates import (
     pass_at_k_curves,
     rates_by_model,
 )
-from evalnb.present.charts.theme import THEME, enable_theme, theme
+from evalnb.present.charts.style import THEME, enable_theme, theme
 from evalnb.present.charts.tokens import context_growth, context_peaks, token_economics
 from evalnb.present.charts.tools import tool_success, turns_and_calls
 from evalnb.present.charts.trends import trend

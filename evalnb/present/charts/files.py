@@ -20,7 +20,7 @@ from typing import Any
 import altair as alt
 
 from evalnb.extras import require
-from evalnb.present.charts.theme import THEME
+from evalnb.present.charts.style import THEME
 from evalnb.present.offline import chart_html, html_page, spec_of
 
 

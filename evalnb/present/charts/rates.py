@@ -33,7 +33,7 @@ from evalnb.present.charts.parts import (
     run_y,
     with_labels,
 )
-from evalnb.present.charts.theme import NEUTRAL
+from evalnb.present.charts.style import NEUTRAL
 
 PASS_AT_K_MEASURES = {"pass@k (one of k passes)": "pass_at_k", "pass^k (all k pass)": "pass_hat_k"}
 """The two curves of :func:`pass_at_k_curves`: label: column."""

@@ -24,7 +24,7 @@ from evalnb.present.charts.parts import (
     run_y,
     with_labels,
 )
-from evalnb.present.charts.theme import NEUTRAL
+from evalnb.present.charts.style import NEUTRAL
 from evalnb.store.tables import KEYS
 
 MAX_CONTEXT_ATTEMPTS = 8
