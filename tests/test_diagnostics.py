@@ -319,7 +319,7 @@ def test_category_fails_for_all_models():
         "json": "model capability difference",
     }
     archive = frame.filter(category="archive").row(0, named=True)
-    assert archive["evidence"] == ["m1: rate 33%", "m2: rate 33%"]
+    assert archive["evidence"] == ["m1: rate 33.3%", "m2: rate 33.3%"]
 
 
 def test_diagnose_rejects_an_unknown_level():

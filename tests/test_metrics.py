@@ -493,9 +493,9 @@ def test_a_comparison_on_few_tasks_says_what_it_could_detect():
     c = compare(few, "x", "y")
     assert c.tasks == 12 and c.detectable == detectable_difference(12, 0.5)
     sentence = (
-        f"With 12 shared tasks only pass-rate differences of {c.detectable:.2f} or more "
-        "are detectable at 80% power (exact McNemar test at α = 0.05, around the pooled "
-        "pass rate 0.50"
+        f"With 12 shared tasks only pass-rate differences of +{c.detectable * 100:.1f} pp or "
+        "more are detectable at 80% power (exact McNemar test at α = 0.05, around the pooled "
+        "pass rate 50.0%"
     )
     assert sentence in str(c) and sentence in c._repr_markdown_()
     many = make_runs(pass_fail_run("x", "mx", [True] * 25), pass_fail_run("y", "my", [True] * 25))
@@ -540,7 +540,7 @@ def test_comparison_renders_as_frame_text_and_markdown():
     text = str(c)
     assert "mx (x) vs B = my (y): 3 shared tasks" in text and "exact McNemar p = 1" in text
     md = c._repr_markdown_()
-    assert "| pass rate | 0.667 | 0.333 | +0.333 |" in md
+    assert "| pass rate | 66.7% | 33.3% | +33.3 pp |" in md
 
 
 def test_compare_all_pairs_every_run_and_adds_holm_adjusted_p_values():

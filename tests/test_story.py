@@ -81,8 +81,8 @@ def test_the_guidance_story_prints_each_change_from_the_first_version_to_the_las
         "v2", [("x1", 0), ("x2", 1), ("x3", 0), ("x4", 0), ("x5 --help", 0)], [1, 1, 1, 1, 0]
     )
     assert story.guidance(Runs.concat([v1, v2])) == (
-        "- **m**, v1 → v2: error rate 40% → 20%, first-try success 60% → 80%, "
-        "--help per attempt 0.00 → 1.00, pass rate 40% → 80% (5 tasks)."
+        "- **m**, v1 → v2: error rate 40.0% → 20.0%, first-try success 60.0% → 80.0%, "
+        "--help per attempt 0 → 1, pass rate 40.0% → 80.0% (5 tasks)."
     )
 
 

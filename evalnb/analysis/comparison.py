@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 
 import polars as pl
 
+from evalnb import display as fmt
 from evalnb.analysis.stats import (
     SMALL_N,
     holm,
@@ -143,15 +144,15 @@ class Comparison:
         head = f"A = {self.model_a} ({self.a}) vs B = {self.model_b} ({self.b}): {self.coverage()}"
         p_holm, rate_p_holm = self.holm()
         pass_line = (
-            f"pass rate     {self.pass_rate_a:.3f} vs {self.pass_rate_b:.3f}  "
-            f"diff {self.diff:+.3f} {_ci(self.diff_lo, self.diff_hi)}  "
-            f"{self.test} p = {self.p:.3g}, Holm p = {_num(p_holm, '.3g')} "
+            f"pass rate     {fmt.rate(self.pass_rate_a)} vs {fmt.rate(self.pass_rate_b)}  "
+            f"diff {fmt.points(self.diff)} {_ci(self.diff_lo, self.diff_hi)}  "
+            f"{self.test} p = {fmt.p_value(self.p)}, Holm p = {fmt.p_value(p_holm)} "
             f"({self._discordance()})"
         )
         rate_line = (
-            f"weighted rate {_num(self.rate_a)} vs {_num(self.rate_b)}  "
-            f"diff {_num(self.rate_diff, '+.3f')} {_ci(self.rate_diff_lo, self.rate_diff_hi)}  "
-            f"sign-flip p = {_num(self.rate_p, '.3g')}, Holm p = {_num(rate_p_holm, '.3g')}"
+            f"weighted rate {fmt.rate(self.rate_a)} vs {fmt.rate(self.rate_b)}  "
+            f"diff {fmt.points(self.rate_diff)} {_ci(self.rate_diff_lo, self.rate_diff_hi)}  "
+            f"sign-flip p = {fmt.p_value(self.rate_p)}, Holm p = {fmt.p_value(rate_p_holm)}"
         )
         note = "Holm p adjusts for the two metrics compared; read a difference as real only there."
         return "\n".join([head, pass_line, rate_line, note, *filter(None, [self.power_note()])])
@@ -165,12 +166,12 @@ class Comparison:
                 "",
                 "| metric | A | B | A − B | 95% CI | p | Holm p |",
                 "|---|---|---|---|---|---|---|",
-                f"| pass rate | {self.pass_rate_a:.3f} | {self.pass_rate_b:.3f} | "
-                f"{self.diff:+.3f} | {_ci(self.diff_lo, self.diff_hi)} | "
-                f"{self.p:.3g} ({self.test}) | {_num(p_holm, '.3g')} |",
-                f"| weighted rate | {_num(self.rate_a)} | {_num(self.rate_b)} | "
-                f"{_num(self.rate_diff, '+.3f')} | {_ci(self.rate_diff_lo, self.rate_diff_hi)} | "
-                f"{_num(self.rate_p, '.3g')} (sign-flip) | {_num(rate_p_holm, '.3g')} |",
+                f"| pass rate | {fmt.rate(self.pass_rate_a)} | {fmt.rate(self.pass_rate_b)} | "
+                f"{fmt.points(self.diff)} | {_ci(self.diff_lo, self.diff_hi)} | "
+                f"{fmt.p_value(self.p)} ({self.test}) | {fmt.p_value(p_holm)} |",
+                f"| weighted rate | {fmt.rate(self.rate_a)} | {fmt.rate(self.rate_b)} | "
+                f"{fmt.points(self.rate_diff)} | {_ci(self.rate_diff_lo, self.rate_diff_hi)} | "
+                f"{fmt.p_value(self.rate_p)} (sign-flip) | {fmt.p_value(rate_p_holm)} |",
                 "",
                 f"{self._discordance().capitalize()}; tied on {self.tied}. Holm p adjusts for "
                 "the two metrics compared." + (f" {note}" if (note := self.power_note()) else ""),
@@ -183,14 +184,14 @@ def power_note(tasks: int, pooled: float, detectable: float | None) -> str:
 
     Example:
         >>> power_note(12, 0.5, 0.65).split(" are ")[0]
-        'With 12 shared tasks only pass-rate differences of 0.65 or more'
+        'With 12 shared tasks only pass-rate differences of +65.0 pp or more'
         >>> power_note(30, 0.5, None)
         ''
     """
     if tasks >= SMALL_N:
         return ""
     basis = (
-        f"(exact McNemar test at α = 0.05, around the pooled pass rate {pooled:.2f}, "
+        f"(exact McNemar test at α = 0.05, around the pooled pass rate {fmt.rate(pooled)}, "
         "the runs' outcomes taken as independent)"
     )
     if detectable is None:
@@ -198,14 +199,10 @@ def power_note(tasks: int, pooled: float, detectable: float | None) -> str:
             f"With {tasks} shared tasks no pass-rate difference is detectable at 80% power {basis}."
         )
     return (
-        f"With {tasks} shared tasks only pass-rate differences of {detectable:.2f} or more "
-        f"are detectable at 80% power {basis}."
+        f"With {tasks} shared tasks only pass-rate differences of {fmt.points(detectable)} "
+        f"or more are detectable at 80% power {basis}."
     )
 
 
-def _num(value: float | None, spec: str = ".3f") -> str:
-    return "n/a" if value is None else format(value, spec)
-
-
 def _ci(lo: float | None, hi: float | None) -> str:
-    return "[n/a]" if lo is None or hi is None else f"[{lo:+.3f}, {hi:+.3f}]"
+    return f"[{fmt.points(lo)}, {fmt.points(hi)}]"

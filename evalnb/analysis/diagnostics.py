@@ -19,11 +19,14 @@ import operator
 import statistics
 import warnings
 from collections import defaultdict
+from collections.abc import Callable
+from functools import partial
 from typing import Any, Literal, NamedTuple
 
 import polars as pl
 from pydantic import ConfigDict, Field
 
+from evalnb import display as fmt
 from evalnb.analysis.categories import by_category
 from evalnb.analysis.interaction import command_rows
 from evalnb.analysis.runs import Runs
@@ -92,32 +95,34 @@ class _Signal(NamedTuple):
     op: str
     limit: str  # Thresholds field; "" = the median over the runs compared
     label: str
-    fmt: str
+    render: Callable[[float | None], str]
     reading: str = ""  # spec 000's reading of a friction signal
 
 
+_TURNS = partial(fmt.number, digits=1)
+
 _SIGNALS = [
     _Signal("healthy", "overall_rate", "overall_rate", ">", "overall_rate_min", "overall rate",
-            "{:.1%}"),
+            fmt.rate),
     _Signal("healthy", "tool_call_success", "tool_call_success_rate", ">",
-            "tool_call_success_min", "tool call success rate", "{:.1%}"),
+            "tool_call_success_min", "tool call success rate", fmt.rate),
     _Signal("healthy", "avg_turns", "avg_turns_per_task", "<", "avg_turns_max",
-            "avg turns per task", "{:.1f}"),
+            "avg turns per task", _TURNS),
     _Signal("healthy", "min_category_rate", "min_category_rate", ">=", "category_rate_min",
-            "lowest category rate", "{:.1%}"),
+            "lowest category rate", fmt.rate),
     _Signal("healthy", "natural_stop", "natural_stop_rate", ">", "natural_stop_min",
-            "natural stop rate", "{:.1%}"),
+            "natural stop rate", fmt.rate),
     _Signal("friction", "low_tool_call_success", "tool_call_success_rate", "<",
-            "friction_tool_call_success", "tool call success rate", "{:.1%}",
+            "friction_tool_call_success", "tool call success rate", fmt.rate,
             "Bashkit compatibility gaps"),
     _Signal("friction", "weak_category", "min_category_rate", "<", "friction_category_rate",
-            "lowest category rate", "{:.1%}", "missing builtins or syntax for that domain"),
+            "lowest category rate", fmt.rate, "missing builtins or syntax for that domain"),
     _Signal("friction", "many_turns", "avg_turns_per_task", ">", "friction_avg_turns",
-            "avg turns per task", "{:.1f}", "models retrying due to errors"),
+            "avg turns per task", _TURNS, "models retrying due to errors"),
     _Signal("friction", "high_tokens_low_pass", "tokens_per_task", ">", "",
-            "tokens per task", "{:,.0f}", "stuck in retry loops"),
+            "tokens per task", fmt.tokens, "stuck in retry loops"),
     _Signal("friction", "no_natural_stop", "no_natural_stop_rate", ">",
-            "friction_no_natural_stop", "tasks without natural stop", "{:.1%}",
+            "friction_no_natural_stop", "tasks without natural stop", fmt.rate,
             "turn limit reached, model didn't converge"),
 ]  # fmt: skip
 _COMPARE = {">": operator.gt, "<": operator.lt, ">=": operator.ge}
@@ -190,7 +195,7 @@ def friction(runs: Runs, thresholds: Thresholds | None = None) -> pl.DataFrame:
             if sig.name == "high_tokens_low_pass" and holds:
                 pass_rate = run["pass_rate"]
                 holds = pass_rate is not None and pass_rate < limits.friction_pass_rate
-                message += f", pass rate {_fmt('{:.0%}', pass_rate)}"
+                message += f", pass rate {fmt.rate(pass_rate)}"
             flagged = None if holds is None else holds != (sig.kind == "healthy")
             out.append(
                 {
@@ -215,19 +220,13 @@ def _message(
     if holds is None:
         return f"{sig.label} unknown"
     op = sig.op if holds else _NEGATED[sig.op]
-    limit = (
-        _fmt(sig.fmt, threshold) if sig.limit else f"{_fmt(sig.fmt, threshold)} (median of runs)"
-    )
-    text = f"{sig.label} {_fmt(sig.fmt, value)} {op} {limit}"
+    limit = sig.render(threshold) if sig.limit else f"{sig.render(threshold)} (median of runs)"
+    text = f"{sig.label} {sig.render(value)} {op} {limit}"
     if sig.metric == "min_category_rate":
         text += f" ({run['weakest_category']})"
     if sig.kind == "healthy" and not holds:
-        text += f"; healthy profile: {sig.op} {_fmt(sig.fmt, threshold)}"
+        text += f"; healthy profile: {sig.op} {sig.render(threshold)}"
     return text
-
-
-def _fmt(fmt: str, value: float | None) -> str:
-    return "unknown" if value is None else fmt.format(value)
 
 
 def _profiles(runs: Runs) -> pl.DataFrame:
@@ -402,13 +401,13 @@ def _classify(
     if failed:
         diagnosis, test = _split(rows)
         return diagnosis, test + why
-    for metric, diagnosis, fmt in (
-        ("tool_calls", "reasoning efficiency gap", "{:g}"),
-        ("tokens", "cost efficiency gap", "{:,.0f}"),
+    for metric, diagnosis, render in (
+        ("tool_calls", "reasoning efficiency gap", fmt.number),
+        ("tokens", "cost efficiency gap", fmt.tokens),
     ):
         values = [r[metric] for r in rows]
         if None not in values and max(values) > GAP_FACTOR * min(values):
-            shown = ", ".join(f"{r['model']} {fmt.format(r[metric])}" for r in rows)
+            shown = ", ".join(f"{r['model']} {render(r[metric])}" for r in rows)
             return diagnosis, [f"{metric.replace('_', ' ')} per attempt: {shown}"]
     return "consistent", []
 
@@ -463,7 +462,7 @@ def _diagnose_categories(latest: Runs) -> pl.DataFrame:
                 "passed_by": [m for m, _ in rows if m not in failed],
                 "failed_by": failed,
                 "diagnosis": diagnosis,
-                "evidence": [f"{m}: rate {rate:.0%}" for m, rate in rows],
+                "evidence": [f"{m}: rate {fmt.rate(rate)}" for m, rate in rows],
             }
         )
     return pl.DataFrame(out, schema=_DIAGNOSIS_SCHEMA)

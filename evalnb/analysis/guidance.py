@@ -56,6 +56,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from evalnb import display as fmt
 from evalnb.analysis.interaction import command_rows, interaction
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import holm, paired_mean_diff
@@ -263,7 +264,7 @@ def _diagnose(
         high_err = err is not None and err >= limits["error_rate"]
         low_err = err is not None and err < limits["error_rate"]
         high_help = helps >= limits["help"]
-        measured = f"error_rate {_fmt(err)}, help_per_attempt {helps:.2f}"
+        measured = f"error_rate {fmt.rate(err)}, help_per_attempt {fmt.number(helps)}"
         flags = {
             "high_error_low_help": (high_err and not high_help, measured),
             "high_error_high_help": (high_err and high_help, measured),
@@ -312,7 +313,7 @@ def _retry_subcommands(
     )
     out: dict[tuple[str, str], list[str]] = {}
     for r in per_sub.iter_rows(named=True):
-        text = f"{r['subcommand']} retry_rate {r['retry_rate']:.2f} ({r['n']} runs)"
+        text = f"{r['subcommand']} retry_rate {fmt.rate(r['retry_rate'])} ({r['n']} runs)"
         out.setdefault((r["model"], r["guidance"]), []).append(text)
     return {k: ", ".join(v) for k, v in out.items()}
 
@@ -329,10 +330,6 @@ def _long_paths(attempts: pl.DataFrame, ratio: float) -> dict[tuple[str, str], s
     )
     out: dict[tuple[str, str], list[str]] = {}
     for r in flagged.iter_rows(named=True):
-        text = f"{r['task_id']} {r['mean']:.1f} commands vs fewest {r['fewest']}"
+        text = f"{r['task_id']} {fmt.number(r['mean'], 1)} commands vs fewest {r['fewest']}"
         out.setdefault((r["model"], r["guidance"]), []).append(text)
     return {k: ", ".join(v) for k, v in out.items()}
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"

@@ -11,6 +11,7 @@ import argparse
 import json
 from typing import Any
 
+from evalnb import display as fmt
 from evalnb.cli.args import probability
 
 
@@ -120,8 +121,8 @@ def _gate_text(gate: Any, alpha: float) -> str:
     lines = [f"Regression gate (B significantly worse than A at Holm-adjusted p <= {alpha}):"]
     for r in gate.iter_rows(named=True):
         verdict = "REGRESSED" if r["regressed"] else "ok"
-        diff = "n/a" if r["diff"] is None else f"{r['diff']:+.3f}"
-        p_holm = "n/a" if r["p_holm"] is None else f"{r['p_holm']:.3g}"
+        diff = fmt.MISSING if r["diff"] is None else f"{r['diff']:+.3f}"
+        p_holm = fmt.p_value(r["p_holm"])
         lines.append(f"  {r['metric']}: A - B {diff}, Holm p {p_holm}: {verdict}")
     failed = gate.get_column("regressed").any()
     lines.append("FAIL: B regressed" if failed else "PASS: no significant regression")

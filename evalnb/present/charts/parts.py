@@ -17,6 +17,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from evalnb import display as fmt
 from evalnb.analysis.runs import Runs
 from evalnb.present import groups
 
@@ -96,9 +97,9 @@ def pick_selection(*fields: str) -> alt.Parameter:
 
 def rate_tooltip() -> list[alt.Tooltip]:
     return [
-        alt.Tooltip("value:Q", title="rate", format=".1%"),
-        alt.Tooltip("lo:Q", title="95% low", format=".1%"),
-        alt.Tooltip("hi:Q", title="95% high", format=".1%"),
+        alt.Tooltip("value:Q", title="rate", format=fmt.RATE_FORMAT),
+        alt.Tooltip("lo:Q", title="95% low", format=fmt.RATE_FORMAT),
+        alt.Tooltip("hi:Q", title="95% high", format=fmt.RATE_FORMAT),
     ]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from evalnb import display as fmt
 from evalnb.analysis import pass_at_k
 from evalnb.analysis.categories import by_category
 from evalnb.analysis.rates import clustered_interval
@@ -130,10 +131,10 @@ def category_heatmap(runs: Runs) -> alt.LayerChart | alt.FacetChart:
             alt.Tooltip("run_label:N", title="model"),
             alt.Tooltip("category:N", title="category"),
             alt.Tooltip("cell:N", title="tasks passed"),
-            alt.Tooltip("pass_rate:Q", title="pass rate", format=".1%"),
-            alt.Tooltip("pass_rate_lo:Q", title="95% low", format=".1%"),
-            alt.Tooltip("pass_rate_hi:Q", title="95% high", format=".1%"),
-            alt.Tooltip("rate:Q", title="weighted check rate", format=".1%"),
+            alt.Tooltip("pass_rate:Q", title="pass rate", format=fmt.RATE_FORMAT),
+            alt.Tooltip("pass_rate_lo:Q", title="95% low", format=fmt.RATE_FORMAT),
+            alt.Tooltip("pass_rate_hi:Q", title="95% high", format=fmt.RATE_FORMAT),
+            alt.Tooltip("rate:Q", title="weighted check rate", format=fmt.RATE_FORMAT),
         ],
     )
     pick = pick_selection("run_label", "category")

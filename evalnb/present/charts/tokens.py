@@ -11,6 +11,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from evalnb import display as fmt
 from evalnb.analysis import context
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.summary import summary
@@ -80,7 +81,7 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
         "cost_usd",
         pl.col("cost_usd").fill_null(0.0).alias("text_at"),
         pl.col("cost_usd")
-        .map_elements(lambda v: f"${v:,.2f}", return_dtype=pl.Utf8)
+        .map_elements(fmt.cost, return_dtype=pl.Utf8)
         .fill_null("unknown")
         .alias("cost_text"),
     )
