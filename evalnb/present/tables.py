@@ -9,7 +9,8 @@ rendered by :mod:`evalnb.display`:
   "62.5% [40.1–80.2%]" (the interval columns are folded in; an interval reaching
   below zero, as a difference's can, reads "-12.0% [-30.0% to 5.0%]");
 - columns named ``*_rate`` or ``*_share`` are percentages;
-- ``*_ms`` columns are durations: "850 ms", "12.3 s" or "4.2 min";
+- ``*_ms`` columns are durations: "850 ms", "12.3 s" or "4.2 min"; ``*_usd`` columns
+  costs: "$1.50";
 - a missing value reads "–"; other floats keep 3 significant digits; lists are joined
   with "; ".
 
@@ -77,6 +78,8 @@ def formatted(frame: pl.DataFrame) -> pl.DataFrame:
             out[column] = [fmt.rate(v) for v in values]
         elif column.endswith("_ms"):
             out[column] = [fmt.duration(v) for v in values]
+        elif column.endswith("_usd"):
+            out[column] = [fmt.cost(v) for v in values]
         else:
             out[column] = [_text(v) for v in values]
     return pl.DataFrame(out, schema=dict.fromkeys(out, pl.Utf8))
