@@ -8,7 +8,7 @@ The analysis API, one function per tidy table or figure::
     en.by_category(runs)      # one row per (run, category)
     en.context_growth(runs)   # spec 003 per task
     en.interaction(runs)      # spec 002 layer 1 per task
-    en.friction(runs)         # spec 000 healthy profile and friction signals
+    en.friction(runs)         # spec 000 healthy profile and friction signals (en.Thresholds)
     en.diagnose(runs)         # spec 000 cross-model diagnostics
     en.compare(runs, "a", "b")   # paired comparison on shared tasks
     en.compare_all(runs)         # every pair on the same dataset, Holm-adjusted
@@ -51,6 +51,7 @@ from evalnb.analysis import stats as _stats
 from evalnb.analysis import summary as _summary
 from evalnb.analysis.boundary import checked
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.thresholds import GuidanceThresholds, Thresholds
 from evalnb.errors import EvalnbError, InputError, ProviderError, SetupError
 from evalnb.version import __version__
 
@@ -108,10 +109,12 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "EvalnbError",
+    "GuidanceThresholds",
     "InputError",
     "ProviderError",
     "Runs",
     "SetupError",
+    "Thresholds",
     "__version__",
     "by_category",
     "charts",

@@ -14,7 +14,6 @@ import pytest
 
 from evalnb.analysis.diagnostics import (
     DIAGNOSES,
-    Thresholds,
     common_errors,
     diagnose,
     failing_commands,
@@ -22,6 +21,7 @@ from evalnb.analysis.diagnostics import (
     normalise_error,
 )
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.thresholds import Thresholds
 from evalnb.records import (
     AgentTrace,
     RunMeta,

@@ -1,8 +1,8 @@
 """Spec 000 "Interpreting Results" as data: healthy profile, friction signals, cross-model patterns.
 
 - :func:`friction`: per run, each "Healthy profile" criterion and each "Friction
-  signal" of spec 000, with its value, threshold (a :class:`Thresholds` field) and
-  whether it is flagged.
+  signal" of spec 000, with its value, threshold (a field of
+  :class:`evalnb.analysis.thresholds.Thresholds`) and whether it is flagged.
 - :func:`diagnose`: spec 000's "Cross-Model Diagnostics" table as a classifier over
   the task x model matrix (or the category x model matrix).
 - :func:`failing_commands` and :func:`common_errors`: the commands and normalised
@@ -24,15 +24,14 @@ from functools import partial
 from typing import Any, Literal, NamedTuple
 
 import polars as pl
-from pydantic import ConfigDict, Field
 
 from evalnb import display as fmt
 from evalnb.analysis.categories import by_category
 from evalnb.analysis.interaction import command_rows
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.summary import summary
+from evalnb.analysis.thresholds import Thresholds
 from evalnb.analysis.verdicts import PASSED
-from evalnb.records.base import Record
 from evalnb.store.tables import KEYS
 
 CATEGORY_FAIL_RATE = 0.5
@@ -60,32 +59,6 @@ DIAGNOSES = (
     "tool missing builtins for domain",
 )
 """Every value :func:`diagnose` can put in ``diagnosis``."""
-
-
-class Thresholds(Record):
-    """The cut-offs of spec 000's healthy profile and friction signals (override any).
-
-    Example:
-        >>> Thresholds(avg_turns_max=6).avg_turns_max
-        6.0
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    overall_rate_min: float = Field(0.90, description="healthy: overall rate above this")
-    tool_call_success_min: float = Field(0.80, description="healthy: tool call success above")
-    avg_turns_max: float = Field(5.0, description="healthy: average turns per task below this")
-    category_rate_min: float = Field(0.70, description="healthy: no category rate below this")
-    natural_stop_min: float = Field(0.50, description="healthy: natural stop on more than this")
-    friction_tool_call_success: float = Field(0.75, description="friction: tool success below")
-    friction_category_rate: float = Field(0.50, description="friction: a category rate below")
-    friction_avg_turns: float = Field(7.0, description="friction: average turns above this")
-    friction_pass_rate: float = Field(
-        0.50, description="friction: pass rate below this with tokens per task above the median"
-    )
-    friction_no_natural_stop: float = Field(
-        0.20, description="friction: share of tasks without natural stop above this"
-    )
 
 
 class _Signal(NamedTuple):

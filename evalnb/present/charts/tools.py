@@ -11,8 +11,10 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from evalnb import display
 from evalnb.analysis.rates import clustered_interval
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.thresholds import Thresholds
 from evalnb.present import groups
 from evalnb.present.charts.parts import (
     box,
@@ -25,32 +27,31 @@ from evalnb.present.charts.parts import (
 )
 from evalnb.store.tables import KEYS
 
-HEALTHY_TOOL_SUCCESS = 0.8
-"""Spec 000 healthy profile: tool call success rate above 80%."""
-HEALTHY_AVG_TURNS = 5
-"""Spec 000 healthy profile: fewer than 5 turns per task on average."""
+HEALTHY = Thresholds()
+"""Spec 000's healthy profile and friction signals, at their defaults: the reference
+lines and frames the charts draw."""
 ALL_CATEGORIES = "all categories"
 
 
 def tool_success(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     """Tool call success rate (exit code 0): a cell per model and category, plus overall.
 
-    Calls whose exit code is unknown (null) are left out of both counts, as in
-    :func:`evalnb.analysis.summary.summary`.
+        Calls whose exit code is unknown (null) are left out of both counts, as in
+        :func:`evalnb.analysis.summary.summary`.
 
-    Counted from the tasks' ``tool_calls_ok`` and ``tool_calls_error`` (one row per
-    attempt, summed from its tool calls: :func:`evalnb.store.tables.with_call_figures`,
-    so a million calls cost nothing more here), with 95% intervals clustered by
-    task (:func:`evalnb.analysis.rates.clustered_interval`) in the tooltip. Cells below
-    spec 000's healthy 80% are framed. The "all categories"
-    row equals :func:`evalnb.analysis.summary.summary`'s ``tool_call_success_rate``
-    (of the pooled runs of a model). A grid, not bars, so 60 categories and 20 models
-    stay a few hundred pixels wide.
+        Counted from the tasks' ``tool_calls_ok`` and ``tool_calls_error`` (one row per
+        attempt, summed from its tool calls: :func:`evalnb.store.tables.with_call_figures`,
+        so a million calls cost nothing more here), with 95% intervals clustered by
+        task (:func:`evalnb.analysis.rates.clustered_interval`) in the tooltip. Cells below
+        spec 000's healthy 80% are framed. The "all categories"
+        row equals :func:`evalnb.analysis.summary.summary`'s ``tool_call_success_rate``
+        (of the pooled runs of a model). A grid, not bars, so 60 categories and 20 models
+        stay a few hundred pixels wide.
 
-    Example:
-        >>> from evalnb.analysis.runs import Runs
-        >>> len(tool_success(Runs.empty()).to_dict()["layer"])  # cells, frames, text
-        3
+        Example:
+            >>> from evalnb.analysis.runs import Runs
+            >>> len(tool_success(Runs.empty()).to_dict()["layer"])  # cells, frames, text
+            3
     """
     runs = groups.pooled(runs)
     ok = pl.col("tool_calls_ok").fill_null(0)
@@ -103,15 +104,16 @@ def tool_success(runs: Runs) -> alt.LayerChart | alt.FacetChart:
         )
     )
     unhealthy = base.mark_rect(fill=None, stroke="#222", strokeWidth=1.5).transform_filter(
-        alt.datum.value < HEALTHY_TOOL_SUCCESS
+        alt.datum.value < HEALTHY.tool_call_success_min
     )
     text = base.mark_text(fontSize=11, color="#222").encode(text=alt.Text("value:Q", format=".0%"))
     return alt.layer(cells, unhealthy, text).properties(
         title=chart_title(
             "Tool call success rate (exit code 0)",
             runs,
-            "Spec 000: above 80% is healthy (framed cells are below),"
-            " below 75% points at interpreter gaps.",
+            f"Spec 000: above {display.rate(HEALTHY.tool_call_success_min)} is healthy (framed"
+            f" cells are below), below {display.rate(HEALTHY.friction_tool_call_success)}"
+            " points at interpreter gaps.",
             "Hover a cell for its calls and 95% interval (clustered by task).",
         ),
         width=alt.Step(64),
@@ -122,18 +124,22 @@ def tool_success(runs: Runs) -> alt.LayerChart | alt.FacetChart:
 def turns_and_calls(runs: Runs) -> alt.HConcatChart:
     """Per-task turns and tool calls, as a box per model (min-max whiskers, mean as a diamond).
 
-    The turns panel marks spec 000's healthy average of fewer than 5 turns per task.
+        The turns panel marks spec 000's healthy average of fewer than 5 turns per task.
 
-    Example:
-        >>> from evalnb.analysis.runs import Runs
-        >>> len(turns_and_calls(Runs.empty()).to_dict()["hconcat"])
-        2
+        Example:
+            >>> from evalnb.analysis.runs import Runs
+            >>> len(turns_and_calls(Runs.empty()).to_dict()["hconcat"])
+            2
     """
     runs = groups.pooled(runs)
     tasks = with_labels(runs.tasks.select("run_id", "turns", "tool_call_count"), runs)
     turns = alt.layer(
         box(tasks, "turns", "turns per task", runs),
-        threshold_rule(HEALTHY_AVG_TURNS, "healthy avg < 5", fmt="d"),
+        threshold_rule(
+            HEALTHY.avg_turns_max,
+            f"healthy avg < {display.number(HEALTHY.avg_turns_max)}",
+            fmt="d",
+        ),
     ).properties(title="Turns (LLM calls) per task")
     calls = box(tasks, "tool_call_count", "tool calls per task", runs).properties(
         title="Tool calls per task"
