@@ -138,7 +138,7 @@ def record(task_id: str, checks: list[bool], exits: list[int], tokens: list[int]
             total_output_tokens=20 * len(tokens),
             duration_ms=1000.0,
         ),
-        score=TaskScore(task_id=task_id, results=results, score=sum(checks), max_score=len(checks)),
+        score=TaskScore.from_results(task_id, results),
     )
 
 

@@ -73,12 +73,7 @@ def record(
         total_output_tokens=tokens[1],
         duration_ms=duration_ms,
     )
-    score = TaskScore(
-        task_id=task_id,
-        results=results,
-        score=sum(w for ok, w in checks if ok),
-        max_score=sum(w for _, w in checks),
-    )
+    score = TaskScore.from_results(task_id, results)
     task = Task(id=task_id, category=category, prompt="p")
     return TaskRecord(task=task, epoch=epoch, trace=trace, score=score, error=error)
 

@@ -36,9 +36,7 @@ def _record(task_id: str, verdicts: list[bool], error: str | None = None) -> Tas
     return TaskRecord(
         task=Task(id=task_id, category="cat", prompt="p"),
         trace=AgentTrace(turns=2, natural_stop=True, duration_ms=1000),
-        score=TaskScore(
-            task_id=task_id, results=checks, score=sum(verdicts), max_score=len(verdicts)
-        ),
+        score=TaskScore.from_results(task_id, checks),
         error=error,
     )
 

@@ -36,22 +36,22 @@ ALL_CATEGORIES = "all categories"
 def tool_success(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     """Tool call success rate (exit code 0): a cell per model and category, plus overall.
 
-        Calls whose exit code is unknown (null) are left out of both counts, as in
-        :func:`evalnb.analysis.summary.summary`.
+    Calls whose exit code is unknown (null) are left out of both counts, as in
+    :func:`evalnb.analysis.summary.summary`.
 
-        Counted from the tasks' ``tool_calls_ok`` and ``tool_calls_error`` (one row per
-        attempt, summed from its tool calls: :func:`evalnb.store.tables.with_call_figures`,
-        so a million calls cost nothing more here), with 95% intervals clustered by
-        task (:func:`evalnb.analysis.rates.clustered_interval`) in the tooltip. Cells below
-        spec 000's healthy 80% are framed. The "all categories"
-        row equals :func:`evalnb.analysis.summary.summary`'s ``tool_call_success_rate``
-        (of the pooled runs of a model). A grid, not bars, so 60 categories and 20 models
-        stay a few hundred pixels wide.
+    Counted from the tasks' ``tool_calls_ok`` and ``tool_calls_error`` (one row per
+    attempt, summed from its tool calls: :func:`evalnb.store.tables.with_call_figures`,
+    so a million calls cost nothing more here), with 95% intervals clustered by
+    task (:func:`evalnb.analysis.rates.clustered_interval`) in the tooltip. Cells below
+    spec 000's healthy 80% are framed. The "all categories"
+    row equals :func:`evalnb.analysis.summary.summary`'s ``tool_call_success_rate``
+    (of the pooled runs of a model). A grid, not bars, so 60 categories and 20 models
+    stay a few hundred pixels wide.
 
-        Example:
-            >>> from evalnb.analysis.runs import Runs
-            >>> len(tool_success(Runs.empty()).to_dict()["layer"])  # cells, frames, text
-            3
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> len(tool_success(Runs.empty()).to_dict()["layer"])  # cells, frames, text
+        3
     """
     runs = groups.pooled(runs)
     ok = pl.col("tool_calls_ok").fill_null(0)
@@ -124,12 +124,12 @@ def tool_success(runs: Runs) -> alt.LayerChart | alt.FacetChart:
 def turns_and_calls(runs: Runs) -> alt.HConcatChart:
     """Per-task turns and tool calls, as a box per model (min-max whiskers, mean as a diamond).
 
-        The turns panel marks spec 000's healthy average of fewer than 5 turns per task.
+    The turns panel marks spec 000's healthy average of fewer than 5 turns per task.
 
-        Example:
-            >>> from evalnb.analysis.runs import Runs
-            >>> len(turns_and_calls(Runs.empty()).to_dict()["hconcat"])
-            2
+    Example:
+        >>> from evalnb.analysis.runs import Runs
+        >>> len(turns_and_calls(Runs.empty()).to_dict()["hconcat"])
+        2
     """
     runs = groups.pooled(runs)
     tasks = with_labels(runs.tasks.select("run_id", "turns", "tool_call_count"), runs)
