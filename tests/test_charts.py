@@ -32,8 +32,9 @@ from evalnb.records import (
     ToolCallResult,
 )
 from evalnb.store.tables import TABLES, TOOL_CALL_FIGURES, tables_from_records
+from tests.factories import run_of
+from tests.factories import runs_of as make_metric_runs
 from tests.test_context_peaks import attempt
-from tests.test_metrics import make_runs as make_metric_runs
 from tests.test_pass_at_k import attempts
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
@@ -616,7 +617,7 @@ def test_pass_at_k_curves_draw_the_pooled_figures_over_k():
 
 def test_context_peaks_chart_marks_the_drops():
     records = [attempt("t1", [100, 400, 150, 300], {3}), attempt("t2", [100, 200])]
-    runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), records))
+    runs = run_of(records)
     data = rows(charts.context_peaks(runs))
     assert [(r["task_id"], r["call_number"]) for r in data if r["dropped"]] == [("t1", 3)]
     assert {r["task_id"] for r in data} == {"t1", "t2"}

@@ -24,14 +24,13 @@ from evalnb.analysis.runs import Runs
 from evalnb.analysis.thresholds import Thresholds
 from evalnb.records import (
     AgentTrace,
-    RunMeta,
     ScoreResult,
     Task,
     TaskRecord,
     TaskScore,
     ToolCallResult,
 )
-from evalnb.store.tables import tables_from_records
+from tests.factories import run_of
 
 
 def attempt(
@@ -68,8 +67,7 @@ def attempt(
 
 
 def run(run_id: str, model: str, records: list[TaskRecord], started: str = "2026-02-07") -> Runs:
-    meta = RunMeta(run_id=run_id, provider="p", model=model, started_at=started)
-    return Runs(**tables_from_records(meta, records))
+    return run_of(records, run_id, model, started_at=started)
 
 
 OK = ("ls", 0, "")

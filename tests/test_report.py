@@ -13,8 +13,9 @@ from evalnb.analysis.load import load
 from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError
 from evalnb.present.report import terminal_report, write_report
-from evalnb.records import AgentTrace, RunMeta, ScoreResult, Task, TaskRecord, TaskScore
-from evalnb.store.tables import TABLES, tables_from_records
+from evalnb.records import AgentTrace, ScoreResult, Task, TaskRecord, TaskScore
+from evalnb.store.tables import TABLES
+from tests.factories import run_of
 
 SPEC_ROWS = [
     "Tasks passed",
@@ -42,8 +43,7 @@ def _record(task_id: str, verdicts: list[bool], error: str | None = None) -> Tas
 
 
 def _run(run_id: str, model: str, records: list[TaskRecord], **meta) -> Runs:
-    meta = RunMeta(run_id=run_id, provider="sim", model=model, **meta)
-    return Runs.concat([Runs(**tables_from_records(meta, records))])
+    return run_of(records, run_id, model, "sim", **meta)
 
 
 def _by_hand(path: Path) -> tuple[int, int, int, int]:
