@@ -32,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 MISSING = "–"
 """A value that is not known (null or NaN)."""
@@ -40,14 +41,14 @@ RATE_FORMAT = ".1%"
 """:func:`rate` as a d3 format string, for altair's tooltips and axes."""
 
 
-def missing(value: float | None) -> bool:
-    """Whether ``value`` is unknown: null or NaN.
+def known(value: float | None) -> TypeGuard[float]:
+    """Whether ``value`` is known: neither null nor NaN.
 
     Example:
-        >>> missing(None), missing(float("nan")), missing(0.0)
-        (True, True, False)
+        >>> known(None), known(float("nan")), known(0.0)
+        (False, False, True)
     """
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    return value is not None and not math.isnan(value)
 
 
 def duration(ms: float | None) -> str:
@@ -57,7 +58,7 @@ def duration(ms: float | None) -> str:
         >>> duration(850), duration(12_340), duration(252_000), duration(None)
         ('850 ms', '12.3 s', '4.2 min', '–')
     """
-    if ms is None or missing(ms):
+    if not known(ms):
         return MISSING
     if ms < 1000:
         return f"{ms:.0f} ms"
@@ -73,7 +74,7 @@ def rate(value: float | None) -> str:
         >>> rate(0.123), rate(1.0), rate(None)
         ('12.3%', '100.0%', '–')
     """
-    return MISSING if value is None or missing(value) else f"{value:.1%}"
+    return MISSING if not known(value) else f"{value:.1%}"
 
 
 def rate_interval(value: float | None, lo: float | None, hi: float | None) -> str:
@@ -85,9 +86,9 @@ def rate_interval(value: float | None, lo: float | None, hi: float | None) -> st
         >>> rate_interval(-0.12, -0.3, 0.05)
         '-12.0% [-30.0% to 5.0%]'
     """
-    if value is None or missing(value):
+    if not known(value):
         return MISSING
-    if lo is None or hi is None or missing(lo) or missing(hi):
+    if not (known(lo) and known(hi)):
         return rate(value)
     if lo < 0:
         return f"{value:.1%} [{lo:.1%} to {hi:.1%}]"
@@ -101,7 +102,7 @@ def points(diff: float | None) -> str:
         >>> points(0.042), points(-0.1), points(None)
         ('+4.2 pp', '-10.0 pp', '–')
     """
-    return MISSING if diff is None or missing(diff) else f"{diff * 100:+.1f} pp"
+    return MISSING if not known(diff) else f"{diff * 100:+.1f} pp"
 
 
 def p_value(p: float | None) -> str:
@@ -111,7 +112,7 @@ def p_value(p: float | None) -> str:
         >>> p_value(0.012345), p_value(1.0), p_value(None)
         ('0.0123', '1', '–')
     """
-    return MISSING if p is None or missing(p) else f"{p:.3g}"
+    return MISSING if not known(p) else f"{p:.3g}"
 
 
 def count(n: int | None) -> str:
@@ -131,7 +132,7 @@ def tokens(n: int | float | None) -> str:
         >>> tokens(850), tokens(12_345), tokens(1_234_567), tokens(None)
         ('850', '12K', '1.2M', '–')
     """
-    if n is None or missing(n):
+    if not known(n):
         return MISSING
     if n >= 1_000_000:
         return f"{n / 1e6:.1f}M"
@@ -145,7 +146,7 @@ def cost(usd: float | None) -> str:
         >>> cost(1.5), cost(1234.5), cost(0.0042), cost(0), cost(None)
         ('$1.50', '$1,234.50', '$0.0042', '$0.00', '–')
     """
-    if usd is None or missing(usd):
+    if not known(usd):
         return MISSING
     return f"${usd:,.2f}" if abs(usd) >= 0.01 or usd == 0 else f"${usd:.4f}"
 
@@ -157,7 +158,7 @@ def number(value: float | None, digits: int = 2) -> str:
         >>> number(2.0), number(2.5), number(1 / 3), number(1 / 3, 1), number(None)
         ('2', '2.5', '0.33', '0.3', '–')
     """
-    if value is None or missing(value):
+    if not known(value):
         return MISSING
     if float(value).is_integer():
         return str(int(value))
