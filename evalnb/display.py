@@ -22,7 +22,7 @@ other number         :func:`number`               ``2``, ``2.5``, ``0.33``
 Durations are in seconds below two minutes (so 90 s reads "90.0 s", not "1.5 min").
 An interval that reaches below zero (a difference's can) reads "-12.0% [-30.0% to 5.0%]".
 A NaN is missing, as null is. Charts format in the browser with d3's format strings:
-:data:`RATE_FORMAT` is :func:`rate`'s.
+:data:`RATE_FORMAT` is :func:`rate`'s and :data:`P_VALUE_FORMAT` :func:`p_value`'s.
 
 Example:
     >>> duration(90_000), rate(0.123), rate(None), rate_interval(0.5, 0.2, 0.8)
@@ -39,6 +39,9 @@ MISSING = "–"
 
 RATE_FORMAT = ".1%"
 """:func:`rate` as a d3 format string, for altair's tooltips and axes."""
+
+P_VALUE_FORMAT = ".3g"
+""":func:`p_value` as a d3 format string."""
 
 
 def known(value: float | None) -> TypeGuard[float]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from evalnb import display as fmt
 from evalnb.analysis.guidance import METRICS as GUIDANCE_METRICS
 from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.interaction import interaction as interaction_metrics
@@ -196,8 +197,8 @@ def guidance_differences(
             alt.Tooltip("diff:Q", title="difference", format="+.3~f"),
             alt.Tooltip("diff_lo:Q", title="95% low", format="+.3~f"),
             alt.Tooltip("diff_hi:Q", title="95% high", format="+.3~f"),
-            alt.Tooltip("p_value:Q", title="p (exact sign-flip)", format=".3g"),
-            alt.Tooltip("p_holm:Q", title="p, Holm-adjusted", format=".3g"),
+            alt.Tooltip("p_value:Q", title="p (exact sign-flip)", format=fmt.P_VALUE_FORMAT),
+            alt.Tooltip("p_holm:Q", title="p, Holm-adjusted", format=fmt.P_VALUE_FORMAT),
             alt.Tooltip("n_shared:Q", title="shared tasks"),
         ],
     )
