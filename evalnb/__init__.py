@@ -51,7 +51,7 @@ from evalnb.analysis import stats as _stats
 from evalnb.analysis import summary as _summary
 from evalnb.analysis.boundary import checked
 from evalnb.analysis.runs import Runs
-from evalnb.analysis.thresholds import GuidanceThresholds, Thresholds
+from evalnb.analysis.thresholds import DiagnosisThresholds, GuidanceThresholds, Thresholds
 from evalnb.errors import EvalnbError, InputError, ProviderError, SetupError
 from evalnb.version import __version__
 
@@ -108,6 +108,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DiagnosisThresholds",
     "EvalnbError",
     "GuidanceThresholds",
     "InputError",

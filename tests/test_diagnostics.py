@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import polars as pl
 import pytest
+from pydantic import ValidationError
 
 from evalnb.analysis.diagnostics import (
     DIAGNOSES,
@@ -21,7 +22,7 @@ from evalnb.analysis.diagnostics import (
     normalise_error,
 )
 from evalnb.analysis.runs import Runs
-from evalnb.analysis.thresholds import Thresholds
+from evalnb.analysis.thresholds import DiagnosisThresholds, Thresholds
 from evalnb.records import (
     AgentTrace,
     ScoreResult,
@@ -209,6 +210,22 @@ def test_diagnose_classifies_each_cross_model_pattern():
         "tool": "tool limitation",
     }
     assert set(got.values()) <= set(DIAGNOSES)
+
+
+def test_diagnose_reads_its_cut_offs_from_diagnosis_thresholds():
+    # "reason" takes 3 calls against 1 and "cost" 250 tokens against 100: gaps above 2x
+    # but not above 3x; "shown" is 4/4 against 0/4 (p = 0.029), not at most 0.01
+    strict = DiagnosisThresholds(gap_factor=3, capability_alpha=0.01)
+    got = dict(
+        diagnose(cross_model_runs(), thresholds=strict).select("task_id", "diagnosis").rows()
+    )
+    assert (got["reason"], got["cost"], got["shown"]) == (
+        "consistent",
+        "consistent",
+        "not enough attempts",
+    )
+    with pytest.raises(ValidationError, match="gap_facter"):
+        DiagnosisThresholds(gap_facter=3)
 
 
 def test_tool_limitation_names_the_shared_stderr_and_the_failing_command():

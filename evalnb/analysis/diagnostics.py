@@ -30,19 +30,9 @@ from evalnb.analysis.categories import by_category
 from evalnb.analysis.interaction import command_rows
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.summary import summary
-from evalnb.analysis.thresholds import Thresholds
+from evalnb.analysis.thresholds import DiagnosisThresholds, Thresholds
 from evalnb.analysis.verdicts import PASSED
 from evalnb.store.tables import KEYS
-
-CATEGORY_FAIL_RATE = 0.5
-"""A category "fails" for a model when its rate (score / max_score) is below this."""
-
-GAP_FACTOR = 2.0
-"""Two figures "differ" when the largest is more than this many times the smallest."""
-
-CAPABILITY_ALPHA = 0.05
-"""Models differ in capability on a task only when Fisher's exact test of model against
-pass/fail over the task's attempts gives p at most this (see :func:`diagnose`)."""
 
 FISHER_DRAWS = 20_000
 """Seeded Monte Carlo tables of Fisher's exact test with more than two models."""
@@ -236,7 +226,11 @@ def _profiles(runs: Runs) -> pl.DataFrame:
     )
 
 
-def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFrame:
+def diagnose(
+    runs: Runs,
+    by: Literal["task", "category"] = "task",
+    thresholds: DiagnosisThresholds | None = None,
+) -> pl.DataFrame:
     """Spec 000's cross-model diagnostics, one row per task (or per category).
 
     Only the latest run of each model takes part (latest ``started_at``, then the
@@ -253,7 +247,7 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     model capability difference      some models pass, others fail, and the attempts
                                      show it: Fisher's exact test of independence of
                                      model and pass/fail over the task's attempts
-                                     gives p <= :data:`CAPABILITY_ALPHA` (two models:
+                                     gives p <= ``capability_alpha`` (two models:
                                      the exact two-sided test; more: the
                                      Fisher-Freeman-Halton test, scipy, by
                                      :data:`FISHER_DRAWS` seeded Monte Carlo tables)
@@ -262,7 +256,7 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
                                      split cleanly need 4 attempts each, 4/4 vs 0/4
                                      giving p = 0.029, where 3/3 vs 0/3 gives 0.1)
     reasoning efficiency gap         all pass; mean tool calls per attempt differ by
-                                     more than :data:`GAP_FACTOR` (max > 2 x min)
+                                     more than ``gap_factor`` (max > 2 x min)
     cost efficiency gap              all pass; mean tokens (input + output) per attempt
                                      differ by more than 2x
     consistent                       all pass, similar effort
@@ -276,7 +270,7 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     whose attempts at the task disagree (some passed, some not: a flaky task).
 
     ``by="category"``: one row per category: the category "fails" for a model when
-    its rate (score / max_score) is below :data:`CATEGORY_FAIL_RATE`; all models fail
+    its rate (score / max_score) is below ``category_fail_rate``; all models fail
     -> "tool missing builtins for domain", some -> "model capability difference",
     none -> "consistent" (fewer than 2 models -> "single model"). ``failed_by`` lists
     the models under the cut-off; evidence gives each model's rate.
@@ -287,9 +281,10 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     """
     if by not in ("task", "category"):
         raise ValueError(f"by must be 'task' or 'category', got {by!r}")
+    limits = thresholds or DiagnosisThresholds()
     latest = _latest_runs(runs)
     if by == "category":
-        return _diagnose_categories(latest)
+        return _diagnose_categories(latest, limits)
     per_model = (
         latest.tasks.group_by("task_id", "model")
         .agg(
@@ -308,7 +303,7 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     out = []
     for (task_id,), group in per_model.group_by("task_id", maintain_order=True):
         rows = group.to_dicts()
-        diagnosis, evidence = _classify(task_id, rows, stderr, blamed, checks)
+        diagnosis, evidence = _classify(task_id, rows, stderr, blamed, checks, limits)
         out.append(
             {
                 "task_id": task_id,
@@ -359,6 +354,7 @@ def _classify(
     stderr: dict[tuple[str, str], set[str]],
     blamed: dict[tuple[str, str], set[str]],
     checks: dict[tuple[str, str], set[str]],
+    limits: DiagnosisThresholds,
 ) -> tuple[str, list[str]]:
     if len(rows) < 2:
         return "single model", []
@@ -372,22 +368,22 @@ def _classify(
             return "tool limitation", [f"stderr: {line}" for line in sorted(shared)] + why
         return "all models fail", why
     if failed:
-        diagnosis, test = _split(rows)
+        diagnosis, test = _split(rows, limits.capability_alpha)
         return diagnosis, test + why
     for metric, diagnosis, render in (
         ("tool_calls", "reasoning efficiency gap", fmt.number),
         ("tokens", "cost efficiency gap", fmt.tokens),
     ):
         values = [r[metric] for r in rows]
-        if None not in values and max(values) > GAP_FACTOR * min(values):
+        if None not in values and max(values) > limits.gap_factor * min(values):
             shown = ", ".join(f"{r['model']} {render(r[metric])}" for r in rows)
             return diagnosis, [f"{metric.replace('_', ' ')} per attempt: {shown}"]
     return "consistent", []
 
 
-def _split(rows: list[dict]) -> tuple[str, list[str]]:
+def _split(rows: list[dict], alpha: float) -> tuple[str, list[str]]:
     """Some models pass, others fail: a capability difference only when the attempts
-    show it (:data:`CAPABILITY_ALPHA`), else "not enough attempts"; with the evidence."""
+    show it (Fisher's p at most ``alpha``), else "not enough attempts"; with the evidence."""
     import numpy as np  # scipy and numpy load only when models are compared
     from scipy.stats import MonteCarloMethod, fisher_exact
 
@@ -399,8 +395,8 @@ def _split(rows: list[dict]) -> tuple[str, list[str]]:
         result = fisher_exact(table, method=draws)
     p = float(np.ravel(result.pvalue)[0])  # scipy gives some tables' p as a 1-element array
     shares = ", ".join(f"{r['model']} {r['passes']}/{r['attempts']}" for r in rows)
-    line = f"passed attempts: {shares}; Fisher exact p = {p:.3g} across {len(rows)} models"
-    shown = p <= CAPABILITY_ALPHA
+    line = f"passed attempts: {shares}; Fisher exact p = {fmt.p_value(p)} across {len(rows)} models"
+    shown = p <= alpha
     return ("model capability difference" if shown else "not enough attempts"), [line]
 
 
@@ -416,12 +412,12 @@ def _evidence(
     return [f"{what}: {item} ({', '.join(sorted(ms))})" for item, ms in ordered]
 
 
-def _diagnose_categories(latest: Runs) -> pl.DataFrame:
+def _diagnose_categories(latest: Runs, limits: DiagnosisThresholds) -> pl.DataFrame:
     out = []
     rates = by_category(latest).filter(pl.col("rate").is_not_null()).sort("category", "model")
     for (category,), group in rates.group_by("category", maintain_order=True):
         rows = group.select("model", "rate").rows()
-        failed = [m for m, rate in rows if rate < CATEGORY_FAIL_RATE]
+        failed = [m for m, rate in rows if rate < limits.category_fail_rate]
         if len(rows) < 2:
             diagnosis = "single model"
         elif len(failed) == len(rows):

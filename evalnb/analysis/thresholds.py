@@ -3,6 +3,8 @@
 - :class:`Thresholds`: spec 000's healthy profile and friction signals
   (:func:`evalnb.analysis.diagnostics.friction`; the charts draw the healthy profile's
   reference lines from it).
+- :class:`DiagnosisThresholds`: the cut-offs of spec 000's cross-model diagnostics
+  (:func:`evalnb.analysis.diagnostics.diagnose`).
 - :class:`GuidanceThresholds`: where "high" starts for spec 002's diagnostic patterns
   (:func:`evalnb.analysis.guidance.compare_guidance`).
 
@@ -48,6 +50,28 @@ class Thresholds(Record):
     )
     friction_no_natural_stop: float = Field(
         0.20, description="friction: share of tasks without natural stop above this"
+    )
+
+
+class DiagnosisThresholds(Record):
+    """The cut-offs of spec 000's cross-model diagnostics (override any).
+
+    Example:
+        >>> DiagnosisThresholds(gap_factor=3).gap_factor
+        3.0
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    category_fail_rate: float = Field(
+        0.5, description="a category fails for a model with its rate below this"
+    )
+    gap_factor: float = Field(
+        2.0, description="two figures differ when the largest is more than this x the smallest"
+    )
+    capability_alpha: float = Field(
+        0.05,
+        description="models differ in capability on a task with Fisher's exact p at most this",
     )
 
 
