@@ -23,7 +23,7 @@ from pathlib import Path
 import polars as pl
 
 import evalnb as en
-from evalnb.analysis import metrics
+from evalnb.analysis import summary as summary_module
 from evalnb.formats.scenario import load_scenario
 from evalnb.records import AgentTrace, ToolCallResult
 from evalnb.resources import dataset_path
@@ -58,7 +58,7 @@ def summary_overhead() -> None:
     """Section 2: summary with and without judge_costs on runs without judges."""
     from bench.frames import base_runs, replicate
 
-    real = metrics.judge_costs
+    real = summary_module.judge_costs
 
     def none(runs: en.Runs, prices: object = None) -> pl.LazyFrame:
         return pl.LazyFrame(schema={"run_key": pl.Int64, "judge_cost_usd": pl.Float64})
@@ -72,11 +72,11 @@ def summary_overhead() -> None:
         print(f"\n{rows:,} tool calls, {runs.tasks.height:,} attempts, no judge:\n")
         for _ in range(ROUNDS):  # alternating, so that neither variant runs warmer
             for label, judge_costs in variants.items():
-                metrics.judge_costs = judge_costs  # type: ignore[assignment]
+                summary_module.judge_costs = judge_costs  # type: ignore[assignment]
                 wall, cpu = time.perf_counter(), time.process_time()
                 en.summary(runs)
                 times[label].append((time.perf_counter() - wall, time.process_time() - cpu))
-        metrics.judge_costs = real
+        summary_module.judge_costs = real
     print(f"| summary (median of {ROUNDS}) | wall (ms) | CPU (ms) |")
     print("|---|---|---|")
     for label, pairs in times.items():

@@ -8,7 +8,7 @@ The analysis API, one function per tidy table or figure::
     en.by_category(runs)      # one row per (run, category)
     en.context_growth(runs)   # spec 003 per task
     en.interaction(runs)      # spec 002 layer 1 per task
-    en.friction(runs)         # spec 000 healthy profile and friction signals
+    en.friction(runs)         # spec 000 healthy profile and friction signals (en.Thresholds)
     en.diagnose(runs)         # spec 000 cross-model diagnostics
     en.compare(runs, "a", "b")   # paired comparison on shared tasks
     en.compare_all(runs)         # every pair on the same dataset, Holm-adjusted
@@ -36,6 +36,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from evalnb.analysis import categories as _categories
+from evalnb.analysis import compare as _compare
 from evalnb.analysis import context as _context
 from evalnb.analysis import diagnostics as _diagnostics
 from evalnb.analysis import flaky as _flaky
@@ -43,12 +45,13 @@ from evalnb.analysis import guidance as _guidance
 from evalnb.analysis import interaction as _interaction
 from evalnb.analysis import judge_agreement as _judge_agreement
 from evalnb.analysis import load as _load
-from evalnb.analysis import metrics as _metrics
 from evalnb.analysis import pass_at_k as _pass_at_k
 from evalnb.analysis import regression as _regression
 from evalnb.analysis import stats as _stats
+from evalnb.analysis import summary as _summary
 from evalnb.analysis.boundary import checked
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.thresholds import DiagnosisThresholds, GuidanceThresholds, Thresholds
 from evalnb.errors import (
     DamagedInputWarning,
     DataQualityWarning,
@@ -64,12 +67,17 @@ from evalnb.errors import (
 from evalnb.version import __version__
 
 # the public analysis API checks its arguments' types (evalnb.analysis.boundary)
+by_category = checked(_categories.by_category)
+compare = checked(_compare.compare)
+compare_all = checked(_compare.compare_all)
+context_growth = checked(_context.context_growth)
 context_peaks = checked(_context.context_peaks)
 common_errors = checked(_diagnostics.common_errors)
 diagnose = checked(_diagnostics.diagnose)
 failing_commands = checked(_diagnostics.failing_commands)
 friction = checked(_diagnostics.friction)
 consistency = checked(_flaky.consistency)
+epoch_variance = checked(_flaky.epoch_variance)
 flaky_tasks = checked(_flaky.flaky_tasks)
 compare_guidance = checked(_guidance.compare_guidance)
 command_rows = checked(_interaction.command_rows)
@@ -77,16 +85,11 @@ interaction = checked(_interaction.interaction)
 judge_agreement = checked(_judge_agreement.judge_agreement)
 judge_scores = checked(_judge_agreement.judge_scores)
 load = checked(_load.load)
-by_category = checked(_metrics.by_category)
-compare = checked(_metrics.compare)
-compare_all = checked(_metrics.compare_all)
-context_growth = checked(_metrics.context_growth)
-epoch_variance = checked(_metrics.epoch_variance)
-summary = checked(_metrics.summary)
 pass_at_k = checked(_pass_at_k.pass_at_k)
 regression_gate = checked(_regression.regression_gate)
 task_diff = checked(_regression.task_diff)
 tasks_needed = checked(_stats.tasks_needed)
+summary = checked(_summary.summary)
 
 if TYPE_CHECKING:
     from evalnb.demo import ensure_demo_runs
@@ -118,15 +121,18 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DamagedInputWarning",
     "DataQualityWarning",
+    "DiagnosisThresholds",
     "EvalnbError",
     "EvalnbWarning",
     "FallbackWarning",
+    "GuidanceThresholds",
     "InputError",
     "MissingPriceWarning",
     "PartialRunWarning",
     "ProviderError",
     "Runs",
     "SetupError",
+    "Thresholds",
     "__version__",
     "by_category",
     "charts",

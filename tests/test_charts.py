@@ -9,13 +9,16 @@ import altair as alt
 import polars as pl
 import pytest
 
-from evalnb.analysis import metrics
+from evalnb.analysis.categories import by_category
 from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.interaction import interaction
 from evalnb.analysis.pass_at_k import pass_at_k
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import clustered_wilson, wilson
+from evalnb.analysis.summary import summary
 from evalnb.present import charts, groups
+from evalnb.present.charts.parts import OVERALL_LABEL, PASS_LABEL, SIMULATED_NOTE, run_color
+from evalnb.present.charts.tools import ALL_CATEGORIES
 from evalnb.records import (
     AgentTrace,
     ContentBlock,
@@ -29,8 +32,9 @@ from evalnb.records import (
     ToolCallResult,
 )
 from evalnb.store.tables import TABLES, TOOL_CALL_FIGURES, tables_from_records
+from tests.factories import run_of
+from tests.factories import runs_of as make_metric_runs
 from tests.test_context_peaks import attempt
-from tests.test_metrics import make_runs as make_metric_runs
 from tests.test_pass_at_k import attempts
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
@@ -135,7 +139,7 @@ def record(task_id: str, checks: list[bool], exits: list[int], tokens: list[int]
             total_output_tokens=20 * len(tokens),
             duration_ms=1000.0,
         ),
-        score=TaskScore(task_id=task_id, results=results, score=sum(checks), max_score=len(checks)),
+        score=TaskScore.from_results(task_id, results),
     )
 
 
@@ -244,7 +248,7 @@ def group_of(runs: Runs) -> dict[str, str]:
 
 
 def group_summary(runs: Runs) -> pl.DataFrame:
-    return metrics.summary(groups.pooled(runs)).with_columns(pl.col("run_id").alias("run_label"))
+    return summary(groups.pooled(runs)).with_columns(pl.col("run_id").alias("run_label"))
 
 
 def test_labels_mark_simulated_runs_and_tell_apart_runs_of_one_model(runs):
@@ -253,17 +257,17 @@ def test_labels_mark_simulated_runs_and_tell_apart_runs_of_one_model(runs):
 
 
 def test_a_chart_of_simulated_runs_says_so_in_its_subtitle(runs):
-    assert charts.SIMULATED_NOTE in title_of(charts.rates_by_model(runs))["subtitle"]
+    assert SIMULATED_NOTE in title_of(charts.rates_by_model(runs))["subtitle"]
     real = runs.filter(pl.col("run_id") == "a1")
-    assert charts.SIMULATED_NOTE not in title_of(charts.rates_by_model(real)).get("subtitle", [])
+    assert SIMULATED_NOTE not in title_of(charts.rates_by_model(real)).get("subtitle", [])
 
 
 def test_rates_by_model_plots_the_summary_pass_and_overall_rates_with_intervals(runs):
     data = by(rows(charts.rates_by_model(runs)), "run_label", "measure")
     summary = group_summary(runs)
     for row in summary.iter_rows(named=True):
-        passed = data[row["run_label"], charts.PASS_LABEL]
-        overall = data[row["run_label"], charts.OVERALL_LABEL]
+        passed = data[row["run_label"], PASS_LABEL]
+        overall = data[row["run_label"], OVERALL_LABEL]
         assert (passed["value"], passed["lo"], passed["hi"]) == (
             row["pass_rate"],
             row["pass_rate_lo"],
@@ -275,9 +279,9 @@ def test_rates_by_model_plots_the_summary_pass_and_overall_rates_with_intervals(
             row["overall_rate_hi"],
         )
     # By hand, run a1: t1 and t3 pass of 4 tasks; checks 2 + 1 + 1 + 0 of 2 + 2 + 1 + 1.
-    assert data[A1, charts.PASS_LABEL]["value"] == 0.5
-    assert data[A1, charts.OVERALL_LABEL]["value"] == pytest.approx(4 / 6)
-    assert data[A1, charts.PASS_LABEL]["count"] == "2/4 tasks passed"
+    assert data[A1, PASS_LABEL]["value"] == 0.5
+    assert data[A1, OVERALL_LABEL]["value"] == pytest.approx(4 / 6)
+    assert data[A1, PASS_LABEL]["count"] == "2/4 tasks passed"
 
 
 def test_category_heatmap_annotates_passed_over_total(runs):
@@ -285,7 +289,7 @@ def test_category_heatmap_annotates_passed_over_total(runs):
     assert data[A1, "files"]["cell"] == "1/2"  # t1 passed, t2 failed
     assert data[B1, "json"]["cell"] == "0/2"  # t3 and t4 failed
     assert data[A2, "json"]["pass_rate"] == 1.0
-    expected = metrics.by_category(runs).filter(run_id="b1", category="files").row(0, named=True)
+    expected = by_category(runs).filter(run_id="b1", category="files").row(0, named=True)
     got = data[B1, "files"]
     assert (got["pass_rate_lo"], got["pass_rate_hi"]) == (
         expected["pass_rate_lo"],
@@ -300,7 +304,7 @@ def test_tool_success_counts_exit_code_zero_per_category_and_overall(runs):
     assert data[A1, "json"]["value"] == pytest.approx(2 / 5)
     summary = group_summary(runs)
     for row in summary.iter_rows(named=True):
-        overall = data[row["run_label"], charts.ALL_CATEGORIES]
+        overall = data[row["run_label"], ALL_CATEGORIES]
         assert overall["value"] == pytest.approx(row["tool_call_success_rate"])
         assert overall["lo"] == pytest.approx(row["tool_call_success_rate_lo"])
         assert overall["hi"] == pytest.approx(row["tool_call_success_rate_hi"])
@@ -358,11 +362,11 @@ def test_tool_success_aggregates_a_million_tool_calls_before_plotting(runs):
     data = rows(chart)
     bars = [r for r in data if "run_label" in r]
     assert len(bars) == 3 * 3  # 3 runs x (2 categories + all)
-    assert sum(r["calls"] for r in bars if r["category"] == charts.ALL_CATEGORIES) == n
-    expected = dict(metrics.summary(big_runs).select("run_id", "tool_call_success_rate").rows())
+    assert sum(r["calls"] for r in bars if r["category"] == ALL_CATEGORIES) == n
+    expected = dict(summary(big_runs).select("run_id", "tool_call_success_rate").rows())
     labels = {v: k for k, v in group_of(runs).items()}
     for r in bars:
-        if r["category"] == charts.ALL_CATEGORIES:
+        if r["category"] == ALL_CATEGORIES:
             assert r["value"] == pytest.approx(expected[labels[r["run_label"]]])
 
 
@@ -488,7 +492,7 @@ def test_trend_follows_one_model_over_its_dated_runs_of_one_dataset(runs):
     alpha = sorted(
         (r["when"], r["point"], r["value"])
         for r in data
-        if r["model_label"] == "alpha · guidance v1" and r["measure"] == charts.PASS_LABEL
+        if r["model_label"] == "alpha · guidance v1" and r["measure"] == PASS_LABEL
     )
     # a1 (v1, Jan 1) then a3 (v1, Jan 3); a2 ran guidance v2, so it is no point of the trend.
     assert [(point, v) for _, point, v in alpha] == [
@@ -513,9 +517,9 @@ def seeds(runs: Runs, started: list[str]) -> Runs:
 
 def test_pooled_runs_count_the_attempts_of_every_run(runs):
     two = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"])
-    pooled = metrics.summary(groups.pooled(two)).row(0, named=True)
+    pooled = summary(groups.pooled(two)).row(0, named=True)
     assert pooled["total_tasks"] == two.tasks.height == 8
-    assert pooled["total_passed"] == metrics.summary(two).get_column("total_passed").sum()
+    assert pooled["total_passed"] == summary(two).get_column("total_passed").sum()
 
 
 def test_seeds_started_seconds_apart_are_no_trend(runs):
@@ -525,7 +529,7 @@ def test_seeds_started_seconds_apart_are_no_trend(runs):
 
 def test_seeds_of_one_day_are_one_point_of_the_trend(runs):
     two_days = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-05T10:00:04Z", "2026-01-06T09:00:00Z"])
-    data = [r for r in rows(charts.trend(two_days)) if r["measure"] == charts.PASS_LABEL]
+    data = [r for r in rows(charts.trend(two_days)) if r["measure"] == PASS_LABEL]
     assert sorted((r["point"], r["runs_pooled"], r["total_tasks"]) for r in data) == [
         ("alpha · guidance v1 · 2026-01-05", 2, 8),  # two seeds' attempts pooled
         ("alpha · guidance v1 · 2026-01-06", 1, 4),
@@ -536,9 +540,7 @@ def test_guidance_versions_of_one_model_on_the_same_days_are_two_lines(runs):
     v1 = seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"])
     v2 = Runs(**{n: getattr(v1, n).with_columns(pl.col("run_id") + "-v2") for n in TABLES})
     v2.runs = v2.runs.with_columns(pl.lit("v2").alias("guidance"))
-    data = [
-        r for r in rows(charts.trend(Runs.concat([v1, v2]))) if r["measure"] == charts.PASS_LABEL
-    ]
+    data = [r for r in rows(charts.trend(Runs.concat([v1, v2]))) if r["measure"] == PASS_LABEL]
     assert sorted((r["point"], r["runs_pooled"]) for r in data) == [
         ("alpha · guidance v1 · 2026-01-05", 1),
         ("alpha · guidance v1 · 2026-01-06", 1),
@@ -556,7 +558,7 @@ def test_a_model_keeps_its_colour_in_the_trend(runs):
     mixed = Runs.concat(
         [seeds(runs, ["2026-01-05T10:00:00Z", "2026-01-06T10:00:00Z"]), make_runs(), aardvark]
     )
-    scale = charts._run_color(groups.pooled(mixed)).to_dict()["scale"]  # every model chart's
+    scale = run_color(groups.pooled(mixed)).to_dict()["scale"]  # every model chart's
     colour = dict(zip(scale["domain"], scale["range"], strict=True))
     trend = charts.trend(mixed).to_dict()["spec"]["layer"][0]["encoding"]["color"]["scale"]
     assert trend["domain"] == ["alpha · guidance v1"]
@@ -615,7 +617,7 @@ def test_pass_at_k_curves_draw_the_pooled_figures_over_k():
 
 def test_context_peaks_chart_marks_the_drops():
     records = [attempt("t1", [100, 400, 150, 300], {3}), attempt("t2", [100, 200])]
-    runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), records))
+    runs = run_of(records)
     data = rows(charts.context_peaks(runs))
     assert [(r["task_id"], r["call_number"]) for r in data if r["dropped"]] == [("t1", 3)]
     assert {r["task_id"] for r in data} == {"t1", "t2"}

@@ -14,6 +14,7 @@ from evalnb.formats.claude_code import read_claude_code
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
 from evalnb.store import RunStore
 from evalnb.store.tables import tables_from_records
+from tests.factories import run_of
 from tests.test_claude_code_import import session_lines, write
 
 
@@ -63,7 +64,7 @@ def test_every_figure_equals_a_recount_from_the_calls():
         compacted = {c for c in range(2, len(inputs) + 1) if rng.random() < 0.15}
         cases[f"t{i}"] = (inputs, compacted)
     records = [attempt(t, inputs, compacted) for t, (inputs, compacted) in cases.items()]
-    runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), records))
+    runs = run_of(records)
     for row in context_peaks(runs).iter_rows(named=True):
         inputs, compacted = cases[row["task_id"]]
         got = {k: row[k] for k in recount(inputs, compacted)}

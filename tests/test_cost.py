@@ -12,6 +12,7 @@ from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
 from evalnb.store.tables import tables_from_records
+from tests.factories import run_of
 
 PRICES = Prices(
     models={
@@ -165,7 +166,7 @@ def mixed_run(model: str) -> Runs:
                 extra={} if recorded is None else {"recorded_cost_usd": recorded},
             )
         )
-    return Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model=model), records))
+    return run_of(records, "r", model)
 
 
 def run_cost(runs: Runs) -> float | None:

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from evalnb.analysis.cost import LongContext, Price, Prices, load_prices, task_cost
-from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.summary import summary
 from evalnb.formats.claude_code import read_claude_code
-from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
-from evalnb.store.tables import tables_from_records
+from evalnb.records import AgentTrace, LLMCall, Task, TaskRecord, TaskScore
+from tests import factories
 from tests.test_claude_code_import import session_lines, write
 
 TIERED = Prices(
@@ -54,7 +54,7 @@ def run_of(calls: list[tuple[int, int, int, int, int]]) -> Runs:
     rec = TaskRecord(
         task=Task(id="t", category="c", prompt="p"), trace=trace, score=TaskScore(task_id="t")
     )
-    return Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="tiered"), [rec]))
+    return factories.run_of([rec], model="tiered")
 
 
 def test_each_call_is_charged_at_its_own_rates():

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import polars as pl
 import pytest
+from pydantic import ValidationError
 
 from evalnb.analysis.diagnostics import (
     DIAGNOSES,
-    Thresholds,
     common_errors,
     diagnose,
     failing_commands,
@@ -22,16 +22,16 @@ from evalnb.analysis.diagnostics import (
     normalise_error,
 )
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.thresholds import DiagnosisThresholds, Thresholds
 from evalnb.records import (
     AgentTrace,
-    RunMeta,
     ScoreResult,
     Task,
     TaskRecord,
     TaskScore,
     ToolCallResult,
 )
-from evalnb.store.tables import tables_from_records
+from tests.factories import run_of
 
 
 def attempt(
@@ -68,8 +68,7 @@ def attempt(
 
 
 def run(run_id: str, model: str, records: list[TaskRecord], started: str = "2026-02-07") -> Runs:
-    meta = RunMeta(run_id=run_id, provider="p", model=model, started_at=started)
-    return Runs(**tables_from_records(meta, records))
+    return run_of(records, run_id, model, started_at=started)
 
 
 OK = ("ls", 0, "")
@@ -213,6 +212,22 @@ def test_diagnose_classifies_each_cross_model_pattern():
     assert set(got.values()) <= set(DIAGNOSES)
 
 
+def test_diagnose_reads_its_cut_offs_from_diagnosis_thresholds():
+    # "reason" takes 3 calls against 1 and "cost" 250 tokens against 100: gaps above 2x
+    # but not above 3x; "shown" is 4/4 against 0/4 (p = 0.029), not at most 0.01
+    strict = DiagnosisThresholds(gap_factor=3, capability_alpha=0.01)
+    got = dict(
+        diagnose(cross_model_runs(), thresholds=strict).select("task_id", "diagnosis").rows()
+    )
+    assert (got["reason"], got["cost"], got["shown"]) == (
+        "consistent",
+        "consistent",
+        "not enough attempts",
+    )
+    with pytest.raises(ValidationError, match="gap_facter"):
+        DiagnosisThresholds(gap_facter=3)
+
+
 def test_tool_limitation_names_the_shared_stderr_and_the_failing_command():
     row = diagnose(cross_model_runs()).filter(task_id="tool").row(0, named=True)
     assert row["models"] == ["m1", "m2"]
@@ -319,7 +334,7 @@ def test_category_fails_for_all_models():
         "json": "model capability difference",
     }
     archive = frame.filter(category="archive").row(0, named=True)
-    assert archive["evidence"] == ["m1: rate 33%", "m2: rate 33%"]
+    assert archive["evidence"] == ["m1: rate 33.3%", "m2: rate 33.3%"]
 
 
 def test_diagnose_rejects_an_unknown_level():

@@ -25,9 +25,9 @@ import evalnb
 from evalnb.analysis.runs import Runs
 from evalnb.cli import _parser, main
 from evalnb.formats import detect
-from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
-from evalnb.store.tables import tables_from_records
+from evalnb.records import AgentTrace, Task, TaskRecord, TaskScore, ToolCallResult
 from tests.conftest import ROOT
+from tests.factories import run_of
 
 DATASET_CARDS = [p for folder in ("data", "evalnb/data") for p in (ROOT / folder).rglob("*.md")]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted(DATASET_CARDS)]
@@ -282,7 +282,7 @@ def runs_with_calls(timed_out: list[bool]) -> Runs:
         trace=AgentTrace(tool_calls=calls),
         score=TaskScore(task_id="t", score=0, max_score=1),
     )
-    return Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [record]))
+    return run_of([record])
 
 
 def test_the_add_a_format_recipe_reads_its_log_everywhere(tmp_path, monkeypatch):
@@ -307,9 +307,9 @@ def test_the_add_a_format_recipe_reads_its_log_everywhere(tmp_path, monkeypatch)
 def test_the_add_a_metric_and_add_a_chart_recipes_count_timeouts():
     (metric,) = recipe("Add a metric")
     (chart,) = recipe("Add a chart")
-    import evalnb.charts
+    from evalnb.present.charts import parts
 
-    namespace = dict(vars(evalnb.charts))
+    namespace = dict(vars(parts))
     exec(metric, namespace)
     exec(chart, namespace)
     runs = runs_with_calls([True, False, False, False])

@@ -11,7 +11,7 @@ from evalnb.analysis.stats import wilson
 from evalnb.cli import main
 from evalnb.records import RunMeta
 from evalnb.store import RunStore
-from tests.test_metrics import make_runs
+from tests import factories
 from tests.test_pass_at_k import attempts
 
 # two runs of model m (seeds), one of model n; task -> outcomes per run
@@ -21,7 +21,7 @@ N1 = {"steady": [True, False, False], "never": [False] * 3}
 
 
 def runs_of(*specs: tuple[str, str, dict[str, list[bool]]]):
-    return make_runs(
+    return factories.runs_of(
         *(
             (r, m, [a for t, oks in tasks.items() for a in attempts(t, oks)])
             for r, m, tasks in specs

@@ -308,7 +308,8 @@ def test_an_invalid_trajectory_names_the_file_line_and_field(tmp_path, change, f
 
 
 def test_a_trajectory_without_a_zone_or_tokens_still_loads_with_every_analysis(tmp_path):
-    from evalnb.analysis.metrics import context_growth, summary
+    from evalnb.analysis.context import context_growth
+    from evalnb.analysis.summary import summary
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

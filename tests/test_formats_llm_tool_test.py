@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import summary
+from evalnb.analysis.summary import summary
 from evalnb.cli import main
 from evalnb.errors import InputError
 

@@ -12,7 +12,7 @@ import yaml
 
 from evalnb.analysis.cost import task_cost
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import summary
+from evalnb.analysis.summary import summary
 from evalnb.errors import InputError
 from evalnb.formats.mira import read_mira
 from evalnb.resources import data_path

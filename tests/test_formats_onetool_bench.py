@@ -9,7 +9,7 @@ import pytest
 
 from evalnb.analysis.cost import task_cost
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import summary
+from evalnb.analysis.summary import summary
 from evalnb.errors import InputError
 from evalnb.present.report import terminal_report
 

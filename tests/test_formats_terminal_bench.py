@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import summary
+from evalnb.analysis.summary import summary
 from evalnb.errors import InputError
 from evalnb.present.report import terminal_report
 

@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 
 from evalnb.analysis.interaction import interaction
-from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb.analysis.summary import summary
 from evalnb.cli.imports import import_format
 from evalnb.errors import InputError
 from evalnb.formats.bashkit_eval import read_bashkit_eval

@@ -12,8 +12,9 @@ import pytest
 
 from evalnb.analysis.interaction import command_rows, interaction, interaction_from_transcript
 from evalnb.analysis.runs import Runs
-from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
-from evalnb.store.tables import TABLES, tables_from_records
+from evalnb.records import AgentTrace, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.store.tables import TABLES
+from tests.factories import run_of
 
 NOTES = r"notes\s+(\S+)"
 # the module itself (the package re-exports the function `interaction` under the same name)
@@ -44,12 +45,7 @@ def record(
 
 def make_runs(*runs: tuple[str, list[TaskRecord]]) -> Runs:
     """Runs from ``(run_id, records)`` pairs; the model is named after the run."""
-    return Runs.concat(
-        [
-            Runs(**tables_from_records(RunMeta(run_id=rid, provider="p", model=f"m-{rid}"), recs))
-            for rid, recs in runs
-        ]
-    )
+    return Runs.concat([run_of(recs, rid, f"m-{rid}") for rid, recs in runs])
 
 
 def only_task(frame: pl.DataFrame) -> dict:

@@ -1,4 +1,4 @@
-"""Run summaries, categories, epochs, context growth and paired comparisons (analysis.metrics).
+"""Run summaries, categories, epochs, context growth and paired comparisons (the metrics).
 
 Every expected figure below is worked out by hand from the records built in the test.
 """
@@ -12,17 +12,12 @@ import polars as pl
 import pytest
 from scipy.stats import binomtest
 
+from evalnb.analysis.categories import by_category
+from evalnb.analysis.compare import compare, compare_all
+from evalnb.analysis.context import context_growth
 from evalnb.analysis.cost import Price, Prices
+from evalnb.analysis.flaky import epoch_variance
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import (
-    by_category,
-    compare,
-    compare_all,
-    context_growth,
-    epoch_variance,
-    summary,
-)
-from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import (
     agresti_coull,
     clustered_wilson,
@@ -33,68 +28,14 @@ from evalnb.analysis.stats import (
     sign_flip_test,
     wilson,
 )
+from evalnb.analysis.summary import summary
 from evalnb.records import (
-    AgentTrace,
-    LLMCall,
     RunMeta,
-    ScoreResult,
-    Task,
-    TaskRecord,
-    TaskScore,
-    ToolCallResult,
 )
 from evalnb.store import RunStore
-from evalnb.store.tables import tables_from_records
+from tests.factories import record, runs_of
 
 FREE = Prices(models={"*": Price(free=True, source="test")})
-
-
-def record(
-    task_id: str,
-    checks: list[tuple[bool, float]],
-    *,
-    category: str = "c",
-    epoch: int = 1,
-    exits: tuple[int | None, ...] = (),
-    call_inputs: tuple[int | None, ...] = (),
-    turns: int = 1,
-    natural_stop: bool = True,
-    tokens: tuple[int, int] = (0, 0),
-    duration_ms: float = 0.0,
-    error: str | None = None,
-) -> TaskRecord:
-    """One task attempt; its score is the sum of the passed checks' weights (spec 000)."""
-    results = [ScoreResult(check="exit_code:0", passed=ok, weight=w) for ok, w in checks]
-    trace = AgentTrace(
-        tool_calls=[
-            ToolCallResult(commands="true", exit_code=code, call_index=i)
-            for i, code in enumerate(exits)
-        ],
-        llm_calls=[LLMCall(call_number=i + 1, input_tokens=n) for i, n in enumerate(call_inputs)],
-        turns=turns,
-        natural_stop=natural_stop,
-        total_input_tokens=tokens[0],
-        total_output_tokens=tokens[1],
-        duration_ms=duration_ms,
-    )
-    score = TaskScore(
-        task_id=task_id,
-        results=results,
-        score=sum(w for ok, w in checks if ok),
-        max_score=sum(w for _, w in checks),
-    )
-    task = Task(id=task_id, category=category, prompt="p")
-    return TaskRecord(task=task, epoch=epoch, trace=trace, score=score, error=error)
-
-
-def make_runs(*runs: tuple[str, str, list[TaskRecord]]) -> Runs:
-    """Runs from ``(run_id, model, records)`` triples."""
-    return Runs.concat(
-        [
-            Runs(**tables_from_records(RunMeta(run_id=r, provider="test", model=m), recs))
-            for r, m, recs in runs
-        ]
-    )
 
 
 # One run, three tasks, worked by hand:
@@ -134,7 +75,7 @@ THREE = [
 
 def test_a_tool_call_without_an_exit_code_is_neither_ok_nor_an_error():
     exits = (0, 1, None, None, 0)  # two calls whose source recorded no exit code
-    row = summary(make_runs(("r", "m", [record("t", [(True, 1)], exits=exits)])), prices=FREE)
+    row = summary(runs_of(("r", "m", [record("t", [(True, 1)], exits=exits)])), prices=FREE)
     row = row.row(0, named=True)
     known = [e for e in exits if e is not None]
     assert row["total_tool_calls"] == len(exits)
@@ -145,12 +86,12 @@ def test_a_tool_call_without_an_exit_code_is_neither_ok_nor_an_error():
     )
     assert row["tool_call_success_rate"] == pytest.approx(known.count(0) / len(known))
     unknown_only = record("t", [(True, 1)], exits=(None,))
-    row = summary(make_runs(("r", "m", [unknown_only])), prices=FREE).row(0, named=True)
+    row = summary(runs_of(("r", "m", [unknown_only])), prices=FREE).row(0, named=True)
     assert (row["tool_calls_error"], row["tool_call_success_rate"]) == (0, None)
 
 
 def test_summary_recomputes_every_spec_000_field_from_task_rows():
-    row = summary(make_runs(("r", "m", THREE)), prices=FREE).row(0, named=True)
+    row = summary(runs_of(("r", "m", THREE)), prices=FREE).row(0, named=True)
     assert row["total_tasks"] == 3
     assert row["total_passed"] == 1
     assert row["errored_tasks"] == 1
@@ -170,7 +111,7 @@ def test_summary_recomputes_every_spec_000_field_from_task_rows():
 
 
 def test_summary_intervals_are_clustered_by_task():
-    row = summary(make_runs(("r", "m", THREE)), prices=FREE).row(0, named=True)
+    row = summary(runs_of(("r", "m", THREE)), prices=FREE).row(0, named=True)
     # One attempt per task: the pass rate's interval is the exact binomial one.
     exact = binomtest(1, 3).proportion_ci(method="exact")
     assert (row["pass_rate_lo"], row["pass_rate_hi"]) == pytest.approx(exact)
@@ -191,7 +132,7 @@ def test_epochs_of_a_task_count_as_one_unit_in_every_interval():
         for i in range(4)
         for e in range(1, 6)
     ]
-    row = summary(make_runs(("r", "m", recs)), prices=FREE).row(0, named=True)
+    row = summary(runs_of(("r", "m", recs)), prices=FREE).row(0, named=True)
     assert (row["total_tasks"], row["distinct_tasks"], row["total_passed"]) == (20, 4, 10)
     # r = 0.5, V = 0.25 / 4: n_eff = 4 tasks, small-sample corrected to 3 with t(3).
     expected = pytest.approx(agresti_coull(1.5, 3, z=3.182446))
@@ -203,7 +144,7 @@ def test_epochs_of_a_task_count_as_one_unit_in_every_interval():
 
 def test_the_overall_rate_interval_does_not_collapse_at_100_percent():
     recs = [record(f"t{i}", [(True, 1), (True, 2)], epoch=e) for i in range(5) for e in (1, 2)]
-    row = summary(make_runs(("r", "m", recs)), prices=FREE).row(0, named=True)
+    row = summary(runs_of(("r", "m", recs)), prices=FREE).row(0, named=True)
     assert row["overall_rate"] == 1.0
     # Every task at the same rate: the effective sample size is the 5 tasks, small-sample
     # corrected to 4 with t(0.975, 4) = 2.776445 (two epochs: the variance is estimated).
@@ -214,7 +155,7 @@ def test_the_overall_rate_interval_does_not_collapse_at_100_percent():
 
 def test_nan_scores_count_as_unknown_not_as_nan():
     recs = [record("t1", [(True, 1)]), record("t2", [(True, 1)])]
-    runs = make_runs(("r", "m", recs))
+    runs = runs_of(("r", "m", recs))
     runs.tasks = runs.tasks.with_columns(
         pl.when(pl.col("task_id") == "t2")
         .then(float("nan"))
@@ -229,7 +170,7 @@ def test_nan_scores_count_as_unknown_not_as_nan():
 
 
 def test_summary_of_a_run_without_tasks_has_a_row_with_null_rates():
-    runs = make_runs(("empty", "m", []), ("r", "m", THREE))
+    runs = runs_of(("empty", "m", []), ("r", "m", THREE))
     row = summary(runs, prices=FREE).filter(pl.col("run_id") == "empty").row(0, named=True)
     assert (row["total_tasks"], row["total_passed"], row["total_tool_calls"]) == (0, 0, 0)
     for rate in ("pass_rate", "overall_rate", "tool_call_success_rate", "avg_turns_per_task"):
@@ -238,7 +179,7 @@ def test_summary_of_a_run_without_tasks_has_a_row_with_null_rates():
 
 
 def test_summary_of_a_run_without_tool_calls_has_a_null_success_rate():
-    runs = make_runs(("r", "m", [record("t", [(True, 1)])]))
+    runs = runs_of(("r", "m", [record("t", [(True, 1)])]))
     row = summary(runs, prices=FREE).row(0, named=True)
     assert row["total_tool_calls"] == 0
     assert row["tool_call_success_rate"] is None
@@ -247,7 +188,7 @@ def test_summary_of_a_run_without_tool_calls_has_a_null_success_rate():
 
 
 def test_summary_cost_is_null_with_a_warning_for_an_unpriced_model():
-    runs = make_runs(("r", "unpriced-model", THREE))
+    runs = runs_of(("r", "unpriced-model", THREE))
     with pytest.warns(UserWarning, match="unpriced-model"):
         row = summary(runs, prices=Prices(models={})).row(0, named=True)
     assert row["cost_usd"] is None
@@ -258,12 +199,12 @@ def test_summary_cost_sums_task_costs():
         models={"m": Price(input=1, output=10, cached_input=0, as_of="2026-02", source="t")}
     )
     # 300 input * $1/M + 30 output * $10/M.
-    row = summary(make_runs(("r", "m", THREE)), prices=prices).row(0, named=True)
+    row = summary(runs_of(("r", "m", THREE)), prices=prices).row(0, named=True)
     assert row["cost_usd"] == pytest.approx((300 + 300) / 1e6)
 
 
 def test_summary_rows_are_per_run_and_keep_run_identity_first():
-    runs = make_runs(("r1", "m1", THREE), ("r2", "m2", THREE[:1]))
+    runs = runs_of(("r1", "m1", THREE), ("r2", "m2", THREE[:1]))
     out = summary(runs, prices=FREE).sort("run_id")
     assert out.columns[:10] == [
         "run_id",
@@ -283,13 +224,13 @@ def test_summary_rows_are_per_run_and_keep_run_identity_first():
 
 def test_summary_rows_follow_the_runs_table():
     names = [f"r{i:02}" for i in range(40, 0, -1)]  # not in sorted order
-    runs = make_runs(*((name, "m", THREE[: 1 + i % 3]) for i, name in enumerate(names)))
+    runs = runs_of(*((name, "m", THREE[: 1 + i % 3]) for i, name in enumerate(names)))
     for _ in range(5):
         assert summary(runs, prices=FREE).get_column("run_id").to_list() == names
 
 
 def test_by_category_sums_scores_and_counts_errored_tasks_as_failed():
-    out = by_category(make_runs(("r", "m", THREE)))
+    out = by_category(runs_of(("r", "m", THREE)))
     a, b = out.rows(named=True)
     assert (a["category"], a["tasks"], a["passed"], a["score"], a["max_score"]) == (
         "a",
@@ -319,7 +260,7 @@ def test_epoch_variance_reports_pass_share_and_sample_std_of_rates():
         record("t", [(True, 1), (True, 1)], epoch=3),
         record("u", [(True, 1)], epoch=1),
     ]
-    t, u = epoch_variance(make_runs(("r", "m", recs))).rows(named=True)
+    t, u = epoch_variance(runs_of(("r", "m", recs))).rows(named=True)
     assert (t["epochs"], t["passed"]) == (3, 2)
     assert t["pass_share"] == pytest.approx(2 / 3)
     assert t["rate_mean"] == pytest.approx(5 / 6)
@@ -335,7 +276,7 @@ def test_context_growth_per_task_follows_spec_003():
         record("blind", [(True, 1)], call_inputs=(None, None)),  # no per-call tokens
         record("none", [(True, 1)]),  # no LLM call records at all
     ]
-    out = context_growth(make_runs(("r", "m", recs)))
+    out = context_growth(runs_of(("r", "m", recs)))
     rows = {r["task_id"]: r for r in out.rows(named=True)}
     assert (rows["grow"]["calls"], rows["grow"]["base_context"]) == (3, 100)
     assert rows["grow"]["context_growth_avg"] == 60.0
@@ -361,7 +302,7 @@ def test_null_token_counts_follow_spec_003s_formulas_issue_25_item_5():
         record("last_unknown", [(True, 1)], call_inputs=(1000, 1300, None)),
         record("one_unknown", [(True, 1)], call_inputs=(None,)),
     ]
-    rows = {r["task_id"]: r for r in context_growth(make_runs(("r", "m", recs))).rows(named=True)}
+    rows = {r["task_id"]: r for r in context_growth(runs_of(("r", "m", recs))).rows(named=True)}
     figures = ["base_context", "context_growth_avg", "final_cumulative_input"]
     assert [rows["first_unknown"][f] for f in figures] == [None, None, None]
     assert [rows["middle_unknown"][f] for f in figures] == [1000, 300.0, None]
@@ -372,7 +313,7 @@ def test_null_token_counts_follow_spec_003s_formulas_issue_25_item_5():
 
 
 def test_context_growth_per_run_and_model_aggregates_tasks_with_tokens():
-    runs = make_runs(
+    runs = runs_of(
         ("r1", "m", [record("a", [(True, 1)], call_inputs=(100, 150, 220))]),
         (
             "r2",
@@ -403,7 +344,7 @@ def pass_fail_run(run_id: str, model: str, outcomes: list[bool], **kw) -> tuple:
 
 
 def test_compare_pairs_shared_tasks_with_mcnemar_and_newcombe():
-    runs = make_runs(
+    runs = runs_of(
         pass_fail_run("x", "mx", [True, True, True, False, True, True]),
         pass_fail_run("y", "my", [True, False, False, False, True]),  # no t5
     )
@@ -431,7 +372,7 @@ def test_compare_pairs_shared_tasks_with_mcnemar_and_newcombe():
 def test_compare_with_epochs_uses_per_task_shares_and_the_sign_flip_test():
     x = [record(f"t{i}", [(e <= 2, 1)], epoch=e) for i in range(4) for e in (1, 2, 3)]
     y = [record(f"t{i}", [(e <= i % 2, 1)], epoch=e) for i in range(4) for e in (1, 2, 3)]
-    c = compare(make_runs(("x", "mx", x), ("y", "my", y)), "x", "y")
+    c = compare(runs_of(("x", "mx", x), ("y", "my", y)), "x", "y")
     # x passes 2 of 3 epochs of every task; y passes 0, 1, 0, 1: shares differ by
     # 2/3, 1/3, 2/3, 1/3, all in A's favour: 2 of 16 sign patterns as extreme.
     assert (c.tasks, c.attempts_a, c.attempts_b) == (4, 12, 12)
@@ -445,7 +386,7 @@ def test_compare_with_epochs_uses_per_task_shares_and_the_sign_flip_test():
 def test_compare_weighted_rate_is_the_reports_overall_rate():
     x = [record(f"t{i}", [(True, 1), (i % 2 == 0, 3)], epoch=e) for i in range(5) for e in (1, 2)]
     y = [record(f"t{i}", [(i < 2, 1), (True, 3)], epoch=e) for i in range(5) for e in (1, 2)]
-    runs = make_runs(("x", "mx", x), ("y", "my", y))
+    runs = runs_of(("x", "mx", x), ("y", "my", y))
     rates = dict(summary(runs, prices=FREE).select("run_id", "overall_rate").iter_rows())
     c = compare(runs, "x", "y")
     assert (c.rate_a, c.rate_b) == pytest.approx((rates["x"], rates["y"]))
@@ -462,7 +403,7 @@ def test_compare_leaves_errored_attempts_out_and_counts_them():
             record("t2", [(False, 1)]),
         ],
     )
-    runs = make_runs(x, y)
+    runs = runs_of(x, y)
     c = compare(runs, "x", "y")
     assert (c.tasks, c.tasks_errored, c.errored_a, c.errored_b) == (2, 1, 0, 1)
     assert (c.a_higher, c.b_higher) == (1, 0)
@@ -476,7 +417,7 @@ def test_compare_leaves_a_task_with_an_unknown_score_out_of_the_weighted_test():
     # while the weighted rates left it out.
     x = pass_fail_run("x", "mx", [True, True, True, True])
     y = pass_fail_run("y", "my", [True, False, False, True])
-    runs = make_runs(x, y)
+    runs = runs_of(x, y)
     runs.tasks = runs.tasks.with_columns(
         pl.when((pl.col("run_id") == "x") & (pl.col("task_id") == "t0"))
         .then(float("nan"))
@@ -492,31 +433,31 @@ def test_compare_leaves_a_task_with_an_unknown_score_out_of_the_weighted_test():
 
 
 def test_a_comparison_on_few_tasks_says_what_it_could_detect():
-    few = make_runs(
+    few = runs_of(
         pass_fail_run("x", "mx", [True] * 8 + [False] * 4),
         pass_fail_run("y", "my", [True] * 4 + [False] * 8),
     )
     c = compare(few, "x", "y")
     assert c.tasks == 12 and c.detectable == detectable_difference(12, 0.5)
     sentence = (
-        f"With 12 shared tasks only pass-rate differences of {c.detectable:.2f} or more "
-        "are detectable at 80% power (exact McNemar test at α = 0.05, around the pooled "
-        "pass rate 0.50"
+        f"With 12 shared tasks only pass-rate differences of +{c.detectable * 100:.1f} pp or "
+        "more are detectable at 80% power (exact McNemar test at α = 0.05, around the pooled "
+        "pass rate 50.0%"
     )
     assert sentence in str(c) and sentence in c._repr_markdown_()
-    many = make_runs(pass_fail_run("x", "mx", [True] * 25), pass_fail_run("y", "my", [True] * 25))
+    many = runs_of(pass_fail_run("x", "mx", [True] * 25), pass_fail_run("y", "my", [True] * 25))
     c = compare(many, "x", "y")
     assert c.detectable is None and "detectable" not in str(c)
 
 
 def test_compare_refuses_a_run_compared_with_itself():
-    runs = make_runs(pass_fail_run("x", "mx", [True, False]))
+    runs = runs_of(pass_fail_run("x", "mx", [True, False]))
     with pytest.raises(ValueError, match="itself"):
         compare(runs, "x", "mx")
 
 
 def test_compare_names_runs_by_unique_model_and_lists_candidates_otherwise():
-    runs = make_runs(
+    runs = runs_of(
         pass_fail_run("x1", "dup", [True]),
         pass_fail_run("x2", "dup", [False]),
         pass_fail_run("y", "solo", [True]),
@@ -529,13 +470,13 @@ def test_compare_names_runs_by_unique_model_and_lists_candidates_otherwise():
 
 
 def test_compare_without_shared_tasks_is_an_error():
-    runs = make_runs(pass_fail_run("x", "mx", [True]), ("y", "my", [record("other", [(True, 1)])]))
+    runs = runs_of(pass_fail_run("x", "mx", [True]), ("y", "my", [record("other", [(True, 1)])]))
     with pytest.raises(ValueError, match="share no"):
         compare(runs, "x", "y")
 
 
 def test_comparison_renders_as_frame_text_and_markdown():
-    runs = make_runs(
+    runs = runs_of(
         pass_fail_run("x", "mx", [True, True, False]),
         pass_fail_run("y", "my", [True, False, False]),
     )
@@ -546,11 +487,11 @@ def test_comparison_renders_as_frame_text_and_markdown():
     text = str(c)
     assert "mx (x) vs B = my (y): 3 shared tasks" in text and "exact McNemar p = 1" in text
     md = c._repr_markdown_()
-    assert "| pass rate | 0.667 | 0.333 | +0.333 |" in md
+    assert "| pass rate | 66.7% | 33.3% | +33.3 pp |" in md
 
 
 def test_compare_all_pairs_every_run_and_adds_holm_adjusted_p_values():
-    runs = make_runs(
+    runs = runs_of(
         pass_fail_run("x", "mx", [True] * 8),
         pass_fail_run("y", "my", [False] * 8),
         pass_fail_run("z", "mz", [True] * 4 + [False] * 4),

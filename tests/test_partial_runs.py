@@ -10,8 +10,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from evalnb.analysis.categories import by_category
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import by_category, summary
+from evalnb.analysis.summary import summary
 from evalnb.cli import main
 from evalnb.present.report import PARTIAL_MARK, SIZE_MARK, comparison_markdown, terminal_report
 

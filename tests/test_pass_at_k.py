@@ -15,7 +15,7 @@ from evalnb.analysis.pass_at_k import pass_at_k
 from evalnb.cli import main
 from evalnb.records import RunMeta
 from evalnb.store import RunStore
-from tests.test_metrics import make_runs, record
+from tests.factories import record, runs_of
 
 
 def attempts(task_id: str, outcomes: list[bool], error_on: int | None = None) -> list:
@@ -37,7 +37,7 @@ def random_tasks(seed: int) -> dict[str, list[bool]]:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_each_figure_is_the_mean_of_inspects_reducers_over_tasks_with_k_attempts(seed):
     tasks = random_tasks(seed)
-    runs = make_runs(("r", "m", [a for t, oks in tasks.items() for a in attempts(t, oks)]))
+    runs = runs_of(("r", "m", [a for t, oks in tasks.items() for a in attempts(t, oks)]))
     frame = pass_at_k(runs, k=[1, 2, 3, 5])
     for row in frame.iter_rows(named=True):
         k = row["k"]
@@ -52,19 +52,19 @@ def test_each_figure_is_the_mean_of_inspects_reducers_over_tasks_with_k_attempts
 
 def test_the_formulas_recounted_by_hand():
     # 5 attempts, 2 passed: pass@2 = 1 - C(3,2)/C(5,2) = 0.7; pass^2 = C(2,2)/C(5,2) = 0.1
-    runs = make_runs(("r", "m", attempts("a", [True, True, False, False, False])))
+    runs = runs_of(("r", "m", attempts("a", [True, True, False, False, False])))
     row = pass_at_k(runs, k=[2]).row(0, named=True)
     assert row["pass_at_k"] == pytest.approx(1 - math.comb(3, 2) / math.comb(5, 2))
     assert row["pass_hat_k"] == pytest.approx(math.comb(2, 2) / math.comb(5, 2))
 
 
 def test_an_errored_attempt_counts_as_not_passed():
-    runs = make_runs(("r", "m", attempts("a", [True, True], error_on=1)))
+    runs = runs_of(("r", "m", attempts("a", [True, True], error_on=1)))
     assert pass_at_k(runs, k=[1]).get_column("pass_at_k").item() == 0.5
 
 
 def test_a_k_above_every_tasks_attempts_has_no_estimate():
-    runs = make_runs(("r", "m", attempts("a", [True, False])))
+    runs = runs_of(("r", "m", attempts("a", [True, False])))
     row = pass_at_k(runs, k=[3]).row(0, named=True)
     assert row["tasks"] == 0
     assert row["pass_at_k"] is None and row["pass_at_k_lo"] is None
@@ -74,7 +74,7 @@ def test_intervals_hold_the_estimate_and_never_collapse():
     every_pass = {f"t{i}": [True] * 3 for i in range(8)}
     mixed = random_tasks(4)
     for tasks in (every_pass, mixed):
-        runs = make_runs(("r", "m", [a for t, oks in tasks.items() for a in attempts(t, oks)]))
+        runs = runs_of(("r", "m", [a for t, oks in tasks.items() for a in attempts(t, oks)]))
         for row in pass_at_k(runs, k=[1, 2]).iter_rows(named=True):
             for name in ("pass_at_k", "pass_hat_k"):
                 lo, value, hi = row[f"{name}_lo"], row[name], row[f"{name}_hi"]
@@ -83,7 +83,7 @@ def test_intervals_hold_the_estimate_and_never_collapse():
 
 def test_k_must_be_at_least_one():
     with pytest.raises(ValueError, match="at least 1"):
-        pass_at_k(make_runs(("r", "m", attempts("a", [True]))), k=[0])
+        pass_at_k(runs_of(("r", "m", attempts("a", [True]))), k=[0])
 
 
 def test_summary_json_adds_pass_at_k_and_pass_hat_k_with_limits(tmp_path, capsys):
@@ -102,7 +102,7 @@ def test_summary_json_adds_pass_at_k_and_pass_hat_k_with_limits(tmp_path, capsys
     )
     assert doc["pass_at_1"] == pytest.approx((2 / 3 + 1) / 2) and doc["pass_at_3_tasks"] == 2
     assert main(["summary", str(folder), "--k", "1,3"]) == 0
-    assert "k=3  pass@k 100%" in capsys.readouterr().out
+    assert "k=3  pass@k 100.0%" in capsys.readouterr().out
 
 
 def test_summary_refuses_a_k_below_one(tmp_path, capsys):

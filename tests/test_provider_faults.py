@@ -14,8 +14,8 @@ import httpx2
 import polars as pl
 import pytest
 
-from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import read_run_folder
+from evalnb.analysis.summary import summary
 from evalnb.records import Task
 from evalnb.runtime.bash_case import BashCase
 from evalnb.runtime.providers.anthropic import AnthropicProvider

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.metrics import compare
+from evalnb.analysis.compare import compare
 from evalnb.analysis.regression import regression_gate, task_diff
 from evalnb.analysis.stats import holm, mcnemar_exact
 from evalnb.records import RunMeta, ScoreResult
 from evalnb.store import RunStore
-from tests.test_metrics import make_runs, record
+from tests.factories import record, runs_of
 
 
 def outcomes_run(outcomes: dict[str, list[bool]]) -> list:
@@ -34,7 +34,7 @@ B = {"kept": [True], "lost": [False], "won": [True], "never": [False], "lost2": 
 
 
 def test_task_diff_lists_regressions_first_with_the_checks_that_failed():
-    runs = make_runs(("a", "ma", outcomes_run(A)), ("b", "mb", outcomes_run(B)))
+    runs = runs_of(("a", "ma", outcomes_run(A)), ("b", "mb", outcomes_run(B)))
     diff = task_diff(runs, "a", "b")
     # recount: a task flips when its majority verdict differs (lost2: 2/2 vs 1/2, a tie fails)
     expected = [
@@ -52,7 +52,7 @@ def test_task_diff_lists_regressions_first_with_the_checks_that_failed():
 
 def test_task_diff_names_an_errored_attempt():
     errored = record("t", [(True, 1)], error="provider unreachable")
-    runs = make_runs(("a", "ma", [record("t", [(True, 1)])]), ("b", "mb", [errored]))
+    runs = runs_of(("a", "ma", [record("t", [(True, 1)])]), ("b", "mb", [errored]))
     assert task_diff(runs, "a", "b").get_column("failed_checks_b").item().to_list() == [
         "error: provider unreachable"
     ]
@@ -60,7 +60,7 @@ def test_task_diff_names_an_errored_attempt():
 
 def test_the_gate_is_holm_adjusted_over_the_metrics_it_watches():
     worse = {f"t{i}": [i < 2] for i in range(12)}
-    runs = make_runs(
+    runs = runs_of(
         ("a", "ma", outcomes_run({t: [True] for t in worse})), ("b", "mb", outcomes_run(worse))
     )
     comparison = compare(runs, "a", "b")

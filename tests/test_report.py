@@ -8,13 +8,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from evalnb.analysis.categories import by_category
 from evalnb.analysis.load import load
-from evalnb.analysis.metrics import by_category
 from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError
 from evalnb.present.report import terminal_report, write_report
-from evalnb.records import AgentTrace, RunMeta, ScoreResult, Task, TaskRecord, TaskScore
-from evalnb.store.tables import TABLES, tables_from_records
+from evalnb.records import AgentTrace, ScoreResult, Task, TaskRecord, TaskScore
+from evalnb.store.tables import TABLES
+from tests.factories import run_of
 
 SPEC_ROWS = [
     "Tasks passed",
@@ -36,16 +37,13 @@ def _record(task_id: str, verdicts: list[bool], error: str | None = None) -> Tas
     return TaskRecord(
         task=Task(id=task_id, category="cat", prompt="p"),
         trace=AgentTrace(turns=2, natural_stop=True, duration_ms=1000),
-        score=TaskScore(
-            task_id=task_id, results=checks, score=sum(verdicts), max_score=len(verdicts)
-        ),
+        score=TaskScore.from_results(task_id, checks),
         error=error,
     )
 
 
 def _run(run_id: str, model: str, records: list[TaskRecord], **meta) -> Runs:
-    meta = RunMeta(run_id=run_id, provider="sim", model=model, **meta)
-    return Runs.concat([Runs(**tables_from_records(meta, records))])
+    return run_of(records, run_id, model, "sim", **meta)
 
 
 def _by_hand(path: Path) -> tuple[int, int, int, int]:
@@ -63,11 +61,11 @@ def test_terminal_report_lists_tasks_then_the_run_summary(bashkit_eval_files):
     assert any(line.startswith("FAIL  text_sed_config") and line.endswith("1/4") for line in lines)
     assert sum(line.startswith(("PASS", "FAIL")) for line in lines) == 25
     assert "Tasks passed: 19/25" in lines  # the fixtures README: Haiku 19/25
-    assert any(line.startswith("Pass rate: 76% [") for line in lines)  # 19/25
-    assert any(line.startswith("Overall rate: 92% [") for line in lines)  # 97/106 = 91.5%
+    assert any(line.startswith("Pass rate: 76.0% [") for line in lines)  # 19/25
+    assert any(line.startswith("Overall rate: 91.5% [") for line in lines)  # 97/106 = 91.5%
     assert "Tool calls (ok/err): 116 (93/23)" in lines
-    assert any(line.startswith("Tool call success: 80% [") for line in lines)  # 93/116
-    assert "text_processing: 50%  1/3 passed" in lines  # score 4 of 8, one task of three
+    assert any(line.startswith("Tool call success: 80.2% [") for line in lines)  # 93/116
+    assert "text_processing: 50.0%  1/3 passed" in lines  # score 4 of 8, one task of three
 
 
 def test_terminal_report_shows_errors_and_simulated_models():
@@ -91,7 +89,7 @@ def test_report_md_has_labelled_rates_categories_and_every_check(bashkit_eval_fi
     assert text.count("\n| Overall rate | ") == 3
     assert "| Tasks passed | 19/25 |" in text
     assert "### By category" in text
-    assert "| text_processing | 3 | 1 | 33% [" in text  # Haiku: 1 of 3 passed
+    assert "| text_processing | 3 | 1 | 33.3% [" in text  # Haiku: 1 of 3 passed
     assert "### Friction signals" in text
     assert text.count("\n| friction | low_tool_call_success | ") == 3  # one row per run
     assert text.count("#### ") == 75
@@ -112,13 +110,13 @@ def test_comparison_md_follows_the_spec_baseline_layout(bashkit_eval_files, tmp_
     assert f"| Tool calls (ok/err) | {calls} |" in text
     assert "| Tool calls (ok/err) | 116 (93/23) |" in text  # Haiku, as in the file's summary
     row = next(line for line in text.splitlines() if line.startswith("| Overall rate |"))
-    assert row.split(" | ")[1].startswith("92% [")  # Haiku 97/106
+    assert row.split(" | ")[1].startswith("91.5% [")  # Haiku 97/106
     row = next(line for line in text.splitlines() if line.startswith("| Tool call success |"))
     shown = [c.split(" ")[0] for c in row.split(" | ")[1:]]
-    assert shown == [f"{ok / t:.0%}" for _, _, ok, t in counts]
-    assert shown[0] == "80%"  # Haiku 93/116
+    assert shown == [f"{ok / t:.1%}" for _, _, ok, t in counts]
+    assert shown[0] == "80.2%"  # Haiku 93/116
     assert "### Per-Category Rates" in text
-    assert "| text_processing | 50% [" in text  # Haiku: 4/8 weighted, with its interval,
+    assert "| text_processing | 50.0% [" in text  # Haiku: 4/8 weighted, with its interval,
     assert "%] (1/3) |" in text  # and 1 of 3 passed
     assert "### Trend" not in text  # all three runs are from one date
 
@@ -128,9 +126,9 @@ def test_comparison_md_gives_each_category_rate_its_interval(tmp_path):
     runs = _run("r", "m", recs)
     text = write_report(runs, tmp_path)["comparison.md"].read_text()
     [cat] = by_category(runs).iter_rows(named=True)
-    lo, hi = round(cat["rate_lo"] * 100), round(cat["rate_hi"] * 100)
-    assert f"| cat | 60% [{lo}–{hi}%] (1/3) |" in text  # 3 of 5 checks, 1 of 3 tasks
-    assert 0 < lo < 60 < hi < 100
+    lo, hi = cat["rate_lo"], cat["rate_hi"]
+    assert f"| cat | 60.0% [{lo * 100:.1f}–{hi:.1%}] (1/3) |" in text  # 3 of 5 checks, 1 of 3 tasks
+    assert 0 < lo < 0.6 < hi < 1
 
 
 def test_comparison_md_says_what_a_pair_on_few_tasks_could_detect(tmp_path):
@@ -147,8 +145,8 @@ def test_comparison_md_adds_a_trend_for_a_model_run_on_several_dates(tmp_path):
     assert "| Metric | m |" in text  # the baseline column is the latest run
     assert "| Tasks passed | 2/2 |" in text
     assert "| Metric | 2026-02-07 | 2026-02-08 |" in text
-    assert "| m pass rate | 50% | 100% |" in text
-    assert "| m overall rate | 50% | 100% |" in text
+    assert "| m pass rate | 50.0% | 100.0% |" in text
+    assert "| m overall rate | 50.0% | 100.0% |" in text
 
 
 def test_simulated_models_are_labelled_everywhere(tmp_path):
@@ -201,7 +199,7 @@ def test_comparison_md_pairs_every_model_on_the_shared_tasks(bashkit_eval_files,
     assert len(rows) == 3 * 2  # 3 pairs of models x (pass rate, weighted rate)
     haiku_opus = next(r for r in rows if "| claude-haiku-4-5" in r and "opus" in r)
     # Haiku 19/25 vs Opus 17/25 on the same 25 tasks, one attempt each: exact McNemar.
-    assert "| 25 (+0/+0 unshared, 0/0 errored left out) | 76% vs 68% | +8.0 pp |" in haiku_opus
+    assert "| 25 (+0/+0 unshared, 0/0 errored left out) | 76.0% vs 68.0% | +8.0 pp |" in haiku_opus
     assert "(exact McNemar)" in haiku_opus
     cells = haiku_opus.split(" | ")
     raw, adjusted = float(cells[-2].split(" ")[0]), float(cells[-1].rstrip(" |"))

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from evalnb.analysis.baseline import baseline_runs
-from evalnb.analysis.metrics import compare_all
+from evalnb.analysis.compare import compare_all
 from evalnb.analysis.regression import task_diff
 from evalnb.analysis.runs import Runs
 from evalnb.present import charts, report_transcripts

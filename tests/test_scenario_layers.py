@@ -33,8 +33,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.metrics import by_category, summary
+from evalnb.analysis.categories import by_category
 from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb.analysis.summary import summary
 from evalnb.formats.scenario import load_scenario
 from evalnb.present.report import report_markdown, terminal_report
 from evalnb.resources import data_path
@@ -158,19 +159,19 @@ def test_each_layer_has_its_own_columns_and_summary_figures(tmp_path, mode):
 def test_reports_label_each_layer_and_invent_no_composite(tmp_path):
     runs = run_layers(tmp_path, "builtin", {})
     text = terminal_report(runs)
-    assert "  PASS  s1_good    gates 3/3 · judge 0.80" in text
-    assert "  FAIL  s3_typo    gates 2/3 · judge 1.00" in text
+    assert "  PASS  s1_good    gates 3/3 · judge 0.8" in text
+    assert "  FAIL  s3_typo    gates 2/3 · judge 1" in text
     for line in (
-        "    Outcome pass rate: 25%",
-        "    Gate pass rate (every gate passed): 50%",
+        "    Outcome pass rate: 25.0%",
+        "    Gate pass rate (every gate passed): 50.0%",
         "    Gates passed: 9/12",
-        "    Mean judge score: 0.70 (4 scored)",
+        "    Mean judge score: 0.7 (4 scored)",
     ):
         assert line in text
     assert "composite" not in text.lower()
     md = report_markdown(runs, summary(runs), by_category(runs))
     assert "| Gates passed | 9/12 |" in md
-    assert "#### FAIL s2_judged (epoch 1, layers): gates 3/3 · judge 0.60" in md
+    assert "#### FAIL s2_judged (epoch 1, layers): gates 3/3 · judge 0.6" in md
     # the judge's one row per attempt: the verdict, weight 0, with the criteria's scores
     judge_rows = runs.checks.filter(pl.col("layer") == "judge").sort("task_id")
     assert judge_rows.select("kind", "weight", "passed").rows() == [
@@ -209,7 +210,7 @@ def test_a_composite_is_summarised_only_where_a_scenario_configures_one():
 
     mean, text = run(0.9, None, 0.5)  # one scenario without a composite is left out
     assert mean == pytest.approx((0.9 + 0.5) / 2)
-    assert "    Mean composite score (configured): 0.70" in text
+    assert "    Mean composite score (configured): 0.7" in text
     mean, text = run(None, None)
     assert mean is None and "composite" not in text.lower()
     assert "    Mean judge score: no judge score" in text

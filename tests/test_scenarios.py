@@ -16,10 +16,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from pydantic import ValidationError
 
+import evalnb as en
 from evalnb.analysis.guidance import compare_guidance
-from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.summary import summary
+from evalnb.analysis.thresholds import GuidanceThresholds
 from evalnb.errors import InputError, SetupError
 from evalnb.formats.scenario import load_scenario
 from evalnb.records import (
@@ -556,19 +559,30 @@ def test_compare_guidance_flags_spec_002_diagnostic_patterns():
     diagnosis = compare_guidance(guidance_runs()).diagnosis
     flagged = diagnosis.filter("flagged").select("guidance", "pattern", "evidence").rows()
     assert flagged == [
-        ("v1", "high_error_low_help", "error_rate 0.50, help_per_attempt 0.50"),
+        ("v1", "high_error_low_help", "error_rate 50.0%, help_per_attempt 0.5"),
         # `kv get a` three times in t2: (3 - 1) / 3
-        ("v1", "retry_on_commands", "get retry_rate 0.67 (3 runs)"),
+        ("v1", "retry_on_commands", "get retry_rate 66.7% (3 runs)"),
         # v2 finished each task in 1 command, v1 took 3
         (
             "v1",
             "long_path_completed",
-            "t1 3.0 commands vs fewest 1, t2 3.0 commands vs fewest 1",
+            "t1 3 commands vs fewest 1, t2 3 commands vs fewest 1",
         ),
     ]
     assert diagnosis.height == 2 * 5  # every pattern for every version, flagged or not
 
 
+def test_a_misspelt_diagnostic_threshold_is_an_error_not_ignored():
+    with pytest.raises(ValidationError, match="eror_rate"):
+        GuidanceThresholds(eror_rate=0.6)
+    with pytest.raises(TypeError, match=r"thresholds must be GuidanceThresholds \| None"):
+        en.compare_guidance(guidance_runs(), thresholds={"eror_rate": 0.6})
+    with pytest.raises(ValidationError, match="frozen"):
+        GuidanceThresholds().error_rate = 0.6
+
+
 def test_diagnostic_thresholds_are_data():
-    diagnosis = compare_guidance(guidance_runs(), thresholds={"error_rate": 0.6}).diagnosis
+    diagnosis = compare_guidance(
+        guidance_runs(), thresholds=GuidanceThresholds(error_rate=0.6)
+    ).diagnosis
     assert not diagnosis.filter(pl.col("pattern") == "high_error_low_help")["flagged"].any()

@@ -6,14 +6,13 @@ from evalnb.analysis.runs import Runs
 from evalnb.present import story
 from evalnb.records import (
     AgentTrace,
-    RunMeta,
     ScoreResult,
     Task,
     TaskRecord,
     TaskScore,
     ToolCallResult,
 )
-from evalnb.store.tables import tables_from_records
+from tests.factories import run_of
 
 
 def run(model: str, outcomes: list[int]) -> Runs:
@@ -29,7 +28,7 @@ def run(model: str, outcomes: list[int]) -> Runs:
         )
         for i, ok in enumerate(outcomes)
     ]
-    return Runs(**tables_from_records(RunMeta(run_id=model, provider="p", model=model), recs))
+    return run_of(recs, model, model)
 
 
 def test_a_lead_the_paired_test_does_not_support_is_not_called_better():
@@ -68,8 +67,7 @@ def guided(version: str, calls: list[tuple[str, int]], passes: list[bool]) -> Ru
         )
         for i, ok in enumerate(passes)
     ]
-    meta = RunMeta(run_id=f"m-{version}", provider="p", model="m", guidance=version)
-    return Runs(**tables_from_records(meta, recs))
+    return run_of(recs, f"m-{version}", guidance=version)
 
 
 def test_the_guidance_story_prints_each_change_from_the_first_version_to_the_last():
@@ -81,8 +79,8 @@ def test_the_guidance_story_prints_each_change_from_the_first_version_to_the_las
         "v2", [("x1", 0), ("x2", 1), ("x3", 0), ("x4", 0), ("x5 --help", 0)], [1, 1, 1, 1, 0]
     )
     assert story.guidance(Runs.concat([v1, v2])) == (
-        "- **m**, v1 → v2: error rate 40% → 20%, first-try success 60% → 80%, "
-        "--help per attempt 0.00 → 1.00, pass rate 40% → 80% (5 tasks)."
+        "- **m**, v1 → v2: error rate 40.0% → 20.0%, first-try success 60.0% → 80.0%, "
+        "--help per attempt 0 → 1, pass rate 40.0% → 80.0% (5 tasks)."
     )
 
 

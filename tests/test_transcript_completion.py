@@ -15,8 +15,8 @@ import polars as pl
 import pytest
 
 from evalnb.analysis.interaction import interaction, interaction_from_transcript
-from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.summary import summary
 from evalnb.formats.claude_code import read_claude_code
 from evalnb.formats.scenario import load_callable
 from evalnb.formats.transcript import read_transcripts

@@ -12,17 +12,14 @@ from evalnb.analysis.runs import Runs
 from evalnb.present import charts, widgets
 from evalnb.records import (
     AgentTrace,
-    RunMeta,
     ScoreResult,
     Task,
     TaskRecord,
     TaskScore,
     ToolCallResult,
 )
-from evalnb.store.tables import tables_from_records
+from tests.factories import record, run_of, runs_of
 from tests.test_charts import make_runs
-from tests.test_metrics import make_runs as runs_of
-from tests.test_metrics import record
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
 
@@ -61,7 +58,7 @@ def one_task_run(stdout: str) -> Runs:
         trace=AgentTrace(tool_calls=[ToolCallResult(commands="cat big", stdout=stdout)]),
         score=TaskScore(task_id="t"),
     )
-    return Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+    return run_of([rec])
 
 
 def test_long_tool_output_is_folded_and_short_output_is_not():
@@ -118,7 +115,7 @@ def epochs_run() -> Runs:
         )
         for epoch in (1, 2, 3)
     ]
-    return Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), records))
+    return run_of(records)
 
 
 def test_the_task_browser_lists_every_attempt_with_its_own_outcome():
@@ -324,9 +321,7 @@ def pooled_runs() -> Runs:
             for (r, t, e), ok in outcome.items()
             if r == run
         ]
-        parts.append(
-            Runs(**tables_from_records(RunMeta(run_id=run, provider="p", model=model), records))
-        )
+        parts.append(run_of(records, run, model))
     return Runs.concat(parts)
 
 

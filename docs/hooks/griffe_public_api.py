@@ -3,7 +3,7 @@
 Griffe reads the source without running it, and two of evalnb's idioms read differently
 that way:
 
-- ``evalnb/__init__.py`` binds ``summary = checked(_metrics.summary)``: a wrapper that
+- ``evalnb/__init__.py`` binds ``summary = checked(_summary.summary)``: a wrapper that
   checks the arguments (``functools.wraps`` keeps the function's name, signature and
   docstring). Griffe sees a variable; each such public name becomes an alias of the
   function it wraps, so its page shows that function's signature and docstring.

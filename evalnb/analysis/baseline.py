@@ -9,7 +9,7 @@ prints ("claude-haiku-4-5 · v2 (simulated)"). Of a key's runs the latest is use
 the last by ``started_at`` as an instant (offsets such as Inspect's ``-04:00`` are
 honoured; a time without an offset is UTC; a run with no or an unreadable start time
 counts as the oldest; on equal times, the one loaded last wins). The runs keep the
-order they were loaded in, and :func:`evalnb.analysis.metrics.compare_all` pairs them in
+order they were loaded in, and :func:`evalnb.analysis.compare.compare_all` pairs them in
 that order, so both reports show the same pairs, each the same way round, with the same
 Holm-adjusted p-values (report.html lists the first ten).
 
@@ -40,7 +40,7 @@ def baseline_runs(table: pl.DataFrame) -> list[str]:
     """The run_ids of the baseline (the latest run of each :data:`BASELINE_KEY`), in
     ``table``'s order.
 
-    ``table`` is the runs table (``runs.runs``) or :func:`evalnb.analysis.metrics.summary`
+    ``table`` is the runs table (``runs.runs``) or :func:`evalnb.analysis.summary.summary`
     of it: rows with ``run_id``, ``model``, ``started_at`` and the key columns (a null
     ``model_family`` falls back to ``model``, a null ``simulated`` counts as not).
 

@@ -1,7 +1,7 @@
 """Context an agent carries, peaks and compacts: per call and per attempt.
 
 Spec 003's ``context_growth_avg`` is a straight slope from the first call to the last
-(:func:`evalnb.analysis.metrics.context_growth`, unchanged); it hides the peak and the
+(:func:`context_growth`, unchanged); it hides the peak and the
 drops where an agent compacts its history. Beside it, from the ``llm_calls`` rows:
 
 - a call's context is its ``input_tokens`` (the whole prompt, cached or not);
@@ -22,10 +22,12 @@ Example:
 
 from __future__ import annotations
 
+from typing import Literal
+
 import polars as pl
 
 from evalnb.analysis.runs import AGGREGATE, Runs
-from evalnb.store.tables import KEYS
+from evalnb.store.tables import KEYS, RUN_KEY
 
 DROPPED = pl.col("dropped")
 """Of :func:`context_calls`' rows: the call dropped the context."""
@@ -88,3 +90,51 @@ def context_peaks(runs: Runs) -> pl.DataFrame:
         .drop("attempt_key")
         .collect(engine=AGGREGATE)
     )
+
+
+def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> pl.DataFrame:
+    """Spec 003 context growth per task attempt, or aggregated per run or per model.
+
+    Per task: ``calls`` (LLM calls recorded), ``has_call_tokens`` (whether call 1
+    carries its input token count, so ``base_context`` is known; bashkit-eval result
+    files have no per-call counts), ``base_context`` (call 1's input tokens),
+    ``context_growth_avg`` (``(input[N] - input[1]) / (N - 1)``, 0 for one call, may be
+    negative) and ``final_cumulative_input`` (the sum of input tokens over the calls).
+    All are the tasks table's own (:func:`evalnb.store.tables.with_llm_call_figures`,
+    which gives the rule for unknown counts: a figure is null when its formula needs
+    one), so this reads one row per attempt.
+
+    Per run (``run_id``, ``model``) or per ``model``: ``tasks``,
+    ``share_with_call_tokens``, ``calls_mean`` and the mean and median of the three
+    token figures over the tasks that have them.
+
+    Example:
+        >>> context_growth(Runs.empty(), by="model").columns[:3]
+        ['model', 'tasks', 'share_with_call_tokens']
+    """
+    if by not in ("task", "run", "model"):
+        raise ValueError(f"by must be 'task', 'run' or 'model', got {by!r}")
+    figures = ["base_context", "context_growth_avg", "final_cumulative_input"]
+    keys = KEYS if by == "task" else []
+    per_task = (
+        runs.scan("tasks")
+        .select(*keys, "attempt_key", *figures, calls=pl.col("llm_call_count").fill_null(0))
+        .with_columns(pl.col("base_context").is_not_null().alias("has_call_tokens"))
+    )
+    if by == "task":
+        return per_task.select(*KEYS, "calls", "has_call_tokens", *figures).collect().sort(KEYS)
+    group = {"run": ["run_id", "model"], "model": ["model"]}[by]
+    names = runs.runs.select("run_key", *group).lazy()
+    per_task = per_task.with_columns(RUN_KEY)
+    if by == "model":  # runs of one model pool their tasks (medians do not combine)
+        per_task = per_task.join(names, on="run_key", how="left")
+    stats = per_task.group_by("model" if by == "model" else "run_key").agg(
+        pl.len().cast(pl.Int64).alias("tasks"),
+        pl.col("has_call_tokens").mean().alias("share_with_call_tokens"),
+        pl.col("calls").mean().alias("calls_mean"),
+        *[pl.col(f).mean().alias(f"{f}_mean") for f in figures],
+        *[pl.col(f).median().alias(f"{f}_median") for f in figures],
+    )
+    if by == "run":
+        stats = stats.join(names, on="run_key").select(*group, pl.exclude("run_key", *group))
+    return stats.collect(engine=AGGREGATE).sort(group)

@@ -333,7 +333,7 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     The total is each task's :func:`task_cost` summed, in a way that does not depend on
     row order: the recorded costs are summed in sorted order, and the other tasks'
     token counts are summed first (integers, exact) and priced once, at the run's
-    price. Lazy, so that :func:`evalnb.analysis.metrics.summary` collects it with its
+    price. Lazy, so that :func:`evalnb.analysis.summary.summary` collects it with its
     other per-run figures in one pass.
 
     Example:

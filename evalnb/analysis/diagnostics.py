@@ -1,8 +1,8 @@
 """Spec 000 "Interpreting Results" as data: healthy profile, friction signals, cross-model patterns.
 
 - :func:`friction`: per run, each "Healthy profile" criterion and each "Friction
-  signal" of spec 000, with its value, threshold (a :class:`Thresholds` field) and
-  whether it is flagged.
+  signal" of spec 000, with its value, threshold (a field of
+  :class:`evalnb.analysis.thresholds.Thresholds`) and whether it is flagged.
 - :func:`diagnose`: spec 000's "Cross-Model Diagnostics" table as a classifier over
   the task x model matrix (or the category x model matrix).
 - :func:`failing_commands` and :func:`common_errors`: the commands and normalised
@@ -19,26 +19,20 @@ import operator
 import statistics
 import warnings
 from collections import defaultdict
+from collections.abc import Callable
+from functools import partial
 from typing import Any, Literal, NamedTuple
 
 import polars as pl
-from pydantic import ConfigDict, Field
 
+from evalnb import display as fmt
+from evalnb.analysis.categories import by_category
 from evalnb.analysis.interaction import command_rows
-from evalnb.analysis.metrics import PASSED, by_category, summary
 from evalnb.analysis.runs import Runs
-from evalnb.records.base import Record
+from evalnb.analysis.summary import summary
+from evalnb.analysis.thresholds import DiagnosisThresholds, Thresholds
+from evalnb.analysis.verdicts import PASSED
 from evalnb.store.tables import KEYS
-
-CATEGORY_FAIL_RATE = 0.5
-"""A category "fails" for a model when its rate (score / max_score) is below this."""
-
-GAP_FACTOR = 2.0
-"""Two figures "differ" when the largest is more than this many times the smallest."""
-
-CAPABILITY_ALPHA = 0.05
-"""Models differ in capability on a task only when Fisher's exact test of model against
-pass/fail over the task's attempts gives p at most this (see :func:`diagnose`)."""
 
 FISHER_DRAWS = 20_000
 """Seeded Monte Carlo tables of Fisher's exact test with more than two models."""
@@ -57,32 +51,6 @@ DIAGNOSES = (
 """Every value :func:`diagnose` can put in ``diagnosis``."""
 
 
-class Thresholds(Record):
-    """The cut-offs of spec 000's healthy profile and friction signals (override any).
-
-    Example:
-        >>> Thresholds(avg_turns_max=6).avg_turns_max
-        6.0
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    overall_rate_min: float = Field(0.90, description="healthy: overall rate above this")
-    tool_call_success_min: float = Field(0.80, description="healthy: tool call success above")
-    avg_turns_max: float = Field(5.0, description="healthy: average turns per task below this")
-    category_rate_min: float = Field(0.70, description="healthy: no category rate below this")
-    natural_stop_min: float = Field(0.50, description="healthy: natural stop on more than this")
-    friction_tool_call_success: float = Field(0.75, description="friction: tool success below")
-    friction_category_rate: float = Field(0.50, description="friction: a category rate below")
-    friction_avg_turns: float = Field(7.0, description="friction: average turns above this")
-    friction_pass_rate: float = Field(
-        0.50, description="friction: pass rate below this with tokens per task above the median"
-    )
-    friction_no_natural_stop: float = Field(
-        0.20, description="friction: share of tasks without natural stop above this"
-    )
-
-
 class _Signal(NamedTuple):
     kind: str  # "healthy": flagged when the comparison fails; "friction": when it holds
     name: str
@@ -90,32 +58,34 @@ class _Signal(NamedTuple):
     op: str
     limit: str  # Thresholds field; "" = the median over the runs compared
     label: str
-    fmt: str
+    render: Callable[[float | None], str]
     reading: str = ""  # spec 000's reading of a friction signal
 
 
+_TURNS = partial(fmt.number, digits=1)
+
 _SIGNALS = [
     _Signal("healthy", "overall_rate", "overall_rate", ">", "overall_rate_min", "overall rate",
-            "{:.1%}"),
+            fmt.rate),
     _Signal("healthy", "tool_call_success", "tool_call_success_rate", ">",
-            "tool_call_success_min", "tool call success rate", "{:.1%}"),
+            "tool_call_success_min", "tool call success rate", fmt.rate),
     _Signal("healthy", "avg_turns", "avg_turns_per_task", "<", "avg_turns_max",
-            "avg turns per task", "{:.1f}"),
+            "avg turns per task", _TURNS),
     _Signal("healthy", "min_category_rate", "min_category_rate", ">=", "category_rate_min",
-            "lowest category rate", "{:.1%}"),
+            "lowest category rate", fmt.rate),
     _Signal("healthy", "natural_stop", "natural_stop_rate", ">", "natural_stop_min",
-            "natural stop rate", "{:.1%}"),
+            "natural stop rate", fmt.rate),
     _Signal("friction", "low_tool_call_success", "tool_call_success_rate", "<",
-            "friction_tool_call_success", "tool call success rate", "{:.1%}",
+            "friction_tool_call_success", "tool call success rate", fmt.rate,
             "Bashkit compatibility gaps"),
     _Signal("friction", "weak_category", "min_category_rate", "<", "friction_category_rate",
-            "lowest category rate", "{:.1%}", "missing builtins or syntax for that domain"),
+            "lowest category rate", fmt.rate, "missing builtins or syntax for that domain"),
     _Signal("friction", "many_turns", "avg_turns_per_task", ">", "friction_avg_turns",
-            "avg turns per task", "{:.1f}", "models retrying due to errors"),
+            "avg turns per task", _TURNS, "models retrying due to errors"),
     _Signal("friction", "high_tokens_low_pass", "tokens_per_task", ">", "",
-            "tokens per task", "{:,.0f}", "stuck in retry loops"),
+            "tokens per task", fmt.tokens, "stuck in retry loops"),
     _Signal("friction", "no_natural_stop", "no_natural_stop_rate", ">",
-            "friction_no_natural_stop", "tasks without natural stop", "{:.1%}",
+            "friction_no_natural_stop", "tasks without natural stop", fmt.rate,
             "turn limit reached, model didn't converge"),
 ]  # fmt: skip
 _COMPARE = {">": operator.gt, "<": operator.lt, ">=": operator.ge}
@@ -141,8 +111,8 @@ def friction(runs: Runs, thresholds: Thresholds | None = None) -> pl.DataFrame:
     criterion is NOT met or a friction signal IS present; ``healthy`` is its negation;
     both are null when the value is unknown (say, a run without tool calls).
 
-    Signals (values from :func:`evalnb.analysis.metrics.summary` and
-    :func:`~evalnb.analysis.metrics.by_category`):
+    Signals (values from :func:`evalnb.analysis.summary.summary` and
+    :func:`~evalnb.analysis.categories.by_category`):
 
     ====================== ========================================================
     healthy criterion      holds when
@@ -188,7 +158,7 @@ def friction(runs: Runs, thresholds: Thresholds | None = None) -> pl.DataFrame:
             if sig.name == "high_tokens_low_pass" and holds:
                 pass_rate = run["pass_rate"]
                 holds = pass_rate is not None and pass_rate < limits.friction_pass_rate
-                message += f", pass rate {_fmt('{:.0%}', pass_rate)}"
+                message += f", pass rate {fmt.rate(pass_rate)}"
             flagged = None if holds is None else holds != (sig.kind == "healthy")
             out.append(
                 {
@@ -213,19 +183,13 @@ def _message(
     if holds is None:
         return f"{sig.label} unknown"
     op = sig.op if holds else _NEGATED[sig.op]
-    limit = (
-        _fmt(sig.fmt, threshold) if sig.limit else f"{_fmt(sig.fmt, threshold)} (median of runs)"
-    )
-    text = f"{sig.label} {_fmt(sig.fmt, value)} {op} {limit}"
+    limit = sig.render(threshold) if sig.limit else f"{sig.render(threshold)} (median of runs)"
+    text = f"{sig.label} {sig.render(value)} {op} {limit}"
     if sig.metric == "min_category_rate":
         text += f" ({run['weakest_category']})"
     if sig.kind == "healthy" and not holds:
-        text += f"; healthy profile: {sig.op} {_fmt(sig.fmt, threshold)}"
+        text += f"; healthy profile: {sig.op} {sig.render(threshold)}"
     return text
-
-
-def _fmt(fmt: str, value: float | None) -> str:
-    return "unknown" if value is None else fmt.format(value)
 
 
 def _profiles(runs: Runs) -> pl.DataFrame:
@@ -262,7 +226,11 @@ def _profiles(runs: Runs) -> pl.DataFrame:
     )
 
 
-def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFrame:
+def diagnose(
+    runs: Runs,
+    by: Literal["task", "category"] = "task",
+    thresholds: DiagnosisThresholds | None = None,
+) -> pl.DataFrame:
     """Spec 000's cross-model diagnostics, one row per task (or per category).
 
     Only the latest run of each model takes part (latest ``started_at``, then the
@@ -279,7 +247,7 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     model capability difference      some models pass, others fail, and the attempts
                                      show it: Fisher's exact test of independence of
                                      model and pass/fail over the task's attempts
-                                     gives p <= :data:`CAPABILITY_ALPHA` (two models:
+                                     gives p <= ``capability_alpha`` (two models:
                                      the exact two-sided test; more: the
                                      Fisher-Freeman-Halton test, scipy, by
                                      :data:`FISHER_DRAWS` seeded Monte Carlo tables)
@@ -288,7 +256,7 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
                                      split cleanly need 4 attempts each, 4/4 vs 0/4
                                      giving p = 0.029, where 3/3 vs 0/3 gives 0.1)
     reasoning efficiency gap         all pass; mean tool calls per attempt differ by
-                                     more than :data:`GAP_FACTOR` (max > 2 x min)
+                                     more than ``gap_factor`` (max > 2 x min)
     cost efficiency gap              all pass; mean tokens (input + output) per attempt
                                      differ by more than 2x
     consistent                       all pass, similar effort
@@ -302,7 +270,7 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     whose attempts at the task disagree (some passed, some not: a flaky task).
 
     ``by="category"``: one row per category: the category "fails" for a model when
-    its rate (score / max_score) is below :data:`CATEGORY_FAIL_RATE`; all models fail
+    its rate (score / max_score) is below ``category_fail_rate``; all models fail
     -> "tool missing builtins for domain", some -> "model capability difference",
     none -> "consistent" (fewer than 2 models -> "single model"). ``failed_by`` lists
     the models under the cut-off; evidence gives each model's rate.
@@ -313,9 +281,10 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     """
     if by not in ("task", "category"):
         raise ValueError(f"by must be 'task' or 'category', got {by!r}")
+    limits = thresholds or DiagnosisThresholds()
     latest = _latest_runs(runs)
     if by == "category":
-        return _diagnose_categories(latest)
+        return _diagnose_categories(latest, limits)
     per_model = (
         latest.tasks.group_by("task_id", "model")
         .agg(
@@ -334,7 +303,7 @@ def diagnose(runs: Runs, by: Literal["task", "category"] = "task") -> pl.DataFra
     out = []
     for (task_id,), group in per_model.group_by("task_id", maintain_order=True):
         rows = group.to_dicts()
-        diagnosis, evidence = _classify(task_id, rows, stderr, blamed, checks)
+        diagnosis, evidence = _classify(task_id, rows, stderr, blamed, checks, limits)
         out.append(
             {
                 "task_id": task_id,
@@ -385,6 +354,7 @@ def _classify(
     stderr: dict[tuple[str, str], set[str]],
     blamed: dict[tuple[str, str], set[str]],
     checks: dict[tuple[str, str], set[str]],
+    limits: DiagnosisThresholds,
 ) -> tuple[str, list[str]]:
     if len(rows) < 2:
         return "single model", []
@@ -398,22 +368,22 @@ def _classify(
             return "tool limitation", [f"stderr: {line}" for line in sorted(shared)] + why
         return "all models fail", why
     if failed:
-        diagnosis, test = _split(rows)
+        diagnosis, test = _split(rows, limits.capability_alpha)
         return diagnosis, test + why
-    for metric, diagnosis, fmt in (
-        ("tool_calls", "reasoning efficiency gap", "{:g}"),
-        ("tokens", "cost efficiency gap", "{:,.0f}"),
+    for metric, diagnosis, render in (
+        ("tool_calls", "reasoning efficiency gap", fmt.number),
+        ("tokens", "cost efficiency gap", fmt.tokens),
     ):
         values = [r[metric] for r in rows]
-        if None not in values and max(values) > GAP_FACTOR * min(values):
-            shown = ", ".join(f"{r['model']} {fmt.format(r[metric])}" for r in rows)
+        if None not in values and max(values) > limits.gap_factor * min(values):
+            shown = ", ".join(f"{r['model']} {render(r[metric])}" for r in rows)
             return diagnosis, [f"{metric.replace('_', ' ')} per attempt: {shown}"]
     return "consistent", []
 
 
-def _split(rows: list[dict]) -> tuple[str, list[str]]:
+def _split(rows: list[dict], alpha: float) -> tuple[str, list[str]]:
     """Some models pass, others fail: a capability difference only when the attempts
-    show it (:data:`CAPABILITY_ALPHA`), else "not enough attempts"; with the evidence."""
+    show it (Fisher's p at most ``alpha``), else "not enough attempts"; with the evidence."""
     import numpy as np  # scipy and numpy load only when models are compared
     from scipy.stats import MonteCarloMethod, fisher_exact
 
@@ -425,8 +395,8 @@ def _split(rows: list[dict]) -> tuple[str, list[str]]:
         result = fisher_exact(table, method=draws)
     p = float(np.ravel(result.pvalue)[0])  # scipy gives some tables' p as a 1-element array
     shares = ", ".join(f"{r['model']} {r['passes']}/{r['attempts']}" for r in rows)
-    line = f"passed attempts: {shares}; Fisher exact p = {p:.3g} across {len(rows)} models"
-    shown = p <= CAPABILITY_ALPHA
+    line = f"passed attempts: {shares}; Fisher exact p = {fmt.p_value(p)} across {len(rows)} models"
+    shown = p <= alpha
     return ("model capability difference" if shown else "not enough attempts"), [line]
 
 
@@ -442,12 +412,12 @@ def _evidence(
     return [f"{what}: {item} ({', '.join(sorted(ms))})" for item, ms in ordered]
 
 
-def _diagnose_categories(latest: Runs) -> pl.DataFrame:
+def _diagnose_categories(latest: Runs, limits: DiagnosisThresholds) -> pl.DataFrame:
     out = []
     rates = by_category(latest).filter(pl.col("rate").is_not_null()).sort("category", "model")
     for (category,), group in rates.group_by("category", maintain_order=True):
         rows = group.select("model", "rate").rows()
-        failed = [m for m, rate in rows if rate < CATEGORY_FAIL_RATE]
+        failed = [m for m, rate in rows if rate < limits.category_fail_rate]
         if len(rows) < 2:
             diagnosis = "single model"
         elif len(failed) == len(rows):
@@ -461,7 +431,7 @@ def _diagnose_categories(latest: Runs) -> pl.DataFrame:
                 "passed_by": [m for m, _ in rows if m not in failed],
                 "failed_by": failed,
                 "diagnosis": diagnosis,
-                "evidence": [f"{m}: rate {rate:.0%}" for m, rate in rows],
+                "evidence": [f"{m}: rate {fmt.rate(rate)}" for m, rate in rows],
             }
         )
     return pl.DataFrame(out, schema=_DIAGNOSIS_SCHEMA)

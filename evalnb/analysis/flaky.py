@@ -19,6 +19,7 @@ import polars as pl
 from evalnb.analysis.pass_at_k import task_passes
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import wilson
+from evalnb.analysis.verdicts import PASSED
 
 FLAKY = (pl.col("c") > 0) & (pl.col("c") < pl.col("n"))
 """Of :func:`~evalnb.analysis.pass_at_k.task_passes`' rows: some attempts passed, some not."""
@@ -87,4 +88,28 @@ def consistency(runs: Runs) -> pl.DataFrame:
         .alias("consistency"),
         pl.Series("consistency_lo", [lo for lo, _ in limits], dtype=pl.Float64),
         pl.Series("consistency_hi", [hi for _, hi in limits], dtype=pl.Float64),
+    )
+
+
+def epoch_variance(runs: Runs) -> pl.DataFrame:
+    """Per (run, task): how stable the outcome is across epochs.
+
+    Columns: ``epochs`` (attempts), ``passed`` (count), ``pass_share``
+    (``passed / epochs``), ``rate_mean`` and ``rate_std`` (sample standard deviation
+    of the per-attempt weighted rate; null with a single epoch).
+
+    Example:
+        >>> epoch_variance(Runs.empty()).columns
+        ['run_id', 'model', 'task_id', 'epochs', 'passed', 'pass_share', 'rate_mean', 'rate_std']
+    """
+    return (
+        runs.tasks.group_by("run_id", "model", "task_id")
+        .agg(
+            pl.len().cast(pl.Int64).alias("epochs"),
+            PASSED.sum().cast(pl.Int64).alias("passed"),
+            PASSED.mean().alias("pass_share"),
+            pl.col("rate").mean().alias("rate_mean"),
+            pl.col("rate").std().alias("rate_std"),
+        )
+        .sort("run_id", "task_id")
     )

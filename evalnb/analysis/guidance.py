@@ -27,8 +27,8 @@ version (no target commands) is left out of that metric's pairs. Several metrics
 pairs are tested at once, so ``p_holm`` gives Holm's adjustment over every p-value of
 the table; read significance from it.
 
-Diagnostic patterns (spec 002), per model and version, thresholds in
-:data:`DIAGNOSTIC_THRESHOLDS`:
+Diagnostic patterns (spec 002), per model and version, thresholds the fields of
+:class:`evalnb.analysis.thresholds.GuidanceThresholds`:
 
 ======================  ==========================================================
 pattern                 flagged when
@@ -51,25 +51,17 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import polars as pl
 
+from evalnb import display as fmt
 from evalnb.analysis.interaction import command_rows, interaction
-from evalnb.analysis.metrics import PASSED
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import holm, paired_mean_diff
+from evalnb.analysis.thresholds import GuidanceThresholds
+from evalnb.analysis.verdicts import PASSED
 from evalnb.store.tables import KEYS, TABLES
-
-DIAGNOSTIC_THRESHOLDS: dict[str, float] = {
-    "error_rate": 0.2,
-    "help": 1.0,
-    "retry_rate": 0.3,
-    "retry_min_commands": 3,
-    "command_ratio": 2.0,
-}
-"""Where "high" starts for each diagnostic pattern (see the module docstring)."""
 
 CAUSES: dict[str, str] = {
     "high_error_low_help": "The LLM thinks it knows the syntax but doesn't: "
@@ -120,13 +112,14 @@ class GuidanceComparison:
 def compare_guidance(
     runs: Runs,
     pattern: str | None = None,
-    thresholds: Mapping[str, float] | None = None,
+    thresholds: GuidanceThresholds | None = None,
 ) -> GuidanceComparison:
     """Guidance versions side by side, paired on shared tasks, with diagnostic patterns.
 
-    ``thresholds`` overrides entries of :data:`DIAGNOSTIC_THRESHOLDS`.
+    ``thresholds`` (default :class:`~evalnb.analysis.thresholds.GuidanceThresholds`)
+    says where "high" starts for each pattern.
     """
-    limits = {**DIAGNOSTIC_THRESHOLDS, **(thresholds or {})}
+    limits = thresholds or GuidanceThresholds()
     attempts, commands = _attempts(runs, pattern)
     summary = _aggregate(attempts, ["model", "guidance"])
     per_task = _aggregate(attempts, ["model", "guidance", "task_id"])
@@ -252,18 +245,18 @@ def _diagnose(
     summary: pl.DataFrame,
     attempts: pl.DataFrame,
     commands: pl.DataFrame,
-    limits: Mapping[str, float],
+    limits: GuidanceThresholds,
 ) -> pl.DataFrame:
     retries = _retry_subcommands(commands, limits)
-    long_paths = _long_paths(attempts, limits["command_ratio"])
+    long_paths = _long_paths(attempts, limits.command_ratio)
     out = []
     for row in summary.iter_rows(named=True):
         key = (row["model"], row["guidance"])
         err, helps = row["error_rate"], row["help_per_attempt"]
-        high_err = err is not None and err >= limits["error_rate"]
-        low_err = err is not None and err < limits["error_rate"]
-        high_help = helps >= limits["help"]
-        measured = f"error_rate {_fmt(err)}, help_per_attempt {helps:.2f}"
+        high_err = err is not None and err >= limits.error_rate
+        low_err = err is not None and err < limits.error_rate
+        high_help = helps >= limits.help
+        measured = f"error_rate {fmt.rate(err)}, help_per_attempt {fmt.number(helps)}"
         flags = {
             "high_error_low_help": (high_err and not high_help, measured),
             "high_error_high_help": (high_err and high_help, measured),
@@ -294,7 +287,7 @@ def _diagnose(
 
 
 def _retry_subcommands(
-    commands: pl.DataFrame, limits: Mapping[str, float]
+    commands: pl.DataFrame, limits: GuidanceThresholds
 ) -> dict[tuple[str, str], str]:
     """``(model, guidance) -> "sub retry_rate x (n runs), ..."`` for the flagged subcommands."""
     per_sub = (
@@ -305,14 +298,13 @@ def _retry_subcommands(
         .agg(pl.col("n").sum(), pl.col("unique").sum())
         .with_columns(retry_rate=(pl.col("n") - pl.col("unique")) / pl.col("n"))
         .filter(
-            (pl.col("n") >= limits["retry_min_commands"])
-            & (pl.col("retry_rate") >= limits["retry_rate"])
+            (pl.col("n") >= limits.retry_min_commands) & (pl.col("retry_rate") >= limits.retry_rate)
         )
         .sort("model", "guidance", "retry_rate", descending=[False, False, True])
     )
     out: dict[tuple[str, str], list[str]] = {}
     for r in per_sub.iter_rows(named=True):
-        text = f"{r['subcommand']} retry_rate {r['retry_rate']:.2f} ({r['n']} runs)"
+        text = f"{r['subcommand']} retry_rate {fmt.rate(r['retry_rate'])} ({r['n']} runs)"
         out.setdefault((r["model"], r["guidance"]), []).append(text)
     return {k: ", ".join(v) for k, v in out.items()}
 
@@ -329,10 +321,6 @@ def _long_paths(attempts: pl.DataFrame, ratio: float) -> dict[tuple[str, str], s
     )
     out: dict[tuple[str, str], list[str]] = {}
     for r in flagged.iter_rows(named=True):
-        text = f"{r['task_id']} {r['mean']:.1f} commands vs fewest {r['fewest']}"
+        text = f"{r['task_id']} {fmt.number(r['mean'], 1)} commands vs fewest {r['fewest']}"
         out.setdefault((r["model"], r["guidance"]), []).append(text)
     return {k: ", ".join(v) for k, v in out.items()}
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"

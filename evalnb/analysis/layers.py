@@ -56,7 +56,7 @@ def scenario_layers(runs: Runs) -> pl.LazyFrame:
     """Per run: outcome pass rate, gate pass rate, gate counts, mean judge score, composite.
 
     See the module docstring for every definition. Lazy, so that
-    :func:`evalnb.analysis.metrics.summary` collects it with its other per-run figures.
+    :func:`evalnb.analysis.summary.summary` collects it with its other per-run figures.
 
     Example:
         >>> scenario_layers(Runs.empty()).collect().columns == ["run_id", *LAYER_COLUMNS]

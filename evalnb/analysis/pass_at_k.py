@@ -14,7 +14,7 @@ pass^1 is the mean of the tasks' pass shares, which equals the pass rate when ev
 task has the same number of attempts.
 
 Interval: 95%, the task as the cluster, like every interval in evalnb: the per-task
-values are the clusters of :func:`evalnb.analysis.metrics.clustered_interval` (each task
+values are the clusters of :func:`evalnb.analysis.rates.clustered_interval` (each task
 weighs 1) as counts, so the interval is Wilson's at the effective number of tasks,
 capped at the number of tasks: a task's value lies in [0, 1], so its variance is at
 most that of a pass/fail outcome with the same mean (the Bhatia-Davis inequality), and
@@ -38,8 +38,9 @@ from collections.abc import Iterable
 import numpy as np
 import polars as pl
 
-from evalnb.analysis.metrics import PASSED, clustered_interval
+from evalnb.analysis.rates import clustered_interval
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.verdicts import PASSED
 
 COLUMNS = [
     "run_id",

@@ -6,7 +6,7 @@
   majority of its attempts there (as :func:`evalnb.analysis.diagnostics.diagnose`
   decides; a tie is a fail), errored attempts counting as failed.
 - :func:`regression_gate`: B is significantly worse than A on a metric of
-  :func:`evalnb.analysis.metrics.compare` when ``A - B > 0`` and its Holm-adjusted
+  :func:`evalnb.analysis.compare.compare` when ``A - B > 0`` and its Holm-adjusted
   p-value, over the metrics named, is at most ``alpha``. ``evalnb compare A B
   --fail-on-regression`` exits 1 then.
 
@@ -21,9 +21,11 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from evalnb.analysis.metrics import PASSED, Comparison, resolve_run
+from evalnb.analysis.compare import resolve_run
+from evalnb.analysis.comparison import Comparison
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import holm
+from evalnb.analysis.verdicts import PASSED
 
 GATE_METRICS = {"pass_rate": ("diff", "p"), "weighted_rate": ("rate_diff", "rate_p")}
 """The metrics the gate can watch: ``{name: (Comparison's A - B field, its p field)}``;
@@ -123,7 +125,7 @@ def regression_gate(
     in :data:`GATE_METRICS` or an ``alpha`` outside (0, 1).
 
     Example:
-        >>> from evalnb.analysis.metrics import compare
+        >>> from evalnb.analysis.compare import compare
         >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
         >>> from evalnb.store.tables import tables_from_records
         >>> def run(name, oks):

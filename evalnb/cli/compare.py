@@ -11,6 +11,7 @@ import argparse
 import json
 from typing import Any
 
+from evalnb import display as fmt
 from evalnb.cli.args import probability
 
 
@@ -49,8 +50,8 @@ def register(sub: Any) -> None:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    from evalnb.analysis.compare import compare
     from evalnb.analysis.load import load
-    from evalnb.analysis.metrics import compare
     from evalnb.analysis.regression import regression_gate, task_diff
     from evalnb.analysis.runs import Runs
     from evalnb.errors import InputError
@@ -120,8 +121,8 @@ def _gate_text(gate: Any, alpha: float) -> str:
     lines = [f"Regression gate (B significantly worse than A at Holm-adjusted p <= {alpha}):"]
     for r in gate.iter_rows(named=True):
         verdict = "REGRESSED" if r["regressed"] else "ok"
-        diff = "n/a" if r["diff"] is None else f"{r['diff']:+.3f}"
-        p_holm = "n/a" if r["p_holm"] is None else f"{r['p_holm']:.3g}"
+        diff = fmt.MISSING if r["diff"] is None else f"{r['diff']:+.3f}"
+        p_holm = fmt.p_value(r["p_holm"])
         lines.append(f"  {r['metric']}: A - B {diff}, Holm p {p_holm}: {verdict}")
     failed = gate.get_column("regressed").any()
     lines.append("FAIL: B regressed" if failed else "PASS: no significant regression")

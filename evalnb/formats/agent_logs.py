@@ -180,10 +180,9 @@ def task_record(attempt: Attempt) -> TaskRecord:
     if attempt.duration_ms is None:
         recorded["duration_ms"] = None
     checks = attempt.checks or []
-    score, max_score = attempt.score or (
-        sum(c.weight for c in checks if c.passed),
-        sum(c.weight for c in checks),
-    )
+    score = TaskScore.from_results(attempt.task_id, checks)
+    if attempt.score is not None:  # the source's own sums
+        score.score, score.max_score = attempt.score
     return TaskRecord(
         task=Task(
             id=attempt.task_id,
@@ -203,7 +202,7 @@ def task_record(attempt: Attempt) -> TaskRecord:
             total_output_tokens=used.output_tokens or 0,
             duration_ms=attempt.duration_ms or 0.0,
         ),
-        score=TaskScore(task_id=attempt.task_id, results=checks, score=score, max_score=max_score),
+        score=score,
         error=attempt.error,
         extra={**attempt.extra, **({"recorded": recorded} if recorded else {})},
     )

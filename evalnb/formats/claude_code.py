@@ -504,12 +504,7 @@ class _Session:
                 prompt=self.prompt or PROMPT_MISSING,
             ),
             trace=trace,
-            score=TaskScore(
-                task_id=task_id,
-                results=rows,
-                score=sum(r.weight for r in rows if r.passed),
-                max_score=sum(r.weight for r in rows),
-            ),
+            score=TaskScore.from_results(task_id, rows),
             error=error,
             extra={
                 "session_id": session_id,

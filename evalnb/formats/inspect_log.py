@@ -317,12 +317,7 @@ def _record(sample: Any, model: str, task_name: str, apart: bool) -> TaskRecord:
         task=task,
         epoch=sample.epoch,
         trace=trace,
-        score=TaskScore(
-            task_id=task.id,
-            results=results,
-            score=sum(r.weight for r in results if r.passed),
-            max_score=sum(r.weight for r in results),
-        ),
+        score=TaskScore.from_results(task.id, results),
         error=error,
         extra=extra,
         **fields,

@@ -519,12 +519,7 @@ def _record(
             total_output_tokens=tokens[1] if tokens else 0,
             duration_ms=duration_secs * 1000,
         ),
-        score=TaskScore(
-            task_id=scenario_id,
-            results=checks,
-            score=float(sum(c.passed is True for c in checks)),
-            max_score=float(len(checks)),
-        ),
+        score=TaskScore.from_results(scenario_id, checks),
         error=error,
         scenario=scenario,
         extra={**extra, **recorded_cols, **({"recorded": recorded} if recorded else {})},

@@ -178,12 +178,7 @@ def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
             total_output_tokens=_number(path, line, row, "total_output", int),
             duration_ms=_number(path, line, row, "duration_s", float) * 1000,
         ),
-        score=TaskScore(
-            task_id=task_id,
-            results=checks,
-            score=float(sum(c.passed is True for c in checks)),
-            max_score=float(len(checks)),
-        ),
+        score=TaskScore.from_results(task_id, checks),
         error=error,
         extra={**extra, "recorded": recorded},
     )

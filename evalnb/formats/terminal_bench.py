@@ -302,12 +302,7 @@ def _record(
             total_output_tokens=trial.total_output_tokens or 0,
             duration_ms=duration,
         ),
-        score=TaskScore(
-            task_id=trial.task_id,
-            results=checks,
-            score=sum(c.weight for c in checks if c.passed),
-            max_score=sum(c.weight for c in checks),
-        ),
+        score=TaskScore.from_results(trial.task_id, checks),
         error=error,
         extra={
             "trial_name": trial.trial_name,

@@ -130,12 +130,7 @@ def read_transcript(path: str | Path, pattern: str) -> TaskRecord:
     return TaskRecord(
         task=Task(id=path.stem, category=SOURCE, prompt=PROMPT_MISSING),
         trace=trace,
-        score=TaskScore(
-            task_id=path.stem,
-            results=rows,
-            score=sum(r.weight for r in rows if r.passed),
-            max_score=sum(r.weight for r in rows),
-        ),
+        score=TaskScore.from_results(path.stem, rows),
         extra={"exit_codes": "approximate", "command_pattern": pattern},
     )
 

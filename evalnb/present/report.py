@@ -1,7 +1,7 @@
 """Reports: a terminal summary, and report.md / report.json / comparison.md on disk.
 
-Every figure comes from :func:`evalnb.analysis.metrics.summary` and
-:func:`evalnb.analysis.metrics.by_category` (computed from per-task rows, never from a source
+Every figure comes from :func:`evalnb.analysis.summary.summary` and
+:func:`evalnb.analysis.categories.by_category` (computed from per-task rows, never from a source
 file's own summary). Reports show both rates, labelled: the *pass rate* (tasks whose
 every check passed / tasks) and the *overall rate* (weighted check score / maximum,
 spec 000), each with its 95% interval in brackets, clustered by task (a task's epochs,
@@ -25,7 +25,7 @@ Files written by :func:`write_report` (each atomically: temp file + rename):
   :func:`evalnb.analysis.baseline.baseline_runs`, the latest run of each model family,
   guidance version and simulated or not), its "Per-Category Rates" table, a paired
   comparison of every pair of those runs on the same dataset
-  (:func:`evalnb.analysis.metrics.compare_all`: shared tasks, difference, interval, p
+  (:func:`evalnb.analysis.compare.compare_all`: shared tasks, difference, interval, p
   and Holm-adjusted p; report.html shows the same pairs), and a trend table for every
   model family run on several dates, with task counts and partial runs marked.
 
@@ -37,7 +37,6 @@ Example:
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,14 +44,18 @@ from typing import Any
 
 import polars as pl
 
+from evalnb import display as fmt
 from evalnb.analysis.baseline import baseline_runs
+from evalnb.analysis.categories import by_category
+from evalnb.analysis.compare import compare_all
+from evalnb.analysis.comparison import power_note
 from evalnb.analysis.cost import Prices
 from evalnb.analysis.diagnostics import friction
-from evalnb.analysis.metrics import by_category, compare_all, power_note, summary
 from evalnb.analysis.pass_at_k import pass_at_k
 from evalnb.analysis.report_file import REPORT_FORMAT, REPORT_VERSION
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import SMALL_N
+from evalnb.analysis.summary import summary
 from evalnb.store import utc_now
 from evalnb.store.tables import TABLES
 
@@ -107,7 +110,7 @@ def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
         cats = categories.filter(pl.col("run_id") == row["run_id"]).sort("category")
         lines.append("    By category (overall rate, tasks passed):")
         lines += [
-            f"      {c['category']}: {_pct(c['rate'])}  {c['passed']}/{c['tasks']} passed"
+            f"      {c['category']}: {fmt.rate(c['rate'])}  {c['passed']}/{c['tasks']} passed"
             for c in cats.iter_rows(named=True)
         ]
         blocks.append("\n".join(lines))
@@ -172,8 +175,9 @@ def report_markdown(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFram
                     c["category"],
                     str(c["tasks"]),
                     str(c["passed"]),
-                    _rate_ci(c["pass_rate"], c["pass_rate_lo"], c["pass_rate_hi"]),
-                    f"{_pct(c['rate'])} ({_num(c['score'])}/{_num(c['max_score'])})",
+                    fmt.rate_interval(c["pass_rate"], c["pass_rate_lo"], c["pass_rate_hi"]),
+                    f"{fmt.rate(c['rate'])} "
+                    f"({fmt.number(c['score'])}/{fmt.number(c['max_score'])})",
                 ]
                 for c in cats.iter_rows(named=True)
             ],
@@ -185,8 +189,8 @@ def report_markdown(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFram
                 [
                     s["kind"],
                     s["signal"],
-                    _num(s["value"]),
-                    _num(s["threshold"]),
+                    fmt.number(s["value"]),
+                    fmt.number(s["threshold"]),
                     {True: "**flagged**", False: "ok", None: "unknown"}[s["flagged"]],
                     s["message"] or "",
                 ]
@@ -257,9 +261,10 @@ def comparison_markdown(
         [
             cat,
             *(
-                f"{_rate_ci(c['rate'], c['rate_lo'], c['rate_hi'])} ({c['passed']}/{c['tasks']})"
+                f"{fmt.rate_interval(c['rate'], c['rate_lo'], c['rate_hi'])} "
+                f"({c['passed']}/{c['tasks']})"
                 if (c := cells.get((cat, label)))
-                else "–"
+                else fmt.MISSING
                 for label in labels
             ),
         ]
@@ -329,8 +334,8 @@ def pass_at_k_lines(runs: Runs, k: Sequence[int]) -> str:
     for r in pass_at_k(runs, k).iter_rows(named=True):
         lines.append(
             f"  {r['model']} · run {r['run_id']}  k={r['k']}  "
-            f"pass@k {_rate_ci(r['pass_at_k'], r['pass_at_k_lo'], r['pass_at_k_hi'])}  "
-            f"pass^k {_rate_ci(r['pass_hat_k'], r['pass_hat_k_lo'], r['pass_hat_k_hi'])}  "
+            f"pass@k {fmt.rate_interval(r['pass_at_k'], r['pass_at_k_lo'], r['pass_at_k_hi'])}  "
+            f"pass^k {fmt.rate_interval(r['pass_hat_k'], r['pass_hat_k_lo'], r['pass_hat_k_hi'])}  "
             f"(over {r['tasks']} tasks with k or more attempts)"
         )
     return "\n".join(lines)
@@ -404,30 +409,36 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         ("Tasks passed", _passed(row) + _missing(row)),
         ("Tasks (attempts)", f"{row['distinct_tasks']} ({row['total_tasks']})"),
-        ("Pass rate", _rate_ci(row["pass_rate"], row["pass_rate_lo"], row["pass_rate_hi"])),
+        (
+            "Pass rate",
+            fmt.rate_interval(row["pass_rate"], row["pass_rate_lo"], row["pass_rate_hi"]),
+        ),
         (
             "Overall rate",
-            _rate_ci(row["overall_rate"], row["overall_rate_lo"], row["overall_rate_hi"]),
+            fmt.rate_interval(row["overall_rate"], row["overall_rate_lo"], row["overall_rate_hi"]),
         ),
-        ("Weighted check score", f"{_num(row['total_score'])}/{_num(row['total_max_score'])}"),
+        (
+            "Weighted check score",
+            f"{fmt.number(row['total_score'])}/{fmt.number(row['total_max_score'])}",
+        ),
         *_layers(row),
         ("Tool calls (ok/err)", f"{total} ({ok}/{err}{_unknown(row)})"),
         (
             "Tool call success",
-            _rate_ci(
+            fmt.rate_interval(
                 row["tool_call_success_rate"],
                 row["tool_call_success_rate_lo"],
                 row["tool_call_success_rate_hi"],
             ),
         ),
-        ("Avg turns/task", _num(row["avg_turns_per_task"], 1)),
-        ("Natural stop", _pct(row["natural_stop_rate"])),
+        ("Avg turns/task", fmt.number(row["avg_turns_per_task"], 1)),
+        ("Natural stop", fmt.rate(row["natural_stop_rate"])),
         ("Errored tasks", str(row["errored_tasks"])),
         (
             "Tokens (in/out)",
-            f"{_tokens(row['total_input_tokens'])}/{_tokens(row['total_output_tokens'])}",
+            f"{fmt.tokens(row['total_input_tokens'])}/{fmt.tokens(row['total_output_tokens'])}",
         ),
-        ("Duration", _duration(row["total_duration_ms"])),
+        ("Duration", fmt.duration(row["total_duration_ms"])),
         ("Cost", _cost(row)),
     ]
 
@@ -443,11 +454,11 @@ def _cost(row: dict[str, Any]) -> str:
     if total is None:
         return "unknown"
     if recorded is None:
-        return f"{_usd(total)} (from prices)"
+        return f"{fmt.cost(total)} (from prices)"
     priced = total - recorded
     if abs(priced) < 5e-10:
-        return f"{_usd(total)} (recorded)"
-    return f"{_usd(total)} ({_usd(recorded)} recorded, {_usd(priced)} from prices)"
+        return f"{fmt.cost(total)} (recorded)"
+    return f"{fmt.cost(total)} ({fmt.cost(recorded)} recorded, {fmt.cost(priced)} from prices)"
 
 
 def _missing(row: dict[str, Any]) -> str:
@@ -461,30 +472,30 @@ def _layers(row: dict[str, Any]) -> list[tuple[str, str]]:
     if row.get("outcome_pass_rate") is None:
         return []
     out = [
-        ("Outcome pass rate", _pct(row["outcome_pass_rate"])),
-        ("Gate pass rate (every gate passed)", _pct(row["gate_pass_rate"])),
+        ("Outcome pass rate", fmt.rate(row["outcome_pass_rate"])),
+        ("Gate pass rate (every gate passed)", fmt.rate(row["gate_pass_rate"])),
         ("Gates passed", f"{row['gates_passed']}/{row['gates_total']}"),
         (
             "Mean judge score",
             "no judge score"
             if row["judge_score_mean"] is None
-            else f"{row['judge_score_mean']:.2f} ({row['judge_scored']} scored)",
+            else f"{fmt.number(row['judge_score_mean'])} ({row['judge_scored']} scored)",
         ),
     ]
     if row["composite_score_mean"] is not None:
-        out.append(("Mean composite score (configured)", f"{row['composite_score_mean']:.2f}"))
+        out.append(("Mean composite score (configured)", fmt.number(row["composite_score_mean"])))
     if row.get("judge_cost_usd") is not None:
-        out.append(("Judges' cost (not in Cost)", _usd(row["judge_cost_usd"])))
+        out.append(("Judges' cost (not in Cost)", fmt.cost(row["judge_cost_usd"])))
     return out
 
 
 def _task_score(task: dict[str, Any]) -> str:
     """``score/max``, or for a scenario task its gates and judge score, apart."""
     if task.get("outcome") is None:
-        return f"{_num(task['score'])}/{_num(task['max_score'])}"
+        return f"{fmt.number(task['score'])}/{fmt.number(task['max_score'])}"
     judge = task["judge_score"]
     text = f"gates {task['gates_passed']}/{task['gates_total']}"
-    return text + (f" · judge {judge:.2f}" if judge is not None else "")
+    return text + (f" · judge {fmt.number(judge)}" if judge is not None else "")
 
 
 def _label(row: dict[str, Any], name: str = "model") -> str:
@@ -514,7 +525,7 @@ def _task_details(runs: Runs, run_id: str) -> list[str]:
             f"Turns {t['turns']} · tool calls {t['tool_call_count']} "
             f"({t['tool_calls_ok']} ok) · natural stop "
             f"{ {True: 'yes', False: 'no', None: 'unknown'}[t['natural_stop']] } · "
-            f"{_duration(t['duration_ms'])}",
+            f"{fmt.duration(t['duration_ms'])}",
             "",
         ]
         if t["error"]:
@@ -522,7 +533,7 @@ def _task_details(runs: Runs, run_id: str) -> list[str]:
         mine = checks.filter((pl.col("task_id") == t["task_id"]) & (pl.col("epoch") == t["epoch"]))
         lines += [
             f"- {VERDICTS[c['passed']]} [{c['layer']}] {_code(c['check'])} "
-            f"(weight {_num(c['weight'])}): {_one_line(c['detail'] or '')}"
+            f"(weight {fmt.number(c['weight'])}): {_one_line(c['detail'] or '')}"
             for c in mine.iter_rows(named=True)
         ] or ["- no check verdicts recorded"]
         lines.append("")
@@ -538,7 +549,7 @@ SIZE_MARK = "‡"
 
 
 def _paired_section(pairs: pl.DataFrame) -> list[str]:
-    """The paired comparisons of :func:`evalnb.analysis.metrics.compare_all` as a table."""
+    """The paired comparisons of :func:`evalnb.analysis.compare.compare_all` as a table."""
     if pairs.height == 0:
         return []
     rows = [
@@ -547,11 +558,13 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
             r["metric"],
             f"{r['tasks']} (+{r['tasks_only_a']}/+{r['tasks_only_b']} unshared, "
             f"{r['errored_a']}/{r['errored_b']} errored left out)",
-            f"{_pct(r['value_a'])} vs {_pct(r['value_b'])}",
-            _pp(r["diff"]),
-            "–" if r["diff_lo"] is None else f"[{_pp(r['diff_lo'])}, {_pp(r['diff_hi'])}]",
-            f"{_p(r['p'])} ({r['test']})",
-            _p(r["p_holm"]),
+            f"{fmt.rate(r['value_a'])} vs {fmt.rate(r['value_b'])}",
+            fmt.points(r["diff"]),
+            fmt.MISSING
+            if r["diff_lo"] is None
+            else f"[{fmt.points(r['diff_lo'])}, {fmt.points(r['diff_hi'])}]",
+            f"{fmt.p_value(r['p'])} ({r['test']})",
+            fmt.p_value(r["p_holm"]),
         ]
         for r in pairs.iter_rows(named=True)
     ]
@@ -571,15 +584,6 @@ def _paired_section(pairs: pl.DataFrame) -> list[str]:
         "",
         *([*notes, ""] if notes else []),
     ]
-
-
-def _pp(x: float | None) -> str:
-    """A difference of rates in percentage points."""
-    return "–" if x is None or math.isnan(x) else f"{x * 100:+.1f} pp"
-
-
-def _p(x: float | None) -> str:
-    return "–" if x is None or math.isnan(x) else f"{x:.3g}"
 
 
 def _trend(rows: pl.DataFrame) -> list[str]:
@@ -612,17 +616,17 @@ def _trend(rows: pl.DataFrame) -> list[str]:
     for family in dict.fromkeys(trend.get_column("family").to_list()):
         runs = [cells.get((family, d)) for d in dates]
         first_size = next(r["_size"] for r in runs if r)
-        body.append([f"{family} tasks", *(_task_cell(r) if r else "–" for r in runs)])
+        body.append([f"{family} tasks", *(_task_cell(r) if r else fmt.MISSING for r in runs)])
         for name, col in metrics:
             line = [f"{family} {name}"]
             for r in runs:
                 if r is None:
-                    line.append("–")
+                    line.append(fmt.MISSING)
                     continue
                 mark = PARTIAL_MARK if _partial_note(r) else ""
                 mark += SIZE_MARK if r["_size"] != first_size else ""
                 marks.update(mark)
-                line.append(_pct(r[col]) + (f" {mark}" if mark else ""))
+                line.append(fmt.rate(r[col]) + (f" {mark}" if mark else ""))
             body.append(line)
     notes = {
         PARTIAL_MARK: f"{PARTIAL_MARK} partial run: it lacks tasks, so its rates cover only "
@@ -666,44 +670,6 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     os.replace(tmp, path)
-
-
-def _pct(x: float | None) -> str:
-    return "–" if x is None or math.isnan(x) else f"{x * 100:.0f}%"
-
-
-def _rate_ci(x: float | None, lo: float | None, hi: float | None) -> str:
-    if x is None or math.isnan(x):
-        return "–"
-    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
-        return _pct(x)
-    return f"{_pct(x)} [{lo * 100:.0f}–{hi * 100:.0f}%]"
-
-
-def _num(x: float | int | None, digits: int = 2) -> str:
-    if x is None or math.isnan(x):
-        return "–"
-    if float(x).is_integer():
-        return str(int(x))
-    return f"{x:.{digits}f}".rstrip("0").rstrip(".")
-
-
-def _tokens(n: int | None) -> str:
-    if n is None:
-        return "–"
-    if n >= 1_000_000:
-        return f"{n / 1e6:.1f}M"
-    return f"{n / 1000:.0f}K" if n >= 1000 else str(n)
-
-
-def _duration(ms: float | None) -> str:
-    if ms is None:
-        return "–"
-    return f"{ms / 60_000:.1f} min" if ms >= 60_000 else f"{ms / 1000:.1f} s"
-
-
-def _usd(x: float) -> str:
-    return f"${x:.2f}" if x >= 0.01 or x == 0 else f"${x:.4f}"
 
 
 def _one_line(text: str, limit: int = 200) -> str:

@@ -2,7 +2,7 @@
 
 The page holds the computed sentences of :mod:`evalnb.present.story`, the summary
 table (rates with their 95% intervals), the paired comparisons of every two models on
-the same dataset (:func:`evalnb.analysis.metrics.compare_all` on the baseline runs of
+the same dataset (:func:`evalnb.analysis.compare.compare_all` on the baseline runs of
 :func:`evalnb.analysis.baseline.baseline_runs`, as comparison.md: one table, with
 Holm-adjusted p-values over every comparison in it), the tasks that flipped in those
 pairs with both transcripts side by side, each run's consistency and flaky tasks
@@ -34,10 +34,11 @@ import altair as alt
 import polars as pl
 
 from evalnb.analysis.baseline import baseline_runs
+from evalnb.analysis.compare import compare_all
 from evalnb.analysis.flaky import consistency, flaky_tasks
 from evalnb.analysis.judge_agreement import judge_agreement, judge_scores
-from evalnb.analysis.metrics import compare_all, summary
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.summary import summary
 from evalnb.errors import SetupError
 from evalnb.present import charts, story
 from evalnb.present.offline import chart_html, html_page
@@ -142,7 +143,7 @@ def _markdown(text: str) -> str:
 
 
 def _pairs(runs: Runs) -> pl.DataFrame:
-    """:func:`evalnb.analysis.metrics.compare_all` of the baseline runs (those of
+    """:func:`evalnb.analysis.compare.compare_all` of the baseline runs (those of
     comparison.md: :func:`evalnb.analysis.baseline.baseline_runs`); none with fewer than two."""
     baseline = baseline_runs(runs.runs)
     return compare_all(runs, baseline if len(baseline) >= 2 else [])

@@ -25,9 +25,9 @@ import html
 
 import polars as pl
 
-from evalnb.analysis.metrics import PASSED
 from evalnb.analysis.regression import task_diff
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.verdicts import PASSED
 from evalnb.present.transcripts import TASK_STYLE, side_by_side_html, task_html
 
 MAX_FAILED = 500

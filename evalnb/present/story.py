@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import polars as pl
 
-from evalnb.analysis import diagnostics, metrics
+from evalnb import display as fmt
+from evalnb.analysis import diagnostics
+from evalnb.analysis.categories import by_category
+from evalnb.analysis.compare import compare
 from evalnb.analysis.guidance import compare_guidance
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.summary import summary
 from evalnb.present import groups
 
 
@@ -52,20 +56,20 @@ def overview(runs: Runs) -> str:
     if runs.runs.height == 0:
         return "No runs to describe."
     pooled = groups.pooled(runs)
-    s = metrics.summary(pooled).sort("pass_rate", descending=True, nulls_last=True)
-    cats = metrics.by_category(pooled).sort("pass_rate", "tasks", descending=[False, True])
+    s = summary(pooled).sort("pass_rate", descending=True, nulls_last=True)
+    cats = by_category(pooled).sort("pass_rate", "tasks", descending=[False, True])
     lines = []
     for row in s.iter_rows(named=True):
         weakest = cats.filter(run_id=row["run_id"]).head(1)
         line = (
             f"- **{row['run_id']}** passed {row['total_passed']} of {row['total_tasks']} "
-            f"task attempts: {_pct(row['pass_rate'])} "
-            f"[{_pct(row['pass_rate_lo'])}–{_pct(row['pass_rate_hi'])}]"
+            "task attempts: "
+            f"{fmt.rate_interval(row['pass_rate'], row['pass_rate_lo'], row['pass_rate_hi'])}"
         )
         if weakest.height and cats.get_column("category").n_unique() > 1:
             w = weakest.row(0, named=True)
             line += (
-                f"; its weakest category is {w['category']} at {_pct(w['pass_rate'])}"
+                f"; its weakest category is {w['category']} at {fmt.rate(w['pass_rate'])}"
                 f" ({w['passed']}/{w['tasks']})"
             )
         lines.append(line + ".")
@@ -78,15 +82,17 @@ def overview(runs: Runs) -> str:
 def _lead(pooled: Runs, best: str, second: str) -> str:
     """Who has the highest pass rate, and what the paired test on shared tasks says of it.
 
-    The test is :func:`evalnb.analysis.metrics.compare` (exact McNemar, or sign-flip
+    The test is :func:`evalnb.analysis.compare.compare` (exact McNemar, or sign-flip
     with epochs); "ahead" is said only when it gives p <= 0.05 in the leader's favour.
     """
     head = f"**{best}** has the highest pass rate"
     try:
-        c = metrics.compare(pooled, best, second)
+        c = compare(pooled, best, second)
     except ValueError:
         return f"{head}; it shares no task with **{second}**, so no paired test compares them."
-    verdict = f"on the {c.tasks} tasks both ran, the paired {c.test} test gives p = {c.p:.3g}"
+    verdict = (
+        f"on the {c.tasks} tasks both ran, the paired {c.test} test gives p = {fmt.p_value(c.p)}"
+    )
     if c.p <= 0.05 and c.diff > 0:
         return f"{head}; {verdict}, so it is ahead of **{second}** on these tasks."
     return (
@@ -139,10 +145,11 @@ def guidance(runs: Runs) -> str:
         a, b = part.row(0, named=True), part.row(-1, named=True)
         lines.append(
             f"- **{model}**, {a['guidance']} → {b['guidance']}: error rate "
-            f"{_pct(a['error_rate'])} → {_pct(b['error_rate'])}, first-try success "
-            f"{_pct(a['first_try_success_rate'])} → {_pct(b['first_try_success_rate'])}, "
-            f"--help per attempt {a['help_per_attempt']:.2f} → {b['help_per_attempt']:.2f}, "
-            f"pass rate {_pct(a['pass_rate'])} → {_pct(b['pass_rate'])} "
+            f"{fmt.rate(a['error_rate'])} → {fmt.rate(b['error_rate'])}, first-try success "
+            f"{fmt.rate(a['first_try_success_rate'])} → {fmt.rate(b['first_try_success_rate'])}, "
+            f"--help per attempt {fmt.number(a['help_per_attempt'])} → "
+            f"{fmt.number(b['help_per_attempt'])}, "
+            f"pass rate {fmt.rate(a['pass_rate'])} → {fmt.rate(b['pass_rate'])} "
             f"({b['tasks']} tasks)."
         )
     return "\n".join(lines)
@@ -156,7 +163,7 @@ def trend(runs: Runs) -> str:
         'No model ran the same dataset (and guidance) at several dates: there is no trend to draw.'
     """
     s = (
-        metrics.summary(runs)
+        summary(runs)
         .join(runs.runs.select("run_id", "dataset"), on="run_id")
         .filter(pl.col("started_at").is_not_null())
         .sort("started_at")
@@ -172,13 +179,9 @@ def trend(runs: Runs) -> str:
         )
     lines = []
     for row in series.iter_rows(named=True):
-        rates = " → ".join(_pct(v) for v in row["pass_rate"])
+        rates = " → ".join(fmt.rate(v) for v in row["pass_rate"])
         lines.append(
             f"- **{row['model']}** on {row['dataset']}: {len(row['pass_rate'])} runs from "
             f"{row['started_at'][0][:10]} to {row['started_at'][-1][:10]}, pass rate {rates}."
         )
     return "\n".join(lines)
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value:.0%}"

@@ -2,14 +2,17 @@
 
 polars prints 10 rows and cuts strings at about 30 characters, which hides error
 texts, friction messages and diagnosis evidence. :func:`show` renders a DataFrame as
-an HTML table with up to :data:`MAX_ROWS` rows and full, wrapped texts:
+an HTML table with up to :data:`MAX_ROWS` rows and full, wrapped texts, its figures
+rendered by :mod:`evalnb.display`:
 
 - a rate column ``x`` with ``x_lo`` and ``x_hi`` beside it becomes one column
   "62.5% [40.1–80.2%]" (the interval columns are folded in; an interval reaching
   below zero, as a difference's can, reads "-12.0% [-30.0% to 5.0%]");
 - columns named ``*_rate`` or ``*_share`` are percentages;
-- ``*_ms`` columns are durations: "850 ms", "12.3 s" or "4.2 min";
-- other floats keep 3 significant digits; lists are joined with "; ".
+- ``*_ms`` columns are durations: "850 ms", "12.3 s" or "4.2 min"; ``*_usd`` columns
+  costs: "$1.50";
+- a missing value reads "–"; other floats keep 3 significant digits; lists are joined
+  with "; ".
 
 Example:
     >>> frame = pl.DataFrame({"pass_rate": [0.5], "pass_rate_lo": [0.2], "pass_rate_hi": [0.8],
@@ -28,6 +31,8 @@ from typing import Any
 
 import polars as pl
 
+from evalnb import display as fmt
+
 MAX_ROWS = 500
 """A table shows at most this many rows (and says how many it left out)."""
 
@@ -39,22 +44,6 @@ table.evalnb-table td, table.evalnb-table th {border: 1px solid #ddd; padding: 3
 table.evalnb-table th {white-space: normal; word-break: normal; overflow-wrap: normal}
 </style>"""
 """Cells wrap anywhere (long texts); headers wrap only between words (:func:`header`)."""
-
-
-def duration(ms: float | None) -> str:
-    """A duration in milliseconds for people: ms below 1 s, s below 2 min, else min.
-
-    Example:
-        >>> duration(850), duration(12_340), duration(252_000), duration(None)
-        ('850 ms', '12.3 s', '4.2 min', '')
-    """
-    if ms is None:
-        return ""
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    if ms < 120_000:
-        return f"{ms / 1000:.1f} s"
-    return f"{ms / 60_000:.1f} min"
 
 
 def header(column: str) -> str:
@@ -82,11 +71,15 @@ def formatted(frame: pl.DataFrame) -> pl.DataFrame:
         values = frame.get_column(column).to_list()
         if f"{column}_lo" in folded and f"{column}_hi" in folded:
             los, his = frame.get_column(f"{column}_lo"), frame.get_column(f"{column}_hi")
-            out[column] = [_interval(v, lo, hi) for v, lo, hi in zip(values, los, his, strict=True)]
+            out[column] = [
+                fmt.rate_interval(v, lo, hi) for v, lo, hi in zip(values, los, his, strict=True)
+            ]
         elif column.endswith(("_rate", "_share")):
-            out[column] = [_percent(v) for v in values]
+            out[column] = [fmt.rate(v) for v in values]
         elif column.endswith("_ms"):
-            out[column] = [duration(v) for v in values]
+            out[column] = [fmt.duration(v) for v in values]
+        elif column.endswith("_usd"):
+            out[column] = [fmt.cost(v) for v in values]
         else:
             out[column] = [_text(v) for v in values]
     return pl.DataFrame(out, schema=dict.fromkeys(out, pl.Utf8))
@@ -150,23 +143,9 @@ def show(frame: pl.DataFrame, max_rows: int = MAX_ROWS, csv: str | None = "table
     return HTML(table_html(frame, max_rows, csv))
 
 
-def _percent(value: float | None) -> str:
-    return "" if value is None else f"{value:.1%}"
-
-
-def _interval(value: float | None, lo: float | None, hi: float | None) -> str:
-    if value is None:
-        return ""
-    if lo is None or hi is None:
-        return _percent(value)
-    if lo < 0:  # a difference: "a–b" would read as a minus sign
-        return f"{value:.1%} [{lo:.1%} to {hi:.1%}]"
-    return f"{value:.1%} [{lo * 100:.1f}–{hi:.1%}]"
-
-
 def _text(value: object) -> str:
     if value is None:
-        return ""
+        return fmt.MISSING
     if isinstance(value, float):
         return f"{value:.3g}"
     if isinstance(value, list):

@@ -19,8 +19,8 @@ from typing import Any
 
 import polars as pl
 
-from evalnb.analysis.metrics import PASSED
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.verdicts import PASSED
 
 FOLD_CHARS = 800
 """Tool output longer than this (or than :data:`FOLD_LINES` lines) is folded in <details>."""

@@ -31,9 +31,10 @@ import polars as pl
 import vl_convert as vlc
 from IPython.display import HTML, clear_output, display
 
-from evalnb.analysis.metrics import PASSED, compare
+from evalnb.analysis.compare import compare
 from evalnb.analysis.regression import task_diff
 from evalnb.analysis.runs import Runs
+from evalnb.analysis.verdicts import PASSED
 from evalnb.present import charts, groups
 from evalnb.present.tables import csv_link, table_html
 from evalnb.present.tables import show as show
@@ -293,7 +294,7 @@ def picked_attempts(runs: Runs, points: list[dict[str, Any]]) -> pl.DataFrame:
 def comparer(
     runs: Runs, a: str | None = None, b: str | None = None, *, static: bool | None = None
 ) -> Any:
-    """Pick two runs to see their paired comparison (:func:`evalnb.analysis.metrics.compare`).
+    """Pick two runs to see their paired comparison (:func:`evalnb.analysis.compare.compare`).
 
     Shows the pass-rate difference with its interval and exact p-value (McNemar, or
     sign-flip with epochs), the weighted-rate difference, each p with its Holm

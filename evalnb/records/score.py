@@ -43,6 +43,25 @@ class TaskScore(Record):
     score: float = 0.0
     max_score: float = 0.0
 
+    @classmethod
+    def from_results(cls, task_id: str, results: list[ScoreResult]) -> TaskScore:
+        """Spec 000's sums over the checks: ``score`` the weights of those that passed (a
+        check not run did not), ``max_score`` every weight.
+
+        Example:
+            >>> checks = [ScoreResult(check="a", passed=True, weight=2),
+            ...           ScoreResult(check="b", passed=False), ScoreResult(check="c", passed=None)]
+            >>> s = TaskScore.from_results("t", checks)
+            >>> s.score, s.max_score
+            (2.0, 4.0)
+        """
+        return cls(
+            task_id=task_id,
+            results=results,
+            score=sum(r.weight for r in results if r.passed is True),
+            max_score=sum(r.weight for r in results),
+        )
+
     def all_passed(self) -> bool:
         """True when every check passed (vacuously true with no checks); a check not run
         did not pass."""

@@ -86,9 +86,4 @@ class BashCase:
             else r
             for e, r in zip(self.task.expectations, score.results, strict=True)
         ]
-        passed = sum(r.weight for r in results if r.passed)
-        total = sum(r.weight for r in results)
-        return Scoring(
-            TaskScore(task_id=self.task.id, results=results, score=passed, max_score=total),
-            error=deadline.error(),
-        )
+        return Scoring(TaskScore.from_results(self.task.id, results), error=deadline.error())

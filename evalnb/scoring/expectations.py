@@ -198,12 +198,7 @@ class _FileText:
 
 
 def _task_score(task: Task, results: list[ScoreResult]) -> TaskScore:
-    return TaskScore(
-        task_id=task.id,
-        results=results,
-        score=sum(r.weight for r in results if r.passed),
-        max_score=sum(r.weight for r in results),
-    )
+    return TaskScore.from_results(task.id, results)
 
 
 def _fs(sandbox: Sandbox | None) -> Sandbox:

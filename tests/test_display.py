@@ -1,0 +1,36 @@
+"""One rendering per quantity: report.md, report.html and the notebook tables agree."""
+
+from __future__ import annotations
+
+import html
+
+import polars as pl
+import pytest
+
+from evalnb import display
+from evalnb.analysis.summary import summary
+from evalnb.present.report import write_report
+from evalnb.present.report_html import report_html
+from evalnb.present.tables import table_html
+from tests.test_charts import make_runs
+
+pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
+
+
+def test_report_md_and_report_html_render_a_run_s_rates_and_cost_alike(tmp_path):
+    runs = make_runs()
+    md = write_report(runs, tmp_path)["report.md"].read_text()
+    page = html.unescape(report_html(runs))
+    row = summary(runs).filter(run_id="a1").row(0, named=True)
+    pass_rate = display.rate_interval(row["pass_rate"], row["pass_rate_lo"], row["pass_rate_hi"])
+    assert pass_rate.startswith("50.0% [")  # 2 of 4 tasks
+    assert f"| Pass rate | {pass_rate} |" in md and f"<td>{pass_rate}</td>" in page
+
+
+def test_a_table_shows_a_missing_value_as_a_dash_and_a_cost_in_dollars():
+    frame = pl.DataFrame(
+        {"error_rate": [None, 0.123], "avg_duration_ms": [90_000.0, None], "cost_usd": [0.5, None]}
+    )
+    cells = html.unescape(table_html(frame))
+    assert "<td>–</td><td>90.0 s</td><td>$0.50</td>" in cells
+    assert "<td>12.3%</td><td>–</td><td>–</td>" in cells
