@@ -168,24 +168,21 @@ class ScenarioCase:
         scenario = self.scenario
         gates = scenario.gates
         deadline = Deadline(timeout_s)
-        try:
-            results = await run_gates(
-                gates,
-                sandbox,
-                trace,
-                workdir=sandbox.workdir,
-                command_pattern=self.command_pattern,
-                deadline=deadline,
-            )
-            inter: float | None = None
-            if scenario.evaluation.composite is not None:
-                calls = AgentTrace(tool_calls=trace.tool_calls)
-                try:
-                    inter = await deadline.call(interaction_score, calls, self.command_pattern)
-                except ScoringTimeout as exc:
-                    deadline.stop(exc)
-        finally:
-            deadline.close()
+        results = await run_gates(
+            gates,
+            sandbox,
+            trace,
+            workdir=sandbox.workdir,
+            command_pattern=self.command_pattern,
+            deadline=deadline,
+        )
+        inter: float | None = None
+        if scenario.evaluation.composite is not None:
+            try:
+                deadline.start_check()
+                inter = interaction_score(trace, self.command_pattern)
+            except ScoringTimeout as exc:
+                deadline.stop(exc)
         judgements = await self._judge(trace)
         judgement = judgements[0] if judgements else None
         outcome = decide_outcome(results, judgement)
