@@ -3,9 +3,11 @@ the local sandbox's confinement modes."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from evalnb.runtime.sandbox import local
 from tests.confinement import CONFINED
@@ -41,3 +43,22 @@ def confined(request, monkeypatch):
         pytest.fail("no confinement mode works here: the local sandbox cannot be confined")
     monkeypatch.setattr(local, "confinement", lambda: request.param)
     return request.param
+
+
+# hypothesis: a fast profile for the test command (the same examples every run) and a
+# thorough one, chosen by HYPOTHESIS_PROFILE (README "Differential tests")
+settings.register_profile(
+    "fast",
+    max_examples=5,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "thorough",
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))

@@ -79,6 +79,19 @@ def test_per_call_records_follow_spec_003(tmp_path):
     assert all(c.latency_ms is not None and c.latency_ms >= 0 for c in calls)
 
 
+def test_the_running_input_total_is_unknown_from_an_unknown_count_on_issue_25_item_5(tmp_path):
+    provider = script(
+        tmp_path,
+        [
+            {"commands": ["true"], "input_tokens": 1000},
+            {"commands": ["true"]},  # this reply reports no usage
+            {"text": "done", "input_tokens": 1600},
+        ],
+    )
+    calls = run(provider).trace.llm_calls
+    assert [c.cumulative_input for c in calls] == [1000, None, None]
+
+
 def test_turn_limit_runs_the_last_turns_tools_and_is_not_a_natural_stop(tmp_path):
     provider = script(tmp_path, [{"commands": [f"echo {i}"]} for i in range(1, 6)])
     trace = run(provider, max_turns=3).trace

@@ -223,6 +223,15 @@ def test_a_session_becomes_one_task_with_its_llm_and_bash_calls(tmp_path):
     )
 
 
+def test_a_reply_without_usage_leaves_the_running_total_unknown_issue_25_item_5(tmp_path):
+    lines = session_lines()
+    del lines[4]["message"]["usage"]["input_tokens"]  # msg_01B reports no input count
+    [(_, [record])] = read_claude_code([write(tmp_path / "gap.jsonl", lines)], target="notes")
+    calls = record.trace.llm_calls
+    assert [c.input_tokens is None for c in calls] == [False, True, False, False, False]
+    assert [c.cumulative_input for c in calls] == [3 + 12000 + 4000, None, None, None, None]
+
+
 def test_without_a_target_a_session_has_no_checks(tmp_path):
     path = write(tmp_path / "capture.jsonl", session_lines())
     [(_, [record])] = read_claude_code([path])

@@ -11,6 +11,17 @@ import pytest
 import evalnb as en
 from evalnb.cli import main
 from evalnb.formats.atif_write import write_atif
+from evalnb.records import (
+    AgentTrace,
+    LLMCall,
+    RunMeta,
+    Task,
+    TaskRecord,
+    TaskScore,
+    ToolCallResult,
+    ToolInvocation,
+)
+from evalnb.store import RunStore
 from tests.trace_figures import SHARED, SUMMARY_FIGURES, sim_run
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "atif.schema.json").read_text())
@@ -82,6 +93,32 @@ def test_evalnb_to_atif_to_evalnb_gives_the_same_summary(run, tmp_path):
     assert calls(after, "tool_calls", *tools) == calls(before, "tool_calls", *tools)
     rewards = after.tasks.select("task_id", "epoch", "reward", "passed").rows()
     assert all(reward == float(passed) for _, _, reward, passed in rewards)
+
+
+def test_a_run_reads_back_with_its_guidance_and_its_tool_calls_as_they_were(tmp_path):
+    """Found by the differential tests: the guidance version was lost (the guidance
+    comparison then saw one version) and so were a scenario's recorded tool runs (its
+    interaction was counted again from the command text, exit codes approximate)."""
+    call = ToolCallResult(
+        commands="notes show n1; ls",
+        stdout="",
+        stderr="no note n1\n",
+        exit_code=0,
+        invocations=[ToolInvocation(argv=["notes", "show", "n1"], exit_code=1)],
+    )
+    record = TaskRecord(
+        task=Task(id="s", category="c", prompt="p"),
+        trace=AgentTrace(tool_calls=[call], llm_calls=[LLMCall(call_number=1)], turns=1),
+        score=TaskScore(task_id="s"),
+    )
+    meta = RunMeta(run_id="r", provider="p", model="m", guidance="v2", status="complete")
+    job = write_atif(RunStore.write_records(tmp_path / "runs", meta, [record]), tmp_path)
+    again = en.load(job)
+    assert again.runs.get_column("guidance").to_list() == ["v2"]
+    [read] = again.tool_calls.select("stdout", "stderr", "exit_code").rows()
+    assert read == ("", "no note n1\n", 0)
+    counts = en.interaction(again).select("total_commands", "error_count").row(0)
+    assert counts == (1, 1)  # the one recorded run of notes, which failed
 
 
 def test_export_refuses_an_existing_job_and_a_folder_that_is_not_a_run(run, tmp_path):

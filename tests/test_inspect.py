@@ -23,7 +23,8 @@ from evalnb.cli import main
 from evalnb.errors import InputError, SetupError
 from evalnb.formats.inspect_log import log_to_run, read_inspect_log
 from evalnb.formats.inspect_write import eval_log, write_inspect_log
-from evalnb.records import RunMeta
+from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
+from evalnb.store import RunStore
 from tests.conftest import ROOT
 from tests.inspect_logs import agentic_log
 
@@ -431,6 +432,28 @@ def test_bashkit_eval_runs_without_per_call_tokens_keep_their_totals(bashkit_eva
         .tasks.select(pl.col("total_input_tokens") + pl.col("total_output_tokens"))
         .to_series()
     )
+
+
+def test_an_unknown_token_count_is_exported_as_no_usage_not_as_0(tmp_path):
+    """Found by the differential tests: a call whose input count was unknown went to
+    Inspect as 0 input tokens, so a reader of Inspect's own fields saw a context of 0."""
+    calls = [
+        LLMCall(call_number=1, input_tokens=None, output_tokens=7),
+        LLMCall(call_number=2, input_tokens=900, output_tokens=None),
+        LLMCall(call_number=3, input_tokens=1000, output_tokens=9),
+    ]
+    record = TaskRecord(
+        task=Task(id="t", category="c", prompt="p"),
+        trace=AgentTrace(llm_calls=calls, turns=3),
+        score=TaskScore(task_id="t"),
+    )
+    meta = RunMeta(run_id="r", provider="p", model="m", status="complete")
+    log = read_eval_log(
+        str(write_inspect_log(RunStore.write_records(tmp_path, meta, [record]), tmp_path / "logs"))
+    )
+    usage = [e.output.usage for e in log.samples[0].events if e.event == "model"]
+    assert [u is None for u in usage] == [True, True, False]
+    assert (usage[2].input_tokens, usage[2].output_tokens) == (1000, 9)
 
 
 def test_export_refuses_to_overwrite_and_names_a_folder_that_is_not_a_run(evalnb_run, tmp_path):

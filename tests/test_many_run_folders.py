@@ -164,3 +164,21 @@ def test_folders_of_one_run_id_keep_the_first(tmp_path):
     with pytest.warns(UserWarning, match="1 input"):
         runs = en.load(first, second, strict=False)
     assert runs.runs.height == 1 and runs.tasks.height == 2
+
+
+def test_each_footer_is_read_directly_as_polars_reads_it(mixed, tmp_path):
+    files = [f for folder in mixed for f in sorted(folder.glob("*.parquet"))]
+    wide = tmp_path / "wide.parquet"  # a footer longer than one read of the file's end
+    pl.DataFrame({f"column_{i:05d}": [i] for i in range(3000)}).write_parquet(wide)
+    assert wide.stat().st_size > folders._TAIL
+    for file in [*files, wide]:
+        expected = pl.read_parquet_metadata(file)["ARROW:schema"]
+        assert folders.footer_schema(str(file)) == expected, file
+    bare = tmp_path / "bare.parquet"  # no Arrow schema: its schema is read on its own
+    pq = pytest.importorskip("pyarrow.parquet")
+    pq.write_table(pl.DataFrame({"a": [1]}).to_arrow(), bare, store_schema=False)
+    assert folders.footer_schema(str(bare)) == ""
+    cut = tmp_path / "cut.parquet"
+    cut.write_bytes(files[0].read_bytes()[:-1])
+    assert isinstance(folders.footer_schema(str(cut)), ValueError)
+    assert isinstance(folders.footer_schema(str(tmp_path / "none.parquet")), FileNotFoundError)

@@ -348,6 +348,26 @@ def test_context_growth_per_task_follows_spec_003():
     assert rows["grow"]["has_call_tokens"] is True
 
 
+def test_null_token_counts_follow_spec_003s_formulas_issue_25_item_5():
+    """An unknown count makes a figure unknown when spec 003's formula needs it: call 1's
+    for base_context, calls 1 and N for the growth (the sum of consecutive differences
+    telescopes, so the calls between cancel out), every call for the running total."""
+    recs = [
+        record("first_unknown", [(True, 1)], call_inputs=(None, 1200, 1500)),
+        record("middle_unknown", [(True, 1)], call_inputs=(1000, None, 1600)),
+        record("last_unknown", [(True, 1)], call_inputs=(1000, 1300, None)),
+        record("one_unknown", [(True, 1)], call_inputs=(None,)),
+    ]
+    rows = {r["task_id"]: r for r in context_growth(make_runs(("r", "m", recs))).rows(named=True)}
+    figures = ["base_context", "context_growth_avg", "final_cumulative_input"]
+    assert [rows["first_unknown"][f] for f in figures] == [None, None, None]
+    assert [rows["middle_unknown"][f] for f in figures] == [1000, 300.0, None]
+    assert [rows["last_unknown"][f] for f in figures] == [1000, None, None]
+    assert [rows["one_unknown"][f] for f in figures] == [None, None, None]
+    assert rows["middle_unknown"]["has_call_tokens"] is True
+    assert rows["first_unknown"]["has_call_tokens"] is False
+
+
 def test_context_growth_per_run_and_model_aggregates_tasks_with_tokens():
     runs = make_runs(
         ("r1", "m", [record("a", [(True, 1)], call_inputs=(100, 150, 220))]),

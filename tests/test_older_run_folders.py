@@ -38,6 +38,7 @@ from evalnb.records import (
     TaskRecord,
     TaskScore,
     ToolCallResult,
+    cumulative_inputs,
 )
 from evalnb.store import RunStore
 from evalnb.store.command_counts import COUNTS
@@ -73,10 +74,12 @@ def _attempt(
 ) -> TaskRecord:
     """An Anthropic attempt: call 1 writes its prompt to the cache, later calls read it.
     Call ``unknown_input`` has no input count (its cache counts are known)."""
-    calls, cumulative = [], 0
-    for n, whole in enumerate(prompt_tokens, start=1):
+    calls = []
+    inputs = [None if n == unknown_input else w for n, w in enumerate(prompt_tokens, start=1)]
+    for n, (whole, cumulative) in enumerate(
+        zip(prompt_tokens, cumulative_inputs(inputs), strict=True), start=1
+    ):
         known = n != unknown_input
-        cumulative += whole if known else 0
         read = prompt_tokens[n - 2] if n > 1 else 0
         calls.append(
             LLMCall(
@@ -85,7 +88,7 @@ def _attempt(
                 output_tokens=40 + n,
                 cache_read_tokens=read,
                 cache_write_tokens=whole - read - 3,
-                cumulative_input=cumulative if known else None,
+                cumulative_input=cumulative,
                 latency_ms=800.0 + n,
                 tool_calls_made=1,
                 stop_reason="tool_use",

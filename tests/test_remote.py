@@ -160,7 +160,7 @@ def test_a_damaged_table_at_a_url_is_named(tmp_path):
 def test_without_fsspec_a_url_asks_for_the_remote_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "fsspec", None)  # import fsspec now fails
     with pytest.raises(SetupError, match=r"pip install 'evalnb\[remote\]'"):
-        en.load("s3://bucket/runs")
+        en.load("https://example.invalid/runs")
 
 
 def test_tables_at_a_url_stay_lazy_until_used(tmp_path):
@@ -171,8 +171,8 @@ def test_tables_at_a_url_stay_lazy_until_used(tmp_path):
     assert runs.scan("tool_calls").select(pl.len()).collect().item() == 30
 
 
-# Object storage: a real S3 server (moto's) on 127.0.0.1, reached by polars itself for the
-# parquet tables (projection and predicate pushdown) and by s3fs for listing and run.json.
+# Object storage: a real S3 server (moto's) on 127.0.0.1, reached by polars itself for
+# listing, run.json and the parquet tables (projection and predicate pushdown).
 
 
 @pytest.fixture(scope="module")
@@ -240,3 +240,19 @@ def test_a_file_url_is_read_as_its_local_folder(tmp_path):
     _same_tables(remote, local)
     plan = remote.scan("tool_calls").explain()
     assert "Parquet SCAN [" + str(runs / "r1" / "tool_calls.parquet") in plan
+
+
+def test_runs_in_s3_are_found_and_read_by_polars_alone_without_fsspec(
+    s3_bucket, tmp_path, monkeypatch
+):
+    runs = _runs_folder(tmp_path)
+    url = _copied(runs, f"s3://{s3_bucket}/runs")
+    monkeypatch.setitem(sys.modules, "fsspec", None)  # import fsspec now fails
+    everything, local = en.load(url), en.load(runs)
+    assert everything.runs.get_column("run_id").to_list() == ["r1", "r2"]
+    assert en.summary(everything).equals(en.summary(local))
+    _same_tables(everything, local)
+    assert en.load(f"{url}/r2").runs.get_column("run_id").to_list() == ["r2"]  # one run
+    assert en.load(f"{url}/r*").runs.get_column("run_id").to_list() == ["r1", "r2"]  # a glob
+    with pytest.raises(InputError, match="no run folders here"):
+        en.load(f"s3://{s3_bucket}/nothing-here")

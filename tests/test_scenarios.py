@@ -18,6 +18,7 @@ import polars as pl
 import pytest
 
 from evalnb.analysis.guidance import compare_guidance
+from evalnb.analysis.metrics import summary
 from evalnb.analysis.runs import Runs
 from evalnb.errors import InputError, SetupError
 from evalnb.formats.scenario import load_scenario
@@ -519,6 +520,19 @@ def test_compare_guidance_puts_versions_side_by_side():
             "commands_per_attempt": 1.0,
         },
     ]
+
+
+def test_an_errored_attempt_never_passes_in_the_guidance_comparison():
+    """Found by the differential tests: an attempt whose gates all passed after some
+    tool calls, then errored, passed in compare_guidance while the run's summary (and
+    its outcome pass rate) counted it as failed."""
+    errored = attempt("t1", [("kv set a 1", 0)], "pass").model_copy(
+        update={"error": "provider error on turn 2: HTTP 500"}
+    )
+    meta = RunMeta(run_id="r", provider="p", model="m", guidance="v1")
+    runs = Runs(**tables_from_records(meta, [errored, attempt("t2", [("kv get a", 0)], "pass")]))
+    assert compare_guidance(runs).summary.get_column("pass_rate").to_list() == [0.5]
+    assert summary(runs).get_column("pass_rate").to_list() == [0.5]
 
 
 def test_compare_guidance_pairs_versions_on_shared_tasks():

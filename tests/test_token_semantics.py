@@ -9,8 +9,12 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from inspect_ai.log import read_eval_log, write_eval_log
 
+from evalnb.analysis.load import load
 from evalnb.analysis.runs import read_run_folder
+from evalnb.formats.agent_logs import Attempt, task_record
+from evalnb.formats.inspect_write import write_inspect_log
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
 from evalnb.store import RunStore
 
@@ -259,3 +263,46 @@ def test_a_legacy_run_in_progress_is_upgraded_from_one_read_of_its_events(
     calls = runs.llm_calls.sort("call_number")
     assert calls.get_column("input_tokens").to_list() == [70_003, 70_505]
     assert runs.tasks.get_column("total_input_tokens").to_list() == [140_508]
+
+
+def test_the_agent_log_readers_leave_the_running_total_unknown_from_an_unknown_count():
+    """Issue 25 item 5 on the ATIF, Codex, Gemini CLI, SWE-agent, OpenHands and OTel
+    readers (one rule for them all, :func:`evalnb.formats.agent_logs.task_record`)."""
+    calls = [LLMCall(call_number=0, input_tokens=n) for n in (1000, None, 1600)]
+    attempt = Attempt(task_id="t", category="c", llm_calls=calls)
+    assert [c.cumulative_input for c in task_record(attempt).trace.llm_calls] == [
+        1000,
+        None,
+        None,
+    ]
+
+
+def test_an_inspect_export_read_from_inspects_own_fields_gives_the_whole_prompt(tmp_path):
+    """Found by the differential tests: the export wrote the uncached part as Inspect's
+    ``input_tokens`` without the inspect_ai version that gives it that meaning, so a
+    reader of Inspect's fields took the cache reads as already in it and lost them."""
+    calls = [LLMCall(call_number=1, input_tokens=9000, output_tokens=5, cache_read_tokens=8000)]
+    log = read_eval_log(str(write_inspect_log(_folder(tmp_path, "openai", calls), tmp_path)))
+    for sample in log.samples:
+        for event in sample.events:
+            event.metadata = None  # Inspect's own fields only
+        sample.metadata = {}
+    log.eval.metadata = None
+    write_eval_log(log, str(tmp_path / "plain.eval"))
+    read = load(tmp_path / "plain.eval").llm_calls
+    assert read.select("input_tokens", "cache_read_tokens").row(0) == (9000, 8000)
+
+
+def test_a_figure_one_attempt_did_not_record_keeps_its_value_beside_one_that_did(tmp_path):
+    """Found by the differential tests (OTel spans read back): a format's recorded task
+    figures are one struct per row, so a figure another attempt of the run recorded as
+    null (no call counted its input) blanked this attempt's own total as well."""
+    counted = Attempt(
+        task_id="a", category="c", llm_calls=[LLMCall(call_number=0, input_tokens=350)]
+    )
+    uncounted = Attempt(task_id="b", category="c", llm_calls=[LLMCall(call_number=0)])
+    meta = RunMeta(run_id="r", provider="p", model="m", status="complete")
+    records = [task_record(counted), task_record(uncounted)]
+    tasks = load(RunStore.write_records(tmp_path, meta, records)).tasks.sort("task_id")
+    assert tasks.get_column("total_input_tokens").to_list() == [350, None]
+    assert tasks.get_column("total_output_tokens").to_list() == [None, None]

@@ -58,15 +58,16 @@ def runs_of(box: LocalSandbox, commands: str):
     return result, [(i.argv, i.exit_code) for i in result.invocations]
 
 
-def run_scenario(tmp_path: Path, mode: str, commands: list[str]):
-    """Run the scenario with a scripted agent issuing ``commands`` (one tool call each)."""
+def run_scenario(tmp_path: Path, mode: str, commands: list[str], turns=None, epochs=1):
+    """Run the scenario with a scripted agent issuing ``commands`` (one tool call each),
+    or the scripted ``turns`` when given."""
     (tmp_path / "s.yaml").write_text(SCENARIO.format(mode=mode))
     script = tmp_path / "agents" / "agent.yaml"
     script.parent.mkdir()
-    script.write_text(json.dumps({"turns": [{"commands": commands}]}))
+    script.write_text(json.dumps({"turns": turns or [{"commands": commands}]}))
     cases = load_scenario_cases(tmp_path / "s.yaml")
     [folder] = asyncio.run(
-        run_cases(cases, [f"scripted:{script}"], tmp_path / "runs", progress=False)
+        run_cases(cases, [f"scripted:{script}"], tmp_path / "runs", progress=False, epochs=epochs)
     )
     return read_run_folder(folder)
 
@@ -414,6 +415,21 @@ def test_the_run_folder_stores_the_counts_that_interaction_counts(tmp_path, shor
     row = counted.row(0, named=True)
     assert (row["error_count"], row["retry_count"]) == (2, 1)  # notes show n9, twice
     assert row["help_invocations"] == (1 if short_help else 0)
+
+
+def test_attempts_of_one_run_do_not_interleave_issue_25_item_1(tmp_path):
+    """A command repeated in a later call of the same attempt is a repeat, in every
+    attempt of a run with several (issue 25 item 1: the attempts' rows were ordered by
+    call only, so each attempt's later calls counted as new commands)."""
+    turns = [{"commands": ["notes show n9"]}, {"commands": ["notes show n9"]}, {"text": "Done."}]
+    runs = run_scenario(tmp_path, BUILTIN, [], turns=turns, epochs=2)
+    counted = interaction(runs, PATTERN).sort("epoch")  # from the invocations
+    stored = interaction(runs).sort("epoch")  # the counts the run folder stored
+    for metrics in (counted, stored):
+        counts = metrics.select("epoch", "total_commands", "unique_commands", "retry_count")
+        assert counts.rows() == [(1, 2, 1, 1), (2, 2, 1, 1)]
+        assert metrics.get_column("retry_rate").to_list() == [0.5, 0.5]
+        assert metrics.get_column("iteration_ratio").to_list() == [0.5, 0.5]
 
 
 def test_short_help_must_be_a_boolean(tmp_path):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import time
 
 import pytest
 
+from evalnb.records import RunMeta
 from evalnb.runtime.cases import load_cases
 from evalnb.runtime.runner import run_cases
 from evalnb.store import RunStore
@@ -107,3 +109,27 @@ def test_a_model_that_cannot_go_to_a_worker_is_refused_before_anything_is_writte
             run_cases(cases, [LocalOnlyProvider()], tmp_path / "out", workers=2, progress=False)
         )
     assert not (tmp_path / "out").exists()
+
+
+def _append_many(folder: str, writer: int) -> None:
+    store = RunStore.open(folder)
+    for n in range(40):  # lines far longer than a pipe's atomic write (4 KiB)
+        store.append({"event": "tool_call", "writer": writer, "n": n, "stdout": "x" * 100_000})
+    store.close()
+
+
+def test_processes_appending_to_one_run_at_once_write_whole_lines(tmp_path):
+    store = RunStore.create(tmp_path, RunMeta(run_id="r", provider="p", model="m"))
+    context = multiprocessing.get_context("spawn")
+    writers = [context.Process(target=_append_many, args=(str(store.path), w)) for w in range(4)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(60)
+    assert [w.exitcode for w in writers] == [0, 0, 0, 0]
+    events = list(RunStore.open(store.path).events())  # a torn or mixed line would not parse
+    assert sorted((e["writer"], e["n"]) for e in events) == [
+        (w, n) for w in range(4) for n in range(40)
+    ]
+    assert {len(e["stdout"]) for e in events} == {100_000}
+    assert not list(store.path.glob(".*.lock"))  # the events file itself is locked

@@ -46,7 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import polars as pl
 from polars.datatypes import DataType, DataTypeClass
@@ -67,6 +67,8 @@ from evalnb.store.tables import (
 )
 
 PolarsDataType = DataType | DataTypeClass
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 HELD_ATTEMPTS: Final = 1_000_000
 """Up to this many attempts in all, the tasks table is read into memory (see the module
@@ -110,8 +112,10 @@ class Access:
     ``meta(folder)`` reads its ``run.json`` (None: not an evalnb one); ``parquet(file)``
     is what polars scans (a
     path, a URL polars reaches itself, or the file's bytes); ``threads``: how many
-    files are read at once; ``local``: whether the folders' events can be read (to
-    rebuild a damaged run or read one in progress).
+    files are read at once (1: one after another, in the calling thread); ``local``:
+    whether the folders' files are on a local disk, so that their footers are read
+    directly (:func:`footer_schema`) and their events can be read (to rebuild a damaged
+    run or read one in progress).
     """
 
     meta: Callable[[str], RunMeta | None]
@@ -122,7 +126,8 @@ class Access:
 
 def _local_meta(folder: str) -> RunMeta | None:
     try:  # the usual case, quickly; RunStore.open names what is wrong otherwise
-        return RunMeta.model_validate_json(Path(folder, META).read_bytes())
+        with open(f"{folder}/{META}", "rb") as fh:
+            return RunMeta.model_validate_json(fh.read())
     except (OSError, ValidationError):
         pass
     try:
@@ -133,13 +138,9 @@ def _local_meta(folder: str) -> RunMeta | None:
         raise
 
 
-LOCAL: Final = Access(
-    meta=_local_meta,
-    parquet=str,
-    threads=min(4, os.cpu_count() or 1),
-    local=True,
-)
-"""Run folders on a local disk."""
+LOCAL: Final = Access(meta=_local_meta, parquet=str, threads=1, local=True)
+"""Run folders on a local disk, read in the calling thread: a local read takes
+microseconds, less than handing it to a thread pool costs."""
 
 
 @dataclass
@@ -237,18 +238,29 @@ def _metas(paths: list[str], access: Access) -> list[RunMeta | EvalnbError | Non
         except EvalnbError as exc:
             return exc
 
-    with ThreadPoolExecutor(access.threads) as pool:
-        return list(pool.map(meta, paths))
+    return _each(meta, paths, access.threads)
+
+
+def _each(function: Callable[[Item], Result], items: Sequence[Item], threads: int) -> list[Result]:
+    """``function`` of each item, in order: in a pool of ``threads`` threads, or in this
+    thread when ``threads`` is 1.
+
+    Example:
+        >>> _each(len, ["ab", "c"], 1), _each(len, ["ab", "c"], 2)
+        ([2, 1], [2, 1])
+    """
+    if threads <= 1:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(function, items))
 
 
 def _check_files(folders: list[Folder], access: Access) -> None:
     """Find each folder's table files and check their schemas, each distinct one once."""
-    with ThreadPoolExecutor(access.threads) as pool:
-        files = [(f, f"{f.path}/{name}.parquet") for f in folders for name in TABLES[1:]]
-        footers = list(pool.map(lambda job: _footer(job[1], access), files))
+    files = [(f, name, f"{f.path}/{name}.parquet") for f in folders for name in TABLES[1:]]
+    footers = _each(lambda job: _footer(job[2], access), files, access.threads)
     schemas: dict[tuple[str, str], pl.Schema | str] = {}
-    for (folder, file), footer in zip(files, footers, strict=True):
-        name = Path(file).stem
+    for (folder, name, file), footer in zip(files, footers, strict=True):
         if isinstance(footer, FileNotFoundError):
             if name not in OPTIONAL_TABLES:
                 folder.damage(file, "missing")
@@ -270,10 +282,70 @@ def _check_files(folders: list[Folder], access: Access) -> None:
 
 def _footer(file: str, access: Access) -> str | Exception:
     """The Arrow schema in a file's footer ("" when it has none), or the error reading it."""
+    if access.local:
+        return footer_schema(file)
     try:
         return pl.read_parquet_metadata(access.parquet(file)).get("ARROW:schema", "")
     except (OSError, pl.exceptions.PolarsError) as exc:
         return exc
+
+
+_ARROW_SCHEMA: Final = b"\x18\x0cARROW:schema\x18"
+"""A footer's key-value entry ``ARROW:schema`` in Thrift's compact encoding, up to its
+value's length: field 1 (binary) of 12 bytes, the key, then field 2 (binary)."""
+_TAIL: Final = 65_536
+"""How many bytes at the end of a file are read at once, in the hope they hold its footer."""
+
+
+def footer_schema(file: str) -> str | Exception:
+    """The Arrow schema a local parquet file's footer holds (the value of its key-value
+    metadata ``ARROW:schema``, which polars and pyarrow write; "" when there is none or it
+    cannot be found), or the error reading the file (a ValueError when it has no parquet
+    footer).
+
+    Read directly, in one read of the file's end (two when the footer is longer than
+    :data:`_TAIL`): its last 8 bytes give the footer's length, and the footer is searched
+    for the entry. ``pl.read_parquet_metadata`` gives the same value, at several
+    times the cost per file; here it is one of a folder's fixed costs, paid for every table
+    of every folder loaded. The value is only compared, never decoded: a file whose value is
+    not found ("") has its schema read by polars on its own.
+
+    Example:
+        >>> import tempfile
+        >>> file = tempfile.mktemp(suffix=".parquet")
+        >>> pl.DataFrame({"a": [1]}).write_parquet(file)
+        >>> footer_schema(file) == pl.read_parquet_metadata(file)["ARROW:schema"]
+        True
+        >>> _ = open(file, "wb").write(b"not parquet")
+        >>> footer_schema(file)
+        ValueError('no parquet footer')
+    """
+    try:
+        fd = os.open(file, os.O_RDONLY)
+        try:
+            size = os.fstat(fd).st_size
+            tail = os.pread(fd, min(size, _TAIL), max(size - _TAIL, 0))  # the footer, mostly
+            length = int.from_bytes(tail[-8:-4], "little")
+            if size < 12 or tail[-4:] != b"PAR1" or length > size - 12:
+                return ValueError("no parquet footer")
+            if length + 8 > len(tail):
+                tail = os.pread(fd, length + 8, size - length - 8)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return exc
+    footer = tail[-length - 8 : -8]
+    at = footer.rfind(_ARROW_SCHEMA)
+    if at < 0:
+        return ""
+    begin, count, shift = at + len(_ARROW_SCHEMA), 0, 0
+    for end in range(begin, min(begin + 5, len(footer))):  # the value's length (a varint)
+        count |= (footer[end] & 0x7F) << shift
+        shift += 7
+        if footer[end] < 0x80:
+            value = footer[end + 1 : end + 1 + count]
+            return value.decode("ascii", "replace") if len(value) == count else ""
+    return ""
 
 
 def _schema(file: str, access: Access) -> pl.Schema | str:

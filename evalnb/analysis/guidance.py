@@ -8,8 +8,8 @@ patterns.
 Metrics (per attempt from :func:`evalnb.analysis.interaction.interaction`, then summed over
 the attempts of a group and the rates recomputed from the sums):
 
-- ``pass_rate``: attempts that passed / attempts. "Passed" is the spec-002
-  ``outcome == "pass"`` where the task has an outcome (scenarios), else ``passed``.
+- ``pass_rate``: attempts that passed / attempts, as in the run's summary: a scenario
+  attempt passes by spec 002's outcome, and an attempt that errored never passes.
 - ``completion_rate``, ``error_rate``, ``retry_rate``, ``first_try_success_rate``,
   ``iteration_ratio`` (spec 002, as :mod:`evalnb.analysis.interaction` defines them),
   ``help_per_attempt`` (help invocations / attempts) and ``commands_per_attempt``.
@@ -57,6 +57,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from evalnb.analysis.interaction import command_rows, interaction
+from evalnb.analysis.metrics import PASSED
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import holm, paired_mean_diff
 from evalnb.store.tables import KEYS, TABLES
@@ -149,15 +150,7 @@ def _attempts(runs: Runs, pattern: str | None) -> tuple[pl.DataFrame, pl.DataFra
         ]
     metrics = pl.concat([interaction(sub, p) for p, sub in groups], how="vertical_relaxed")
     rows = pl.concat([command_rows(sub, p) for p, sub in groups], how="vertical_relaxed")
-    passed = pl.col("passed")
-    if "outcome" in tasks.columns:
-        passed = pl.when(pl.col("outcome").is_not_null()).then(pl.col("outcome") == "pass")
-        passed = passed.otherwise(pl.col("passed"))
-    info = tasks.select(
-        *KEYS,
-        pl.col("guidance").fill_null(NO_GUIDANCE),
-        passed.fill_null(False).alias("passed"),
-    )
+    info = tasks.select(*KEYS, pl.col("guidance").fill_null(NO_GUIDANCE), PASSED.alias("passed"))
     attempts = metrics.join(info, on=KEYS, how="left", nulls_equal=True)
     rows = rows.join(info.select(*KEYS, "guidance"), on=KEYS, how="left", nulls_equal=True)
     return attempts, rows

@@ -433,13 +433,14 @@ def epoch_variance(runs: Runs) -> pl.DataFrame:
 def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> pl.DataFrame:
     """Spec 003 context growth per task attempt, or aggregated per run or per model.
 
-    Per task: ``calls`` (LLM calls recorded), ``has_call_tokens`` (whether the
-    calls carry input token counts; bashkit-eval result files do not),
-    ``base_context`` (call 1's input tokens), ``context_growth_avg``
-    (``(input[N] - input[1]) / (N - 1)``, 0 for one call, may be negative) and
-    ``final_cumulative_input`` (the sum of input tokens over the calls). All are the
-    tasks table's own (:func:`evalnb.store.tables.with_call_figures`), so this reads one
-    row per attempt; the three token figures are null without per-call tokens.
+    Per task: ``calls`` (LLM calls recorded), ``has_call_tokens`` (whether call 1
+    carries its input token count, so ``base_context`` is known; bashkit-eval result
+    files have no per-call counts), ``base_context`` (call 1's input tokens),
+    ``context_growth_avg`` (``(input[N] - input[1]) / (N - 1)``, 0 for one call, may be
+    negative) and ``final_cumulative_input`` (the sum of input tokens over the calls).
+    All are the tasks table's own (:func:`evalnb.store.tables.with_llm_call_figures`,
+    which gives the rule for unknown counts: a figure is null when its formula needs
+    one), so this reads one row per attempt.
 
     Per run (``run_id``, ``model``) or per ``model``: ``tasks``,
     ``share_with_call_tokens``, ``calls_mean`` and the mean and median of the three

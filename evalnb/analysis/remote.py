@@ -11,17 +11,19 @@ of a sharded run (``evalnb merge``) copied to a bucket. The URL names
 Only complete runs are read from a URL: their tables are the parquet files (a run in
 progress has only ``events.jsonl``; load it from its folder), also as an older evalnb
 wrote them; they are checked as a local folder's are
-(:mod:`evalnb.analysis.folders`), but a damaged one is refused, not rebuilt. Listing and
-``run.json`` go through fsspec (the ``remote`` extra: ``pip install 'evalnb[remote]'``; a
-scheme's own package, ``s3fs``, ``gcsfs`` or ``adlfs``, is named when it is missing).
+(:mod:`evalnb.analysis.folders`), but a damaged one is refused, not rebuilt.
 
-Object storage (:data:`OBJECT_STORES`) is read by polars itself, lazily: a summary
-fetches each file's footer and then only the columns and row groups it needs, never
-``messages`` or ``stdout``. Credentials and endpoints come from the environment as for
-any client of that store (``AWS_ACCESS_KEY_ID``, ``AWS_ENDPOINT_URL``...; a server
-reached over plain HTTP also needs ``AWS_ALLOW_HTTP=true``). Other filesystems
-(``https://``, ``memory://``) hand polars each file's bytes, fetched once, when the run is
-loaded. A ``file://`` URL is a local folder.
+Object storage (:data:`OBJECT_STORES`) is read by polars itself, nothing else: the run
+folders are found by globbing their ``run.json`` files, which polars reads at once
+(``pl.scan_lines``), and the tables are scanned lazily: a summary fetches each file's
+footer and then only the columns and row groups it needs, never ``messages`` or
+``stdout``. Credentials and endpoints come from the environment as for any client of
+that store (``AWS_ACCESS_KEY_ID``, ``AWS_ENDPOINT_URL``...; a server reached over plain
+HTTP also needs ``AWS_ALLOW_HTTP=true``). Other filesystems (``https://``, ``memory://``)
+are listed and read through fsspec (the ``remote`` extra: ``pip install
+'evalnb[remote]'``; a scheme's own package is named when it is missing), and hand polars
+each file's bytes, fetched once, when the run is loaded. A ``file://`` URL is a local
+folder.
 
 Example:
     >>> is_url("s3://bucket/runs"), is_url("runs/r1"), is_url("C:/runs")
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
+import polars as pl
 from pydantic import ValidationError
 
 from evalnb.analysis.folders import Access
@@ -78,6 +81,8 @@ def expand_url(url: str) -> list[str]:
         >>> expand_url("memory://doc/runs")
         ['memory:///doc/runs/a', 'memory:///doc/runs/b']
     """
+    if urlsplit(url).scheme in OBJECT_STORES:
+        return _stored_runs(url)
     fs, root = _filesystem(url)
     root = root.rstrip("/")
     matches = sorted(fs.glob(root)) if glob.has_magic(root) else [root] if fs.exists(root) else []
@@ -90,10 +95,36 @@ def expand_url(url: str) -> list[str]:
             continue
         runs = sorted(p.rsplit("/", 1)[0] for p in fs.glob(f"{match}/*/run.json"))  # one listing
         if not runs:
-            msg = "not a run folder (run.json and parquet tables) or a folder of run folders"
-            raise InputError(fs.unstrip_protocol(match), None, None, msg)
+            raise InputError(fs.unstrip_protocol(match), None, None, _NO_RUN)
         out += runs
     return [fs.unstrip_protocol(p) for p in out]
+
+
+_NO_RUN: Final = "not a run folder (run.json and parquet tables) or a folder of run folders"
+
+
+def _stored_runs(url: str) -> list[str]:
+    """The run folders at an object-storage URL, found by polars: those the URL (or its
+    glob) names that hold a ``run.json``, else their subfolders that do, in order."""
+    root = url.rstrip("/")
+    direct = set(_run_json_folders(f"{root}/run.json"))
+    nested = [
+        f for f in _run_json_folders(f"{root}/*/run.json") if f.rsplit("/", 1)[0] not in direct
+    ]
+    if not direct and not nested:
+        raise InputError(url, None, None, f"no run folders here: {_NO_RUN}")
+    # each match of the URL in order, then its runs (a match that is a run is that run)
+    return sorted([*direct, *nested], key=lambda f: (f if f in direct else f.rsplit("/", 1)[0], f))
+
+
+def _run_json_folders(pattern: str) -> list[str]:
+    """The folders whose ``run.json`` ``pattern`` (a URL, perhaps a glob) names: none when
+    it names nothing."""
+    try:
+        found = pl.scan_lines(pattern, include_file_paths="file").select("file").unique().collect()
+    except FileNotFoundError:
+        return []
+    return [file.rsplit("/", 1)[0] for file in found.get_column("file").to_list()]
 
 
 def local_path(url: str) -> Path | None:
@@ -115,8 +146,14 @@ def url_access(url: str) -> Access:
         >>> url_access("memory://doc/runs").local
         False
     """
+    if urlsplit(url).scheme in OBJECT_STORES:
+        return Access(
+            meta=lambda folder: read_meta(folder, _stored_text),
+            parquet=lambda file: file,
+            threads=16,
+            local=False,
+        )
     fs, _ = _filesystem(url)
-    native = urlsplit(url).scheme in OBJECT_STORES
 
     @cache
     def fetched(file: str) -> bytes:
@@ -124,10 +161,17 @@ def url_access(url: str) -> Access:
 
     return Access(
         meta=lambda folder: read_meta(folder, fetched),
-        parquet=(lambda file: file) if native else fetched,
+        parquet=fetched,
         threads=16,
         local=False,
     )
+
+
+def _stored_text(file: str) -> bytes:
+    """A text file in object storage (``run.json``), read by polars: its lines joined again
+    (JSON's meaning does not depend on how its whitespace is split)."""
+    lines = pl.scan_lines(file).collect().get_column("line")
+    return "\n".join(lines.to_list()).encode()
 
 
 def read_meta(folder: str, read: Callable[[str], bytes]) -> RunMeta:

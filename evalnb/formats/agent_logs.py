@@ -6,8 +6,8 @@ OpenHands, OpenTelemetry spans) each turn one log into an :class:`Attempt`, and
 set of rules:
 
 - ``llm_calls`` are numbered 1..N in order and get their running ``cumulative_input``
-  (spec 003); ``input_tokens`` is always the whole prompt (cache reads and writes
-  included), as for every evalnb run.
+  (spec 003; unknown from a call whose input count is unknown on); ``input_tokens`` is
+  always the whole prompt (cache reads and writes included), as for every evalnb run.
 - The task's token totals are the sums over its calls, unless the source recorded
   totals the calls do not add up to (``Attempt.totals``: usage known only per attempt,
   or spent beyond the call rows, e.g. by sub-agents); the task's cache columns then
@@ -51,6 +51,7 @@ from evalnb.records import (
     TaskRecord,
     TaskScore,
     ToolCallResult,
+    cumulative_inputs,
 )
 
 PROMPT_MISSING = "(prompt not recorded in the log)"
@@ -153,12 +154,10 @@ def task_record(attempt: Attempt) -> TaskRecord:
 'total_input_tokens', 'total_output_tokens', 'turns'])
     """
     calls = attempt.llm_calls
-    cumulative = 0
-    for number, call in enumerate(calls, start=1):
+    running = cumulative_inputs(c.input_tokens for c in calls)
+    for number, (call, total) in enumerate(zip(calls, running, strict=True), start=1):
         call.call_number = number
-        if call.input_tokens is not None:
-            cumulative += call.input_tokens
-        call.cumulative_input = cumulative if call.input_tokens is not None else None
+        call.cumulative_input = total
     for index, tool in enumerate(attempt.tool_calls):
         tool.call_index = index
     totals = attempt.totals

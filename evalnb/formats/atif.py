@@ -56,8 +56,10 @@ trials. What evalnb makes of a trajectory:
   found is counted in ``subagent_refs_missing`` with a warning.
 - **evalnb's own exports** (:mod:`evalnb.formats.atif_write`) keep what ATIF has no
   field for in the root ``extra.evalnb``; it is restored (:func:`restore`): the task, its
-  checks and verdict, error, turns, natural stop and duration, so a run exported and
-  read back has the same summary.
+  checks and verdict, error, turns, natural stop and duration, and the run's guidance
+  version; each tool call keeps its record (stdout, stderr, exit code, the tool runs
+  recorded in it) in its result's ``extra.evalnb``. A run exported and read back has
+  the same summary, tool calls and interaction and guidance figures.
 - **Models, times, prompt.** Each step's ``model_name`` (else the agent's) counts: the
   task's ``models`` column lists them and the run's model is the most used. Times are
   UTC; a step time without a zone is read as UTC, flagged (``local_times``) and warned
@@ -369,8 +371,11 @@ def _main_response(reading: _Reading, response: _Response) -> None:
                 )
             )
             content = text_of(answer.content) if answer else ""
+            ours = ((answer.extra or {}) if answer else {}).get(EVALNB_KEY)
             reading.tools.append(
-                ToolCallResult(
+                ToolCallResult.model_validate({**ours, "call_number": number})
+                if isinstance(ours, dict)  # evalnb's own export: the call as it was
+                else ToolCallResult(
                     commands=command,
                     stdout=content,
                     exit_code=_exit_code(step, answer, content),
@@ -522,7 +527,8 @@ def read_atif(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
     record = restore(path, task_record(attempt), stored_fields(root))
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:8]
     provider, _, name = model.rpartition("/")
-    exported = (root.agent.extra or {}).get("provider") if stored_fields(root) else None
+    stored = stored_fields(root) or {}
+    exported = (root.agent.extra or {}).get("provider") if stored else None
     meta = RunMeta(
         run_id=slug(f"atif-{root.agent.name}-{name}-{digest}"),
         provider=provider or exported or root.agent.name,
@@ -530,6 +536,7 @@ def read_atif(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
         source=SOURCE,
         sandbox=root.agent.name,
         sandbox_version=root.agent.version,
+        guidance=stored.get("guidance"),
         status="complete",
         task_count=1,
         settings=RunSettings(source_files=[path.name], unavailable=_unavailable(record)),

@@ -123,7 +123,7 @@ def trajectory(meta: RunMeta, record: TaskRecord) -> dict[str, Any]:
         },
         "steps": [{"step_id": n, **s} for n, s in enumerate(steps, start=1)],
         "final_metrics": {k: v for k, v in totals.items() if v is not None},
-        "extra": {EVALNB_KEY: _evalnb_fields(record)},
+        "extra": {EVALNB_KEY: {**_evalnb_fields(record), "guidance": meta.guidance}},
     }
 
 
@@ -154,8 +154,10 @@ def _tool_fields(tools: list[ToolCallResult]) -> dict[str, Any]:
             "source_call_id": f"call_{tool.call_index}",
             "content": tool_result_text(tool),
         }
+        extra: dict[str, Any] = {EVALNB_KEY: tool.model_dump(mode="json")}  # read back exactly
         if tool.exit_code is not None:
-            result["extra"] = {"exit_code": tool.exit_code}
+            extra["exit_code"] = tool.exit_code
+        result["extra"] = extra
         results.append(result)
     return {
         "tool_calls": [

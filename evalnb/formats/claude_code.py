@@ -110,6 +110,7 @@ from evalnb.records import (
     TaskRecord,
     TaskScore,
     ToolCallResult,
+    cumulative_inputs,
 )
 from evalnb.records.scenario import NoTranscriptErrors, default_command_pattern
 from evalnb.scoring.gates import gate_rows, no_transcript_errors
@@ -474,11 +475,9 @@ class _Session:
                 tool.exit_code, tool.stderr = NO_RESULT, "(no tool result in the file)"
                 self.inferred += 1
         calls = list(self.calls.values())
-        cumulative = 0
-        for call in calls:
-            if call.input_tokens is not None:
-                cumulative += call.input_tokens
-                call.cumulative_input = cumulative
+        running = cumulative_inputs(c.input_tokens for c in calls)
+        for call, total in zip(calls, running, strict=True):
+            call.cumulative_input = total
         result = self.result or {}
         natural_stop, error = self._ending()
         session = _usage_totals(result.get("usage"))

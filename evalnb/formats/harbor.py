@@ -288,8 +288,10 @@ def _runs(
             for t, a, stored in items
         ]
         dataset = _dataset(job, agent, model)
+        versions = {(stored or {}).get("guidance") for _, _, stored in items}
         meta = RunMeta(
             run_id=slug(f"harbor-{job_id}-{agent}-{model}"),
+            guidance=versions.pop() if len(versions) == 1 else None,  # an evalnb export's
             provider=provider,
             model=model,
             source=SOURCE,

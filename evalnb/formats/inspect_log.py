@@ -66,7 +66,8 @@ One log is one evalnb run: a log holds one task run by one evaluated model
   unreadable value fails it. Weight 1 each, layer ``expectation``.
 
 A log written by :func:`evalnb.formats.inspect_write.write_inspect_log` carries evalnb's
-run metadata, task fields and check names, weights and layers; reading it back gives
+run metadata, task fields and check names, weights and layers (and which checks were
+not run: ``passed`` null, value ``N``); reading it back gives
 the original run (same ``run_id``), so loading both together is refused as a duplicate.
 
 A log written without samples (header only) has nothing to recount: it is an
@@ -104,6 +105,7 @@ from evalnb.records import (
     TaskRecord,
     TaskScore,
     ToolCallResult,
+    cumulative_inputs,
 )
 
 SOURCE = "inspect"
@@ -399,9 +401,9 @@ def _from_events(
     model events counted."""
     llm_calls: list[LLMCall] = []
     tool_calls: list[ToolCallResult] = []
+    native: list[LLMCall] = []  # calls read from Inspect's own fields
     scopes = _Scopes()
     graded = 0
-    cumulative = 0
     for event in events:
         if event.event in ("span_begin", "span_end", "step"):
             scopes.see(event)
@@ -428,23 +430,24 @@ def _from_events(
                 if usage
                 else None
             )
-            cumulative += inp or 0
             choice = event.output.choices[0] if event.output.choices else None
-            llm_calls.append(
+            native.append(
                 LLMCall(
                     call_number=len(llm_calls) + 1,
                     input_tokens=inp,
                     output_tokens=usage.output_tokens if usage else None,
                     cache_read_tokens=usage.input_tokens_cache_read if usage else None,
                     cache_write_tokens=usage.input_tokens_cache_write if usage else None,
-                    cumulative_input=cumulative if inp is not None else None,
                     latency_ms=_ms(event.working_time),
                     tool_calls_made=len(choice.message.tool_calls or []) if choice else 0,
                     stop_reason=choice.stop_reason if choice else None,
                 )
             )
+            llm_calls.append(native[-1])
         else:
             tool_calls.append(_tool_call(event, len(tool_calls), len(llm_calls) or None, res))
+    for call, total in zip(native, cumulative_inputs(c.input_tokens for c in native), strict=True):
+        call.cumulative_input = total  # evalnb's own rows (``ours``) keep theirs
     return llm_calls, tool_calls, graded
 
 
@@ -642,11 +645,8 @@ def _checks(scores: dict[str, Any]) -> tuple[list[ScoreResult], dict[str, float 
             number = score_number(part)
             numbers[f"score_{check.replace('.', '_')}"] = number
             if isinstance(ours, dict):
-                results.append(
-                    ScoreResult(
-                        **{**ours, "passed": number is not None and number >= 1.0},
-                    )
-                )
+                verdict = number is not None and number >= 1.0  # unless ours says "not run"
+                results.append(ScoreResult(**{"passed": verdict, **ours}))
                 continue
             said = [f"value={part!r}"]
             said += [f"answer={score.answer!r}"] if score.answer else []

@@ -7,23 +7,26 @@ One run becomes one log; each task attempt one sample (``id`` = task id, ``epoch
 
 - ``eval``: ``task`` = the run's dataset name (else its run id), ``model`` =
   ``provider/model``, ``run_id`` = the run id, ``config.epochs``, ``created`` = the
-  run's start; ``status`` ``success`` for a complete run, else ``cancelled``.
+  run's start, ``packages`` the inspect_ai version writing it (its usage semantics);
+  ``status`` ``success`` for a complete run, else ``cancelled``.
 - ``messages``: the task's system prompt, then the conversation (tool-use blocks as
   assistant tool calls, tool results as tool messages, ``error`` set where evalnb
   marked the result an error).
 - ``events``: a ``sample_init`` event first (as Inspect always writes, so
   ``inspect_ai.analysis.events_df`` reads every sample, also one without LLM calls);
   one model event per LLM call (its input the conversation before that turn, its
-  output the turn's assistant message, usage with cache tokens, ``working_time`` =
-  latency; evalnb's stop reasons mapped onto Inspect's), then one tool event per
-  tool call after the call that asked for it (``bash`` with argument ``commands``; the
-  result is the text evalnb's agent sends the model,
+  output the turn's assistant message, usage with cache tokens (no usage when the
+  call's input or output count is unknown: Inspect's counts cannot be null),
+  ``working_time`` = latency; evalnb's stop reasons mapped onto Inspect's), then one
+  tool event per tool call after the call that asked for it (``bash`` with argument
+  ``commands``; the result is the text evalnb's agent sends the model,
   :func:`~evalnb.records.trace.tool_result_text`). A failed call carries a tool
   ``error``, as Inspect's viewer counts tool errors: ``timeout`` for a timeout, else
   ``unknown`` with its stderr (or ``Exit code: N``) for a non-zero exit code.
 - ``scores``: one per check, keyed by the check string (``#2``, ``#3`` on repeats),
-  value ``C`` when it passed else ``I``, the detail as explanation; ``results`` gets
-  each check's accuracy over the samples that have it.
+  value ``C`` when it passed, ``I`` when it failed, ``N`` when it was not run (the
+  attempt errored before its work ran), the detail as explanation; ``results`` gets
+  each check's accuracy over the samples where it ran.
 - ``error``: the task's error; ``model_usage`` and ``total_time`` the task's totals.
 
 What Inspect has no field for is kept under ``metadata["evalnb"]`` of the log (the
@@ -47,6 +50,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from datetime import UTC, datetime
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +140,9 @@ def eval_log(meta: RunMeta, records: list[TaskRecord]) -> Any:
             dataset=EvalDataset(name=meta.dataset, samples=len({r.task.id for r in records})),
             model=model,
             config=EvalConfig(epochs=meta.epochs),
+            # the usage below follows this version's meaning (input_tokens uncached), which
+            # a reader tells from it (evalnb.formats.inspect_log.cache_reads_apart)
+            packages={"inspect_ai": version("inspect_ai")},
             metadata={EVALNB_KEY: meta.model_dump(mode="json")},
         ),
         results=EvalResults(
@@ -270,8 +277,8 @@ def _events(rec: TaskRecord, model: str, chat: list[Any]) -> list[Any]:
         cached = (call.cache_read_tokens or 0) + (call.cache_write_tokens or 0)
         inp, out = max((call.input_tokens or 0) - cached, 0), call.output_tokens or 0
         usage = (
-            None
-            if call.input_tokens is None and call.output_tokens is None
+            None  # Inspect's usage cannot say a count is unknown: none rather than a 0
+            if call.input_tokens is None or call.output_tokens is None
             else ModelUsage(
                 input_tokens=inp,
                 output_tokens=out,
@@ -339,9 +346,14 @@ def _scores(rec: TaskRecord) -> dict[str, Any]:
         seen[r.check] += 1
         key = r.check if seen[r.check] == 1 else f"{r.check}#{seen[r.check]}"
         out[key] = Score(
-            value="C" if r.passed else "I",
+            value={True: "C", False: "I", None: "N"}[r.passed],
             explanation=r.detail or None,
-            metadata={EVALNB_KEY: r.model_dump(mode="json", exclude={"passed"})},
+            # a verdict travels as the value; a check not run (passed null) says so here
+            metadata={
+                EVALNB_KEY: r.model_dump(
+                    mode="json", exclude={"passed"} if r.passed is not None else None
+                )
+            },
         )
     return out
 
@@ -353,7 +365,8 @@ def _results(samples: list[Any]) -> list[Any]:
     verdicts: dict[str, list[bool]] = {}
     for sample in samples:
         for name, score in (sample.scores or {}).items():
-            verdicts.setdefault(name, []).append(score.value == "C")
+            if score.value != "N":  # a check not run is no verdict
+                verdicts.setdefault(name, []).append(score.value == "C")
     return [
         EvalScore(
             name=name,

@@ -518,7 +518,7 @@ def _record(
         score=TaskScore(
             task_id=scenario_id,
             results=checks,
-            score=float(sum(c.passed for c in checks)),
+            score=float(sum(c.passed is True for c in checks)),
             max_score=float(len(checks)),
         ),
         error=error,

@@ -181,7 +181,7 @@ def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
         score=TaskScore(
             task_id=task_id,
             results=checks,
-            score=float(sum(c.passed for c in checks)),
+            score=float(sum(c.passed is True for c in checks)),
             max_score=float(len(checks)),
         ),
         error=error,

@@ -521,13 +521,17 @@ def _task_details(runs: Runs, run_id: str) -> list[str]:
             lines += [f"Error: {_code(_one_line(t['error']))}", ""]
         mine = checks.filter((pl.col("task_id") == t["task_id"]) & (pl.col("epoch") == t["epoch"]))
         lines += [
-            f"- {'pass' if c['passed'] else 'FAIL'} [{c['layer']}] {_code(c['check'])} "
+            f"- {VERDICTS[c['passed']]} [{c['layer']}] {_code(c['check'])} "
             f"(weight {_num(c['weight'])}): {_one_line(c['detail'] or '')}"
             for c in mine.iter_rows(named=True)
         ] or ["- no check verdicts recorded"]
         lines.append("")
     return lines
 
+
+VERDICTS = {True: "pass", False: "FAIL", None: "not run"}
+"""A check's verdict as the report writes it (``None``: not run, see
+:func:`evalnb.records.score.not_run`)."""
 
 PARTIAL_MARK = "†"
 SIZE_MARK = "‡"

@@ -205,9 +205,11 @@ def _checks(checks: pl.DataFrame) -> str:
         return "<h4>Checks</h4><p class='meta'>No checks.</p>"
     rows = []
     for c in checks.iter_rows(named=True):
-        verdict = (
-            '<span class="pass">pass</span>' if c["passed"] else '<span class="fail">fail</span>'
-        )
+        verdict = {
+            True: '<span class="pass">pass</span>',
+            False: '<span class="fail">fail</span>',
+            None: '<span class="meta">not run</span>',  # the attempt errored before its work
+        }[c["passed"]]
         rows.append(
             f"<tr><td>{verdict}</td><td>{html.escape(str(c['layer']))}</td>"
             f"<td><code>{html.escape(c['check'])}</code></td><td>{_cell(c['weight'])}</td>"

@@ -28,6 +28,7 @@ from evalnb.records.trace import (
     Message,
     ToolCallResult,
     ToolInvocation,
+    cumulative_inputs,
 )
 
 __all__ = [
@@ -51,5 +52,6 @@ __all__ = [
     "TaskScore",
     "ToolCallResult",
     "ToolInvocation",
+    "cumulative_inputs",
     "parse_check",
 ]

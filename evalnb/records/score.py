@@ -21,10 +21,14 @@ Layer = Literal["expectation", "gate", "judge"]
 
 
 class ScoreResult(Record):
-    """One check verdict (spec 000 ``ScoreResult``), tagged with its layer and kind."""
+    """One check verdict (spec 000 ``ScoreResult``), tagged with its layer and kind.
+
+    ``passed`` is None when the check was not run: the attempt errored before its work
+    ran (see :func:`not_run`), so the check is neither passed nor failed.
+    """
 
     check: str
-    passed: bool
+    passed: bool | None
     detail: str = ""
     weight: float = 1.0
     layer: Layer = "expectation"
@@ -40,12 +44,42 @@ class TaskScore(Record):
     max_score: float = 0.0
 
     def all_passed(self) -> bool:
-        """True when every check passed (vacuously true with no checks)."""
-        return all(r.passed for r in self.results)
+        """True when every check passed (vacuously true with no checks); a check not run
+        did not pass."""
+        return all(r.passed is True for r in self.results)
 
     def rate(self) -> float | None:
         """``score / max_score``, or None when max_score is 0."""
         return self.score / self.max_score if self.max_score else None
+
+
+NOT_RUN = "not run"
+"""How the ``detail`` of a check that was not run begins."""
+
+
+def not_run_detail(reason: str) -> str:
+    """The ``detail`` of a check not run because the attempt errored with ``reason``.
+
+    Example:
+        >>> not_run_detail("task timeout")
+        'not run: the attempt errored before any tool call ran (task timeout)'
+    """
+    return f"{NOT_RUN}: the attempt errored before any tool call ran ({reason})"
+
+
+def not_run(task_id: str, checks: list[ScoreResult], reason: str) -> TaskScore:
+    """The score of an attempt that errored before its work ran: each of ``checks`` (its
+    definition: check, weight, layer, kind) recorded as not run (``passed`` None), with
+    ``reason`` (the attempt's error) in its detail; 0 of the usual ``max_score``.
+
+    Example:
+        >>> s = not_run("t", [ScoreResult(check="exit_code:0", passed=None, weight=2)], "boom")
+        >>> s.results[0].passed, s.results[0].detail, s.score, s.max_score
+        (None, 'not run: the attempt errored before any tool call ran (boom)', 0.0, 2.0)
+    """
+    detail = not_run_detail(reason)
+    rows = [r.model_copy(update={"passed": None, "detail": detail}) for r in checks]
+    return TaskScore(task_id=task_id, results=rows, max_score=sum(r.weight for r in rows))
 
 
 class ReplayAgreement(Record):

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import AliasChoices, ConfigDict, Field, model_validator
@@ -91,7 +92,8 @@ class LLMCall(Record):
     ``cache_read_tokens`` and ``cache_write_tokens`` are the parts of it read from and
     written to the provider's prompt cache, so the uncached part is
     ``input_tokens - cache_read_tokens - cache_write_tokens``.
-    ``cumulative_input`` is the running sum of ``input_tokens`` over calls 1..N.
+    ``cumulative_input`` is the running sum of ``input_tokens`` over calls 1..N, None
+    from the first call whose count is unknown on (:func:`cumulative_inputs`).
     Token counts are None where the source did not record them; ``usage_error`` says why
     a provider's reply left them unknown (no usage, a count missing, negative or not a
     whole number), None when nothing was wrong. ``compacted`` is True when the agent
@@ -127,6 +129,25 @@ class LLMCall(Record):
         if self.input_tokens is None:
             return None
         return self.input_tokens - (self.cache_read_tokens or 0) - (self.cache_write_tokens or 0)
+
+
+def cumulative_inputs(input_tokens: Iterable[int | None]) -> list[int | None]:
+    """Spec 003's ``cumulative_input`` of each call: the sum of ``input_tokens`` over calls
+    1..N, in call order.
+
+    A call whose count is unknown (None) makes that sum unknown, so every call from the
+    first unknown one on has None: the running total never silently skips a call.
+
+    Example:
+        >>> cumulative_inputs([1000, 1200, 1500]), cumulative_inputs([1000, None, 1600])
+        ([1000, 2200, 3700], [1000, None, None])
+    """
+    out: list[int | None] = []
+    total: int | None = 0
+    for count in input_tokens:
+        total = None if total is None or count is None else total + count
+        out.append(total)
+    return out
 
 
 class ContentBlock(Record):

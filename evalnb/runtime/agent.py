@@ -38,7 +38,15 @@ from typing import Any
 import bashkit
 
 from evalnb.errors import ProviderError
-from evalnb.records import AgentTrace, ContentBlock, LLMCall, Message, Task, ToolCallResult
+from evalnb.records import (
+    AgentTrace,
+    ContentBlock,
+    LLMCall,
+    Message,
+    Task,
+    ToolCallResult,
+    cumulative_inputs,
+)
 from evalnb.records.interfaces import ChatRequest, Provider, Sandbox, ToolSpec, ToolUse
 from evalnb.records.trace import tool_result_text
 from evalnb.runtime.sandbox.bashkit import HOSTNAME, USERNAME
@@ -148,7 +156,6 @@ async def run_agent(
     messages = trace.messages
     synthetic_clock = provider.simulated or provider.recording is not None
     started = time.perf_counter()
-    cumulative = 0
     error: str | None = None
     try:
         async with asyncio.timeout(timeout_s):
@@ -175,15 +182,14 @@ async def run_agent(
                 latency = response.latency_ms
                 if latency is None and provider.recording is None:
                     latency = (time.perf_counter() - call_started) * 1000
-                if response.input_tokens is not None:
-                    cumulative += response.input_tokens
+                inputs = [c.input_tokens for c in trace.llm_calls] + [response.input_tokens]
                 call = LLMCall(
                     call_number=turn,
                     input_tokens=response.input_tokens,
                     output_tokens=response.output_tokens,
                     cache_read_tokens=response.cache_read_tokens,
                     cache_write_tokens=response.cache_write_tokens,
-                    cumulative_input=cumulative if response.input_tokens is not None else None,
+                    cumulative_input=cumulative_inputs(inputs)[-1],
                     latency_ms=latency,
                     tool_calls_made=len(response.tool_uses),
                     stop_reason=response.stop_reason,

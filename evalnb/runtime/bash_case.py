@@ -10,8 +10,9 @@ Example:
 
 from __future__ import annotations
 
-from evalnb.records import AgentTrace, Task, TaskScore
+from evalnb.records import AgentTrace, ScoreResult, Task, TaskScore
 from evalnb.records.interfaces import Provider, Sandbox
+from evalnb.records.score import not_run
 from evalnb.records.task import LlmJudge
 from evalnb.runtime.case import Scoring
 from evalnb.runtime.sandbox import BashkitSandbox
@@ -42,6 +43,28 @@ class BashCase:
     async def sandbox(self) -> Sandbox:
         """A fresh :class:`BashkitSandbox` with the task's files written."""
         return BashkitSandbox(files=self.task.files, timeout_s=self.timeout_s)
+
+    def not_run(self, reason: str) -> Scoring:
+        """Every expectation recorded as not run (an ``llm_judge`` one keeps its weight only
+        with a judge, as when scored).
+
+        Example:
+            >>> case = BashCase(Task(id="t", category="c", prompt="p",
+            ...                      expectations=[{"check": "exit_code:0", "weight": 2}]))
+            >>> s = case.not_run("provider error on turn 1: 500").score
+            >>> s.results[0].passed, s.score, s.max_score
+            (None, 0.0, 2.0)
+        """
+        rows = [
+            ScoreResult(
+                check=e.check,
+                passed=None,
+                weight=0.0 if isinstance(e.spec, LlmJudge) and self.judge is None else e.weight,
+                kind=e.kind,
+            )
+            for e in self.task.expectations
+        ]
+        return Scoring(not_run(self.task.id, rows, reason))
 
     async def score(
         self, trace: AgentTrace, sandbox: Sandbox, timeout_s: float | None = None

@@ -57,3 +57,24 @@ class Case(Protocol):
         """Score a finished attempt, its checks within ``timeout_s``
         (:mod:`evalnb.scoring.deadline`; None: no limit)."""
         ...
+
+    def not_run(self, reason: str) -> Scoring:
+        """The scoring of an attempt that errored before its work ran: every check the
+        case has, recorded as not run (:func:`~evalnb.records.score.not_run`)."""
+        ...
+
+
+def errored_before_work(trace: AgentTrace, error: str | None) -> bool:
+    """Whether an attempt errored before its work ran: it ended with an error and none
+    of its tool calls ran (a scenario's setup failed, the provider failed on the first
+    reply, the time limit came before the first command). Its checks are then not
+    evaluated (:meth:`Case.not_run`); an attempt that errored after some tool calls is
+    scored on what they left, like any other.
+
+    Example:
+        >>> errored_before_work(AgentTrace(), "provider error on turn 1: 500")
+        True
+        >>> errored_before_work(AgentTrace(), None)
+        False
+    """
+    return error is not None and not trace.tool_calls

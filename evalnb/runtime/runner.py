@@ -4,7 +4,9 @@ One run folder per model (and guidance version). All runs share one concurrency
 limit, so ``--concurrency 8`` means at most 8 task attempts in flight in total.
 Every attempt ends in a ``task_finished`` event: a provider that fails for good
 (after its SDK's retries) or a sandbox that crashes gives a task recorded with its
-``error`` and counted as failed, never a dropped task. An interrupted run is
+``error`` and counted as failed, never a dropped task; when it errored before any tool
+call ran its checks are recorded as not run, and scored 0 of their weight
+(:func:`~evalnb.runtime.case.errored_before_work`). An interrupted run is
 resumed with :func:`resume`, which re-runs only the attempts without a
 ``task_finished`` event.
 
@@ -50,7 +52,7 @@ from evalnb.records.interfaces import Provider
 from evalnb.records.run import DEFAULT_TASK_TIMEOUT_S
 from evalnb.redact import redact_url
 from evalnb.runtime.agent import DEFAULT_MAX_TURNS, UNREACHABLE, run_agent
-from evalnb.runtime.case import Case, Scoring
+from evalnb.runtime.case import Case, Scoring, errored_before_work
 from evalnb.runtime.fail_fast import FAIL_FAST_AFTER, WINDOW_S, FailFast
 from evalnb.runtime.providers.registry import resolve_provider
 from evalnb.runtime.sandbox.local import bash_version
@@ -449,16 +451,23 @@ async def run_attempt(
         trace, error = outcome.trace, outcome.error
         if provider.recording is not None:
             provider.recording.apply_recording(trace, task.id, epoch)
-        scored = await case.score(trace, sandbox, task_timeout_s)
-        error = error or scored.error
+        if errored_before_work(trace, error):
+            assert error is not None
+            scored = case.not_run(error)
+        else:
+            scored = await case.score(trace, sandbox, task_timeout_s)
+            error = error or scored.error
     except StoreError:  # the run folder cannot be written: the run stops
         raise
     except Exception as exc:  # a crash in a sandbox, scorer or provider bug: record it
         error = error or f"{type(exc).__name__}: {exc}"
-        scored = Scoring(TaskScore(task_id=task.id))
-        if sandbox is not None:
-            with contextlib.suppress(Exception):  # scoring failed too: keep the empty score
-                scored = await case.score(trace, sandbox, task_timeout_s)
+        if errored_before_work(trace, error):  # e.g. the scenario's setup failed
+            scored = case.not_run(error)
+        else:
+            scored = Scoring(TaskScore(task_id=task.id))
+            if sandbox is not None:
+                with contextlib.suppress(Exception):  # scoring failed too: keep the empty score
+                    scored = await case.score(trace, sandbox, task_timeout_s)
     finally:
         if sandbox is not None:
             sandbox.close()

@@ -56,13 +56,14 @@ from evalnb.formats.scenario import load_callable, load_scenario
 from evalnb.records import AgentTrace, Connection, ScenarioResult, Task, TaskScore
 from evalnb.records.interfaces import Provider, Sandbox
 from evalnb.records.scenario import Scenario
+from evalnb.records.score import NOT_RUN, not_run, not_run_detail
 from evalnb.resources import data_path
 from evalnb.runtime.agent import default_system_prompt
 from evalnb.runtime.case import Scoring
 from evalnb.runtime.sandbox.bashkit import BashkitSandbox
 from evalnb.runtime.sandbox.local import LocalSandbox
 from evalnb.scoring.deadline import Deadline, ScoringTimeout
-from evalnb.scoring.gates import gate_rows, run_gates
+from evalnb.scoring.gates import GateResult, gate_rows, run_gates
 from evalnb.scoring.judge import (
     JUDGE_ENV,
     Judgement,
@@ -165,11 +166,9 @@ class ScenarioCase:
         """Gates, judge, outcome, interaction score and composite of a finished attempt;
         the gates and the interaction score within ``timeout_s``
         (:mod:`evalnb.scoring.deadline`), the judge outside it."""
-        scenario = self.scenario
-        gates = scenario.gates
         deadline = Deadline(timeout_s)
         results = await run_gates(
-            gates,
+            self.scenario.gates,
             sandbox,
             trace,
             workdir=sandbox.workdir,
@@ -177,13 +176,56 @@ class ScenarioCase:
             deadline=deadline,
         )
         inter: float | None = None
-        if scenario.evaluation.composite is not None:
+        if self.scenario.evaluation.composite is not None:
             try:
                 deadline.start_check()
                 inter = interaction_score(trace, self.command_pattern)
             except ScoringTimeout as exc:
                 deadline.stop(exc)
-        judgements = await self._judge(trace)
+        scoring = self._scoring(results, await self._judge(trace), inter)
+        scoring.error = deadline.error()
+        return scoring
+
+    def not_run(self, reason: str) -> Scoring:
+        """Every gate and the judge's verdict recorded as not run, no judge asked (no
+        ratings): outcome fail, 0 gates passed of all, no judge score (the composite, when
+        configured, as for failed gates, no judge score and no command).
+
+        Example:
+            >>> import pathlib, tempfile
+            >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.yaml"
+            >>> _ = path.write_text("name: s\\ntarget: {binary: wc, mode: local}\\n"
+            ...     "task: Count.\\ngates:\\n- {type: command_succeeds, command: wc x}\\n")
+            >>> [case] = load_scenario_cases(path)
+            >>> scored = case.not_run("setup failed")
+            >>> scored.score.results[0].passed, scored.score.max_score, scored.scenario.outcome
+            (None, 1.0, 'fail')
+        """
+        gates = self.scenario.gates
+        failed = [GateResult(gate_type=g.type, passed=False, message="") for g in gates]
+        config = self.scenario.evaluation.judge
+        judgements = []
+        if self.judge is not None and config is not None:
+            assert config.loaded_rubric is not None and config.pass_threshold is not None
+            unasked = Judgement(config.loaded_rubric, config.pass_threshold, error=NOT_RUN)
+            judgements = [unasked for _ in self._judges()]
+        inter = 0.0 if self.scenario.evaluation.composite is not None else None
+        scoring = self._scoring(failed, judgements, inter)
+        scoring.score = not_run(self.task.id, scoring.score.results, reason)
+        assert scoring.scenario is not None
+        scoring.scenario = scoring.scenario.model_copy(
+            update={"outcome_reason": not_run_detail(reason), "judges": []}
+        )
+        return scoring
+
+    def _scoring(
+        self, results: list[GateResult], judgements: list[Judgement], inter: float | None
+    ) -> Scoring:
+        """The checks rows, spec 002's evaluation and the extra columns of an attempt
+        (``judgements`` in :meth:`_judges` order, the first one the verdict; ``inter`` its
+        interaction score, when a composite is configured)."""
+        scenario = self.scenario
+        gates = scenario.gates
         judgement = judgements[0] if judgements else None
         outcome = decide_outcome(results, judgement)
         judge_score = judgement.score if judgement else None
@@ -215,7 +257,7 @@ class ScenarioCase:
             "short_help_tool": scenario.target.binary if scenario.target.short_help else None,
             "tier": scenario.tier,
         }
-        return Scoring(score, result, extra, error=deadline.error())
+        return Scoring(score, result, extra)
 
     def _judges(self) -> list[Provider]:
         """The judge, then the extra judges (none when the judge is disabled)."""

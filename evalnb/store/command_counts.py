@@ -227,7 +227,9 @@ def ordered_rows(
         _events=False,
     )
     if invocations.height:
-        first = calls.select("_attempt", _first=pl.int_range(pl.len()).min().over("_attempt"))
+        # each attempt's position is that of its first call in the table: the attempts
+        # keep their table order, and each attempt's rows stay together
+        first = calls.select("_attempt").with_row_index("_first").unique("_attempt", keep="first")
         event_rows = invocations.select(
             "call_index",
             "call_number",
@@ -245,7 +247,7 @@ def ordered_rows(
             ]
         )
         rows = (
-            rows.join(first.unique("_attempt"), on="_attempt", how="left")
+            rows.join(first, on="_attempt", how="left")
             .sort("_first", "call_index", "command_index", maintain_order=True)
             .drop("_first")
         )

@@ -34,17 +34,19 @@ import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not Unix
+    fcntl = None  # type: ignore[assignment]
 
 from evalnb.errors import InputError, StoreError, from_validation_error, read_input
 from evalnb.records import RunMeta, TaskRecord
 from evalnb.redact import redact, secret_values
 from evalnb.store.lock import RunLock, holder
-
-if TYPE_CHECKING:
-    from filelock import BaseFileLock
 
 EVENTS = "events.jsonl"
 META = "run.json"
@@ -71,7 +73,6 @@ class RunStore:
         self._events = self.path / EVENTS
         self._secrets = secret_values()
         self._writer: BinaryIO | None = None
-        self._events_lock: BaseFileLock | None = None
 
     @functools.cached_property
     def lock(self) -> RunLock:
@@ -130,21 +131,18 @@ class RunStore:
     def append(self, event: dict[str, Any]) -> None:
         """Append one event as a JSON line and hand it to the OS (it survives a kill).
 
-        The line is written whole under an exclusive lock (``filelock``, on the hidden
-        ``.events.jsonl.lock`` beside it), so worker processes appending to one run
-        never interleave. A failed write is cut back off,
-        so the file never ends in part of a line.
+        The line is written whole, in one ``write`` on the file opened for appending,
+        under an exclusive ``flock`` of the events file itself (two system calls, no lock
+        file), so worker processes appending to one run never interleave. A failed write
+        is cut back off, so the file never ends in part of a line.
         """
         line = redact(json.dumps(event, ensure_ascii=False, default=str), self._secrets)
         data = (line + "\n").encode("utf-8")
         try:
             if self._writer is None:
-                from filelock import FileLock
-
                 self._writer = self._events.open("ab", buffering=0)
-                self._events_lock = FileLock(self.path / f".{EVENTS}.lock")
-            assert self._events_lock is not None
-            self._events_lock.acquire()
+            fd = self._writer.fileno()
+            _lock(fd)
         except OSError as exc:
             raise StoreError(self.path, EVENTS, exc) from None
         start = None
@@ -159,7 +157,7 @@ class RunStore:
                     self._writer.truncate(start)
             raise StoreError(self.path, EVENTS, exc) from None
         finally:
-            self._events_lock.release()
+            _unlock(fd)
 
     def close(self) -> None:
         """Close the events file (appending reopens it)."""
@@ -372,6 +370,19 @@ class RunStore:
                 fh.truncate(keep)
 
 
+def _lock(fd: int) -> None:
+    """Take an exclusive ``flock`` on the open file ``fd`` (waiting for it); where there
+    is no ``flock`` (not Unix) a line is still one ``write`` in append mode."""
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def _unlock(fd: int) -> None:
+    """Release :func:`_lock`."""
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
 def _read_meta(path: Path) -> RunMeta:
     """``run.json`` as a RunMeta; someone else's or a damaged one is an InputError naming the
     file and field (and saying to upgrade when a newer evalnb wrote it)."""
@@ -414,7 +425,10 @@ def is_run_folder(path: str | Path) -> bool:
         >>> is_run_folder("/")
         False
     """
-    return (Path(path) / META).is_file() and not _merging(Path(path))
+    text = os.fspath(path)  # os.path: this runs once per folder of thousands
+    return os.path.isfile(os.path.join(text, META)) and not _merging_name(
+        os.path.basename(text.rstrip("/"))
+    )
 
 
 def merging_folder(target: Path) -> Path:
@@ -429,4 +443,8 @@ def merging_folder(target: Path) -> Path:
 
 
 def _merging(path: Path) -> bool:
-    return path.name.startswith(".") and path.name.endswith(MERGING)
+    return _merging_name(path.name)
+
+
+def _merging_name(name: str) -> bool:
+    return name.startswith(".") and name.endswith(MERGING)

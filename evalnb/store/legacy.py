@@ -7,8 +7,8 @@ whole prompt (see :class:`~evalnb.records.LLMCall`), so on reading such a folder
 
 - ``cache_creation_tokens`` becomes ``cache_write_tokens``;
 - for provider ``anthropic``, cache reads and writes are added to each call's
-  ``input_tokens`` (a call without an input count keeps it unknown, adds nothing and
-  has no ``cumulative_input``)
+  ``input_tokens`` (a call without an input count keeps it unknown and adds nothing;
+  ``cumulative_input`` is unknown from it on)
   and to the task's ``total_input_tokens``, and ``cumulative_input``
   and the task's figures summed from its calls
   (:func:`~evalnb.store.tables.with_llm_call_figures`) are recomputed;
@@ -43,6 +43,7 @@ from typing import Any
 
 import polars as pl
 
+from evalnb.records import cumulative_inputs
 from evalnb.store.tables import KEYS, with_llm_call_figures
 
 LEGACY_COLUMN = "cache_creation_tokens"
@@ -82,6 +83,10 @@ def upgrade_token_counts(
         return {**tables, "llm_calls": calls}
     ids = uncached.get_column("run_id").implode()
     cached = pl.col("cache_read_tokens").fill_null(0) + pl.col("cache_write_tokens").fill_null(0)
+
+    def running(values: pl.Expr) -> pl.Expr:
+        return values.cum_sum().over(KEYS, order_by="call_number")
+
     calls = (
         calls.with_columns(
             pl.when(pl.col("run_id").is_in(ids) & pl.col("input_tokens").is_not_null())
@@ -91,9 +96,10 @@ def upgrade_token_counts(
         )
         .with_columns(pl.col("input_tokens") + pl.col("_cached"))
         .with_columns(
-            pl.col("input_tokens")
-            .cum_sum()
-            .over(KEYS, order_by="call_number")
+            # spec 003's running total, unknown from the first unknown count on
+            # (:func:`evalnb.records.cumulative_inputs`)
+            pl.when(running(pl.col("input_tokens").is_null()) == 0)
+            .then(running(pl.col("input_tokens")))
             .alias("cumulative_input")
         )
     )
@@ -113,11 +119,11 @@ def upgrade_record(record: Any, provider: str) -> Any:
     """A ``task_finished`` record (parsed JSON) with its legacy LLM calls in today's meaning.
 
     For provider ``anthropic``, each call that names ``cache_creation_tokens`` gets its
-    cache reads and writes added to ``input_tokens``, the running sum of those additions
-    added to ``cumulative_input``, and their total added to the trace's
-    ``total_input_tokens``. The name itself is read as ``cache_write_tokens`` when the
-    record is validated. Anything else, wrong types included, is returned as it was
-    (validation then names what is wrong).
+    cache reads and writes added to ``input_tokens``, ``cumulative_input`` is the running
+    total of the new counts (:func:`evalnb.records.cumulative_inputs`), and the
+    additions are added to the trace's ``total_input_tokens``. The name itself is read as
+    ``cache_write_tokens`` when the record is validated. Anything else, wrong types
+    included, is returned as it was (validation then names what is wrong).
 
     Example:
         >>> old = {"trace": {"total_input_tokens": 3, "llm_calls": [{"input_tokens": 3,
@@ -142,13 +148,15 @@ def upgrade_record(record: Any, provider: str) -> Any:
         if isinstance(call, dict) and LEGACY_COLUMN in call:
             parts = (call.get("cache_read_tokens"), call.get(LEGACY_COLUMN))
             cached = sum(p for p in parts if isinstance(p, int))
-            if _plus(call, "input_tokens", 0):
+            if _plus(call, "input_tokens", 0):  # an unknown prompt stays unknown, adds nothing
                 added += cached
                 call = {**call, **_plus(call, "input_tokens", cached)}
-                call.update(_plus(call, "cumulative_input", added))
-            else:  # an unknown prompt stays unknown and adds nothing; no running sum here
-                call = {**call, "cumulative_input": None}
         new_calls.append(call)
+    if all(isinstance(c, dict) for c in new_calls):
+        inputs = [c.get("input_tokens") for c in new_calls]
+        known = [i if isinstance(i, int) and not isinstance(i, bool) else None for i in inputs]
+        totals = cumulative_inputs(known)
+        new_calls = [{**c, "cumulative_input": t} for c, t in zip(new_calls, totals, strict=True)]
     total = _plus(trace, "total_input_tokens", added)
     return {**record, "trace": {**trace, **total, "llm_calls": new_calls}}
 

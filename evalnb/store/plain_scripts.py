@@ -120,7 +120,8 @@ def plain_target_commands(scripts: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
             # a command starts with its script or after a separator (which ends its command)
             _cmd=(~same.fill_null(False) | ((kind.shift(1) == SEPARATOR) & same).fill_null(False))
             .cum_sum()
-            .cast(pl.UInt32),
+            .cast(pl.UInt32)
+            .set_sorted(),
             # a word, unless a redirection's target
             _word=(kind == WORD) & ~((kind.shift(1) == TARGETED_KIND) & same).fill_null(False),
             # a redirection without its target word
@@ -128,68 +129,77 @@ def plain_target_commands(scripts: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
             & ~((kind.shift(-1) == WORD) & (script == script.shift(-1))).fill_null(False),
         )
     )
-    # an empty command where bash (or bashkit) would not take one makes the script not plain
-    commands = tokens.group_by("_cmd", maintain_order=True).agg(
-        script=script.first(),
-        _words=pl.col("_word").sum(),
-        _redirects=(kind == TARGETED_KIND).any() | (kind == DUPLICATING_KIND).any(),
-        _end=pl.when(kind.last() == SEPARATOR).then(token.last()),
-        _bad=pl.col("_bad").any(),
+    # per command, from running counts read at its last token (no grouping): its words,
+    # redirections, bad redirections and the separator ending it
+    counts = ("_words", "_redirects", "_bad")
+    commands = (
+        tokens.select(
+            "script",
+            _end=pl.when(kind == SEPARATOR).then(token),
+            _words=pl.col("_word").cum_sum(),
+            _redirects=kind.is_in([TARGETED_KIND, DUPLICATING_KIND]).cum_sum(),
+            _bad=pl.col("_bad").cum_sum(),
+            _last=(pl.col("_cmd") != pl.col("_cmd").shift(-1)).fill_null(True),
+        )
+        .filter("_last")
+        .with_columns(pl.col(c) - pl.col(c).shift(1).fill_null(0) for c in counts)
     )
+    # an empty command where bash (or bashkit) would not take one makes the script not plain
     prev_end = pl.when(script == script.shift(1)).then(pl.col("_end").shift(1))
     empty = pl.col("_words") == 0
     broken = commands.filter(
-        pl.col("_bad")
+        (pl.col("_bad") > 0)
         | (
             empty
             & (
-                pl.col("_redirects")
+                (pl.col("_redirects") > 0)
                 | (pl.col("_end").is_not_null() & (pl.col("_end") != "\n"))
                 | (pl.col("_end").is_null() & prev_end.is_in(["&&", "||", "|"]).fill_null(False))
             )
         )
     ).get_column("script")
-    # per command with words: its text and fields, as argv_command gives them
-    first = pl.col("_cmd") != pl.col("_cmd").shift(1).fill_null(-1)
-    word = pl.col("word")
+    # per word: its text without quotes and as the command shows it: a word with quotes is
+    # quoted as shlex.quote would when it holds blanks, quotes, a backslash, < or >, or is
+    # empty (a word without quotes holds none of those, so it shows as it is); the first
+    # word shows as the command's name, its basename (a name that would need quotes makes
+    # the script not plain, below)
     words = tokens.filter("_word").select(
         "script",
         "_cmd",
-        _first=first,
+        _first=(pl.col("_cmd") != pl.col("_cmd").shift(1)).fill_null(True),
         _raw=token,
-        word=token.str.replace_all(r"""'([^']*)'|"([^"]*)\"""", "${1}${2}"),
     )
-    # a word is quoted as shlex.quote would when it holds blanks, quotes, a backslash, < or >,
-    # or is empty; the name, the first word's basename, is quoted once per command
-
-    def shown(text: pl.Expr) -> pl.Expr:
-        quote = pl.concat_str(
-            pl.lit("'"), text.str.replace_all("'", "'\"'\"'", literal=True), pl.lit("'")
-        )
-        return pl.when(text.str.contains(r"""^$|[\s'"\\<>]""")).then(quote).otherwise(text)
-
-    arg = ~pl.col("_first")
+    raw = words.get_column("_raw")
+    quoted = raw.str.contains(r"""['"]""").arg_true()
+    unquoted = raw.gather(quoted).str.replace_all(r"""'([^']*)'|"([^"]*)\"""", "${1}${2}")
+    text = raw.scatter(quoted, unquoted)
+    quote = pl.concat_str(
+        pl.lit("'"), pl.lit(unquoted).str.replace_all("'", "'\"'\"'", literal=True), pl.lit("'")
+    )
+    special = pl.lit(unquoted).str.contains(r"""^$|[\s'"\\<>]""")
+    shown = raw.scatter(
+        quoted, pl.select(pl.when(special).then(quote).otherwise(pl.lit(unquoted))).to_series()
+    )
+    firsts = words.get_column("_first").arg_true()
+    shown = shown.scatter(firsts, text.gather(firsts).str.replace(r"^.*/", ""))
+    word, first = pl.col("word"), pl.col("_first")
     found = (
-        words.with_columns(
-            _shown=shown(word),
-            _help=arg & ((word == "--help") | (pl.col("_first").shift(1) & (word == "help"))),
-            _dash_h=arg & (word == "-h"),
+        words.with_columns(word=text, _shown=shown)
+        .with_columns(
+            _help=~first & ((word == "--help") | (first.shift(1) & (word == "help"))),
+            _dash_h=~first & (word == "-h"),
         )
-        .group_by("_cmd", maintain_order=True)
+        .group_by("_cmd", maintain_order=True)  # sorted: each command's words are one slice
         .agg(
             script=script.first(),
-            _args=pl.col("_shown").filter(arg).str.join(" "),
+            command=pl.col("_shown"),
+            name=pl.col("_shown").first(),
             _word0=word.first(),
             _raw0=pl.col("_raw").first(),
             _help=pl.col("_help").any(),
             dash_h=pl.col("_dash_h").any(),
         )
-        .with_columns(name=pl.col("_word0").str.replace(r"^.*/", ""))
-        .with_columns(
-            command=pl.when(pl.col("_args") == "")
-            .then(shown(pl.col("name")))
-            .otherwise(pl.concat_str(shown(pl.col("name")), pl.lit(" "), "_args"))
-        )
+        .with_columns(pl.col("command").list.join(" "))
     )
     word0, raw0 = pl.col("_word0"), pl.col("_raw0")
     named_badly = found.filter(
@@ -199,9 +209,12 @@ def plain_target_commands(scripts: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
     ).get_column("script")
     failed = pl.concat([broken, named_badly]).implode()
     plain = grammar & ~pl.int_range(scripts.len(), dtype=pl.UInt32, eager=True).is_in(failed)
+    row = pl.int_range(pl.len())
     found = found.filter(~script.is_in(failed)).select(
         "script",
-        command_index=pl.int_range(pl.len()).over("script"),
+        # each script's commands are consecutive rows
+        command_index=row
+        - pl.when(script != script.shift(1).fill_null(-1)).then(row).forward_fill(),
         command="command",
         subcommand="name",
         is_help=(pl.col("name") == "help")

@@ -39,8 +39,8 @@ table           one row per                columns
                                            stdout, stderr, exit_code, duration_ms,
                                            stdout_truncated, stderr_truncated,
                                            timed_out, invocations_recorded
-``checks``      check verdict              keys, layer, check, kind, passed, detail,
-                                           weight
+``checks``      check verdict              keys, layer, check, kind, passed (null:
+                                           not run), detail, weight
 ``messages``    content block              keys, message_index, role, block_index,
                                            type, text, tool_use_id, name, commands,
                                            is_error
@@ -64,11 +64,12 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 import polars as pl
 
-from evalnb.records import RunMeta, TaskRecord
+from evalnb.records import LLMCall, RunMeta, TaskRecord, ToolCallResult, ToolInvocation
 from evalnb.store.command_counts import COUNTS
 from evalnb.store.families import model_family
 
@@ -305,84 +306,178 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
         (2, (90, 40.0))
     """
     run_id, model = meta.run_id, meta.model
-    tasks, llm, tools, checks, messages, invocations = [], [], [], [], [], []
-    for n, rec in enumerate(records):
-        key = {"run_id": run_id, "model": model, "task_id": rec.task.id, "epoch": rec.epoch}
-        attempt = {"attempt_key": n}
-        tr, sc = rec.trace, rec.score
-        tasks.append(
-            {
-                **key,
-                "category": rec.task.category,
-                "description": rec.task.description,
-                "tags": rec.task.tags,
-                "guidance": meta.guidance,
-                "turns": tr.turns,
-                "natural_stop": tr.natural_stop,
-                "total_input_tokens": tr.total_input_tokens,
-                "total_output_tokens": tr.total_output_tokens,
-                "duration_ms": tr.duration_ms,
-                "score": sc.score,
-                "max_score": sc.max_score,
-                "rate": sc.rate(),
-                "passed": rec.passed,
-                "error": rec.error,
-                **(rec.scenario.model_dump() if rec.scenario else {}),
-                **(
-                    {f"replay_{k}": v for k, v in rec.replay.model_dump().items()}
-                    if rec.replay
-                    else {}
-                ),
-                **{k: v for k, v in rec.extra.items() if k not in SCHEMAS["tasks"]},
-                **attempt,
-            }
-        )
-        llm += [{**key, **c.model_dump(), **attempt} for c in tr.llm_calls]
-        for c in tr.tool_calls:
-            tools.append(
-                {
-                    **key,
-                    **c.model_dump(exclude={"invocations"}),
-                    "invocations_recorded": c.invocations is not None,
-                    **attempt,
-                }
-            )
-            calls = {"call_index": c.call_index, "call_number": c.call_number}
-            invocations += [
-                {**key, **calls, **i.model_dump(), **attempt} for i in c.invocations or []
-            ]
-        checks += [
-            {**key, **r.model_dump(include=set(SCHEMAS["checks"]) - set(KEYS)), **attempt}
-            for r in sc.results
+    tasks = [
+        {
+            "run_id": run_id,
+            "model": model,
+            "task_id": rec.task.id,
+            "epoch": rec.epoch,
+            "category": rec.task.category,
+            "description": rec.task.description,
+            "tags": rec.task.tags,
+            "guidance": meta.guidance,
+            "turns": rec.trace.turns,
+            "natural_stop": rec.trace.natural_stop,
+            "total_input_tokens": rec.trace.total_input_tokens,
+            "total_output_tokens": rec.trace.total_output_tokens,
+            "duration_ms": rec.trace.duration_ms,
+            "score": rec.score.score,
+            "max_score": rec.score.max_score,
+            "rate": rec.score.rate(),
+            "passed": rec.passed,
+            "error": rec.error,
+            **(rec.scenario.model_dump() if rec.scenario else {}),
+            **(
+                {f"replay_{k}": v for k, v in rec.replay.model_dump().items()} if rec.replay else {}
+            ),
+            **{k: v for k, v in rec.extra.items() if k not in SCHEMAS["tasks"]},
+            "attempt_key": n,
+        }
+        for n, rec in enumerate(records)
+    ]
+    # the call, check and message tables column by column: each row's attempt (its
+    # position in ``records``) gives its keys, its record's fields its other columns
+    llm = _Rows([(n, c) for n, rec in enumerate(records) for c in rec.trace.llm_calls])
+    tools = _Rows([(n, c) for n, rec in enumerate(records) for c in rec.trace.tool_calls])
+    invocations = _Rows(
+        [
+            (n, (c, i))
+            for n, rec in enumerate(records)
+            for c in rec.trace.tool_calls
+            for i in c.invocations or []
         ]
-        for mi, msg in enumerate(tr.messages):
-            for bi, block in enumerate(msg.content):
-                messages.append(
-                    {
-                        **key,
-                        "message_index": mi,
-                        "role": msg.role,
-                        "block_index": bi,
-                        "type": block.type,
-                        "text": block.text if block.type == "text" else block.content,
-                        "tool_use_id": block.id or block.tool_use_id,
-                        "name": block.name,
-                        "commands": (block.input or {}).get("commands"),
-                        "is_error": block.is_error,
-                        **attempt,
-                    }
-                )
+    )
+    checks = _Rows([(n, r) for n, rec in enumerate(records) for r in rec.score.results])
+    blocks = _Rows(
+        [
+            (n, (mi, msg.role, bi, block))
+            for n, rec in enumerate(records)
+            for mi, msg in enumerate(rec.trace.messages)
+            for bi, block in enumerate(msg.content)
+        ]
+    )
+    blocks_ = [b for _, _, _, b in blocks.items]
+    keys = (
+        [r.task.id for r in records],
+        [r.epoch for r in records],
+        run_id,
+        model,
+    )
     out = {
         "runs": run_frame(meta, len(records)),
         "tasks": _frame(tasks, "tasks"),
-        "llm_calls": _frame(llm, "llm_calls"),
-        "tool_calls": _frame(tools, "tool_calls"),
-        "checks": _frame(checks, "checks"),
-        "messages": _frame(messages, "messages"),
-        "tool_invocations": _frame(invocations, "tool_invocations"),
+        "llm_calls": llm.frame("llm_calls", keys, llm.fields(LLMCall.model_fields)),
+        "tool_calls": tools.frame(
+            "tool_calls",
+            keys,
+            {
+                **tools.fields(f for f in ToolCallResult.model_fields if f != "invocations"),
+                "invocations_recorded": [c.invocations is not None for c in tools.items],
+            },
+        ),
+        "checks": checks.frame(
+            "checks", keys, checks.fields(set(SCHEMAS["checks"]) - {*KEYS, "attempt_key"})
+        ),
+        "messages": blocks.frame(
+            "messages",
+            keys,
+            {
+                "message_index": [mi for mi, _, _, _ in blocks.items],
+                "role": [role for _, role, _, _ in blocks.items],
+                "block_index": [bi for _, _, bi, _ in blocks.items],
+                "type": [b.type for b in blocks_],
+                "text": [b.text if b.type == "text" else b.content for b in blocks_],
+                "tool_use_id": [b.id or b.tool_use_id for b in blocks_],
+                "name": [b.name for b in blocks_],
+                "commands": [(b.input or {}).get("commands") for b in blocks_],
+                "is_error": [b.is_error for b in blocks_],
+            },
+        ),
+        "tool_invocations": invocations.frame(
+            "tool_invocations",
+            keys,
+            {
+                "call_index": [c.call_index for c, _ in invocations.items],
+                "call_number": [c.call_number for c, _ in invocations.items],
+                **{
+                    f: [getattr(i, f) for _, i in invocations.items]
+                    for f in ToolInvocation.model_fields
+                },
+            },
+        ),
     }
     out["tasks"] = with_call_figures(out["tasks"], out["llm_calls"], out["tool_calls"])
+    out["tasks"] = _recorded_per_row(out["tasks"], [r.extra.get("recorded") for r in records])
     return out
+
+
+def _recorded_per_row(tasks: pl.DataFrame, recorded: list[Any]) -> pl.DataFrame:
+    """``tasks`` with each row's ``recorded`` figures (a format's own task figures, that
+    replace the standard columns on loading) holding the row's own value for a figure it
+    did not record: a struct has every field in every row, and a field absent from a
+    row's record would otherwise read as a recorded null and replace that row's figure.
+
+    Example:
+        >>> tasks = pl.DataFrame({"turns": [3, 4], "recorded": [{"turns": None}, None]})
+        >>> _recorded_per_row(tasks, [{"turns": None}, {}])["recorded"].to_list()
+        [{'turns': None}, {'turns': 4}]
+    """
+    schema = tasks.schema.get("recorded")
+    if not isinstance(schema, pl.Struct):
+        return tasks
+    keys = pl.Series("_recorded_keys", [list(r or {}) for r in recorded], dtype=pl.List(pl.Utf8))
+    fields = []
+    for f in schema.fields:
+        dtype = SCHEMAS["tasks"].get(f.name, f.dtype)  # a field of nulls only has no dtype
+        own = pl.col(f.name).cast(dtype) if f.name in tasks.columns else pl.lit(None, dtype)
+        fields.append(
+            pl.when(pl.col("_recorded_keys").list.contains(f.name))
+            .then(pl.col("recorded").struct.field(f.name).cast(dtype))
+            .otherwise(own)
+            .alias(f.name)
+        )
+    return (
+        tasks.with_columns(keys)
+        .with_columns(pl.struct(fields).alias("recorded"))
+        .drop("_recorded_keys")
+    )
+
+
+class _Rows:
+    """The rows of one table of :func:`tables_from_records`: each an item (a call, check
+    or message block) and its attempt's position among the records."""
+
+    def __init__(self, rows: list[tuple[int, Any]]) -> None:
+        self.attempts = [n for n, _ in rows]
+        self.items = [item for _, item in rows]
+
+    def fields(self, names: Iterable[str]) -> dict[str, list[Any]]:
+        """Each field of the items, a column."""
+        return {name: [getattr(item, name) for item in self.items] for name in names}
+
+    def frame(
+        self,
+        name: str,
+        keys: tuple[list[str], list[int], str, str],
+        columns: dict[str, list[Any]],
+    ) -> pl.DataFrame:
+        """Table ``name`` of these rows: ``columns`` with each row's key columns (the task
+        ids and epochs of the records, the run's id and model) and ``attempt_key``."""
+        schema = SCHEMAS[name]
+        if not self.items:
+            return pl.DataFrame(schema=schema)
+        task_ids, epochs, run_id, model = keys
+        attempt = pl.Series("attempt_key", self.attempts, dtype=pl.Int64)
+        frame = pl.DataFrame(
+            columns, schema={c: schema[c] for c in columns}, strict=False
+        ).with_columns(
+            attempt,
+            pl.lit(run_id, pl.Utf8).alias("run_id"),
+            pl.lit(model, pl.Utf8).alias("model"),
+            pl.Series(task_ids, dtype=pl.Utf8).gather(attempt).alias("task_id"),
+            pl.Series(epochs, dtype=pl.Int64).gather(attempt).alias("epoch"),
+        )
+        return conform(frame, name)
 
 
 def run_frame(meta: RunMeta, task_count: int) -> pl.DataFrame:
@@ -409,11 +504,12 @@ def run_frames(metas: list[RunMeta], task_counts: list[int]) -> pl.DataFrame:
         >>> run_frames(metas, [3, 4]).select("run_id", "task_count", "run_key").rows()
         [('a', 3, 0), ('b', 4, 1)]
     """
-    rows = [
-        {**{c: getattr(meta, c, None) for c in RUN_COLUMNS}, "task_count": n, "run_key": key}
-        for key, (meta, n) in enumerate(zip(metas, task_counts, strict=True))
-    ]
-    frame = pl.DataFrame(rows, schema=SCHEMAS["runs"]).with_columns(model_family(pl.col("model")))
+    fields = [vars(meta) for meta in metas]  # the attributes, without pydantic's per-name lookup
+    columns = {c: [f.get(c) for f in fields] for c in RUN_COLUMNS}
+    columns["task_count"], columns["run_key"] = list(task_counts), list(range(len(metas)))
+    frame = pl.DataFrame(columns, schema=SCHEMAS["runs"]).with_columns(
+        model_family(pl.col("model"))
+    )
     skipped = [meta.settings.skipped for meta in metas]
     if any(n is not None for n in skipped):  # cases an imported run's source skipped
         frame = frame.with_columns(pl.Series("skipped", skipped, dtype=pl.Int64))
@@ -503,16 +599,21 @@ def with_llm_call_figures(
 
     - ``llm_call_count``: the attempt's LLM calls (0 without any).
     - ``base_context`` (spec 003): call 1's ``input_tokens`` (the whole prompt, cache
-      included: see :class:`~evalnb.records.LLMCall`).
-    - ``context_growth_avg`` (spec 003): ``sum(input[i+1] - input[i]) / (N - 1)`` =
-      ``(input[N] - input[1]) / (N - 1)``, 0 for a single call. It may be negative (a
-      provider's cache or a trimmed history can shrink the input).
-    - ``final_cumulative_input`` (spec 003): the sum of ``input_tokens`` over the calls.
+      included: see :class:`~evalnb.records.LLMCall`); null when call 1's count is
+      unknown, even if later calls have theirs.
+    - ``context_growth_avg`` (spec 003): ``sum(input[i+1] - input[i]) / (N - 1)`` over
+      the N calls. The sum telescopes to ``input[N] - input[1]``, so the formula's value
+      is known exactly when call 1's and call N's counts are, whatever the calls between
+      reported (``[1000, null, 1600]`` grows 300 a call); null when either is unknown.
+      0 for a single call with a known count. It may be negative (a provider's cache or
+      a trimmed history can shrink the input).
+    - ``final_cumulative_input`` (spec 003): call N's ``cumulative_input``, the sum of
+      ``input_tokens`` over the calls; null when any call's count is unknown.
     - ``cache_read_tokens``, ``cache_write_tokens``: summed over the calls (a missing
       count adds 0).
 
-    The three token figures are null when no call recorded its input tokens; all but the
-    count are null for an attempt without calls.
+    All but the count are null for an attempt without calls. Calls are in
+    ``call_number`` order.
 
     Example:
         >>> calls = pl.DataFrame({"run_id": ["r"] * 3, "model": ["m"] * 3,
@@ -522,19 +623,24 @@ def with_llm_call_figures(
         >>> tasks = pl.DataFrame({"run_id": ["r"], "model": ["m"], "task_id": ["t"], "epoch": [1]})
         >>> with_llm_call_figures(tasks, calls).select(LLM_CALL_FIGURES).row(0)
         (3, 100, 60.0, 470, 230, 140)
+        >>> gap = calls.with_columns(input_tokens=pl.Series([1000, None, 1600]))
+        >>> with_llm_call_figures(tasks, gap).select(LLM_CALL_FIGURES[:4]).row(0)
+        (3, 1000, 300.0, None)
     """
-    given = pl.col("input_tokens").sort_by("call_number").drop_nulls()
-    known = pl.col("input_tokens").count()
+    ordered = pl.col("input_tokens").sort_by("call_number")
+    first, last, calls = ordered.first(), ordered.last(), pl.len()
     key = _attempt(tasks, llm_calls)
     sums = llm_calls.group_by(key).agg(
-        pl.len().cast(pl.Int64).alias("llm_call_count"),
-        given.first().alias("base_context"),
-        pl.when(known > 1)
-        .then((given.last() - given.first()) / (known - 1))
-        .when(known == 1)
+        calls.cast(pl.Int64).alias("llm_call_count"),
+        first.alias("base_context"),
+        pl.when(calls > 1)
+        .then((last - first) / (calls - 1))
+        .when(first.is_not_null())
         .then(0.0)
         .alias("context_growth_avg"),
-        pl.when(known > 0).then(pl.col("input_tokens").sum()).alias("final_cumulative_input"),
+        pl.when(pl.col("input_tokens").null_count() == 0)
+        .then(pl.col("input_tokens").sum())
+        .alias("final_cumulative_input"),
         pl.col("cache_read_tokens").sum(),
         pl.col("cache_write_tokens").sum(),
     )

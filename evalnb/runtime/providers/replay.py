@@ -8,9 +8,10 @@ Tokens, turns and latencies are copied from the recording (the provider is its o
 ``recorded_from``); the tool outputs are the replay's own.
 
 Each task record gets a :class:`~evalnb.records.ReplayAgreement`: how many check
-verdicts equal the recording's (checks compared by their string, in
-order of appearance). A low figure means the sandbox behaves differently from the
-one the recording was made in (or the dataset changed).
+verdicts equal the recording's (checks compared by their string, in order of
+appearance; a check not run on either side is not compared). A low figure means the
+sandbox behaves differently from the one the recording was made in (or the dataset
+changed).
 
 Example:
     >>> ReplayProvider("no/such/run")
@@ -120,7 +121,7 @@ class ReplayProvider:
         except ProviderError:
             return ReplayAgreement(checks_agree=0, checks_compared=0)
         seen: Counter[str] = Counter()
-        by_check: dict[tuple[str, int], bool] = {}
+        by_check: dict[tuple[str, int], bool | None] = {}
         for r in recorded:
             by_check[(r.check, seen[r.check])] = r.passed
             seen[r.check] += 1
@@ -129,7 +130,7 @@ class ReplayProvider:
         for r in score.results:
             key = (r.check, seen[r.check])
             seen[r.check] += 1
-            if key in by_check:
+            if by_check.get(key) is not None and r.passed is not None:  # both verdicts
                 compared += 1
                 agree += by_check[key] == r.passed
         return ReplayAgreement(checks_agree=agree, checks_compared=compared)
