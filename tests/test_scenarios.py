@@ -198,6 +198,15 @@ def test_an_invalid_gate_regex_names_the_gate_and_its_line(tmp_path):
     )
 
 
+def test_a_command_pattern_with_lookaround_is_refused_naming_file_line_and_field(tmp_path):
+    # llm-tool-test matches command_pattern with Rust's regex crate, which has no lookaround
+    error = bad(tmp_path, '"\\\\bkv', '"(?<![\\\\w./-])kv')
+    assert error == (
+        "DIR/s.yaml:7: target.command_pattern: invalid regex '(?<![\\\\w./-])kv\\\\s+(\\\\S+)': "
+        "lookbehind (?<!: the Rust regex dialect (bashkit-eval, llm-tool-test) has no lookaround"
+    )
+
+
 def test_a_missing_builtin_file_is_reported_at_its_line(tmp_path):
     assert bad(tmp_path, "kv.py:bashkit", "nope.py:bashkit") == (
         "DIR/s.yaml:10: target.builtin: file nope.py not found (looked in DIR/nope.py)"

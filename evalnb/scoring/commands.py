@@ -46,7 +46,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from evalnb.records import ToolCallResult
-from evalnb.records.rust_regex import Captures, RustRegex, compile_pattern, utf8
+from evalnb.records.rust_regex import Captures, RustRegex, utf8
 
 if TYPE_CHECKING:
     import bashkit
@@ -55,6 +55,7 @@ _EXIT_RE = re.compile(r"(?i)\bexit\s+(?:code|status)\s*:?\s*(-?\d+)")
 _ERROR_RE = re.compile(r"(?i)\berror:")
 _PROMPT_RE = re.compile(r"^\s*[$>]\s+")
 _NEEDS_QUOTES = re.compile(r"[\s'\"\\<>]")
+_WORDISH_PAIR = re.compile(r"[\w./-]{2}")
 
 SHORT_HELP = frozenset(
     {"curl", "git", "jq", "node", "npm", "pip", "pip3", "python", "python3", "yq"}
@@ -109,6 +110,7 @@ def target_commands(script: str, pattern: RustRegex | None = None) -> list[Targe
     """The target commands of one script (see the module docstring).
 
     Example:
+        >>> from evalnb.records.rust_regex import compile_pattern
         >>> p = compile_pattern(r"notes\\s+(\\S+)")
         >>> target_commands("./notes add x; echo 'notes rm' # notes ls\\nnotes --help", p)
         ... # doctest: +NORMALIZE_WHITESPACE
@@ -138,6 +140,7 @@ def argv_command(
     without a group). Used for parsed commands and for recorded invocations alike.
 
     Example:
+        >>> from evalnb.records.rust_regex import compile_pattern
         >>> argv_command(["/x/bin/notes", "show", "n1"], compile_pattern(r"notes\\s+(\\S+)"))
         TargetCommand(command='notes show n1', subcommand='show', is_help=False)
         >>> argv_command(["echo", "notes", "show"], compile_pattern(r"notes\\s+(\\S+)")) is None
@@ -169,6 +172,7 @@ def executed_commands(calls: Sequence[ToolCallResult], pattern: RustRegex | None
     exit code, approximate when the call holds more than one.
 
     Example:
+        >>> from evalnb.records.rust_regex import compile_pattern
         >>> from evalnb.records import ToolInvocation
         >>> call = ToolCallResult(commands="notes shw n1; echo ok", invocations=[
         ...     ToolInvocation(argv=["notes", "shw", "n1"], exit_code=2)])
@@ -204,6 +208,7 @@ def transcript_calls(text: str, pattern: RustRegex) -> tuple[str, list[Transcrip
     text before the first call.
 
     Example:
+        >>> from evalnb.records.rust_regex import compile_pattern
         >>> pre, calls = transcript_calls("ok\\n$ notes add a\\nerror: no store\\n$ ls\\n",
         ...                               compile_pattern("notes"))
         >>> pre, [(c.commands, c.exit_code) for c in calls]
@@ -233,36 +238,48 @@ def pattern_matches(text: str, pattern: RustRegex) -> Iterator[tuple[int, str | 
     """Where ``pattern`` finds commands in plain text: ``(start, subcommand)`` of each
     match that starts a word, left to right, not overlapping.
 
-    A match right after a word character, ``.``, ``/`` or ``-`` starts inside a word, a
-    path or a file name (``my-notes``, ``cat ./notes``), so it is no command: the search
-    goes on from the next byte. The character after a match is free to start the next
-    one, so adjacent commands (``notes;notes``) are two. ``start`` counts the characters
-    of ``text``; the subcommand is capture group 1 (None without a group or when it took
-    no part). This is the word boundary the default command pattern
+    A match whose first character and the one before it are both word characters,
+    ``.``, ``/`` or ``-`` starts inside a word, a path or a file name (``my-notes``,
+    ``cat ./notes``), so it is no command: the search goes on from the next byte. The
+    character after a match is free to start the next one, so adjacent commands
+    (``notes;notes``) are two. ``start`` counts the characters of ``text``; the
+    subcommand is capture group 1 (None without a group or when it took no part). This
+    is the word boundary the default command pattern
     (:func:`~evalnb.records.scenario.default_command_pattern`) once wrote as a
     lookbehind, which the Rust dialect lacks; it holds for every pattern, as a parsed
     command starts a word too. Each search resumes in one UTF-8 copy of the text, so the
-    text is encoded once.
+    text is encoded once; a match refused this way costs one more search.
 
     Example:
+        >>> from evalnb.records.rust_regex import compile_pattern
         >>> from evalnb.records.scenario import default_command_pattern
         >>> p = compile_pattern(default_command_pattern("notes"))
         >>> list(pattern_matches("my-notes notes add;notes", p))
         [(9, 'add'), (19, None)]
     """
     data = utf8(text)
-    inside_word = compile_pattern(r"[\w./-]")
     pos = chars = counted = 0
     while pos <= len(data) and (found := pattern.captures_at(data, pos)) is not None:
         start = found.start()
-        before = data[_char_start(data, start) : start].decode()
-        if _continues_char(data, start) or (before and inside_word.is_match(before)):
+        if _inside_word(data, start):
             pos = start + 1
             continue
         chars += len(data[counted:start].decode())
         counted = start
         yield chars, _subcommand(found, pattern)
         pos = max(found.end(), start + 1)
+
+
+def _inside_word(data: bytes, start: int) -> bool:
+    """Whether byte ``start`` of ``data`` is inside a character, or its character and
+    the one before are both word characters, ``.``, ``/`` or ``-``."""
+    if _continues_char(data, start):
+        return True
+    end = start + 1
+    while _continues_char(data, end):
+        end += 1
+    pair = data[_char_start(data, start) : end].decode()
+    return _WORDISH_PAIR.fullmatch(pair) is not None
 
 
 def _subcommand(found: Captures, pattern: RustRegex) -> str | None:
