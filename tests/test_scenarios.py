@@ -459,7 +459,9 @@ def test_the_guidance_name_is_recorded(tmp_path):
 PATTERN = r"\bkv\s+(\S+)"
 
 
-def attempt(task_id: str, calls: list[tuple[str, int]], outcome: str) -> TaskRecord:
+def attempt(
+    task_id: str, calls: list[tuple[str, int]], outcome: str, pattern: str = PATTERN
+) -> TaskRecord:
     trace = AgentTrace(
         tool_calls=[
             ToolCallResult(commands=c, exit_code=e, call_index=i) for i, (c, e) in enumerate(calls)
@@ -471,18 +473,18 @@ def attempt(task_id: str, calls: list[tuple[str, int]], outcome: str) -> TaskRec
         trace=trace,
         score=TaskScore(task_id=task_id),
         scenario=ScenarioResult(outcome=outcome, gates_passed=0, gates_total=0),
-        extra={"command_pattern": PATTERN},
+        extra={"command_pattern": pattern},
     )
 
 
-def guidance_runs() -> Runs:
+def guidance_runs(pattern: str = PATTERN) -> Runs:
     v1 = [
-        attempt("t1", [("kv --help", 0), ("kv sett a 1", 2), ("kv set a 1", 0)], "pass"),
-        attempt("t2", [("kv get a", 1), ("kv get a", 1), ("kv get a", 0)], "fail"),
+        attempt("t1", [("kv --help", 0), ("kv sett a 1", 2), ("kv set a 1", 0)], "pass", pattern),
+        attempt("t2", [("kv get a", 1), ("kv get a", 1), ("kv get a", 0)], "fail", pattern),
     ]
     v2 = [
-        attempt("t1", [("kv set a 1", 0)], "pass"),
-        attempt("t2", [("kv get a", 0)], "fail"),  # no checks, so `passed`; outcome wins
+        attempt("t1", [("kv set a 1", 0)], "pass", pattern),
+        attempt("t2", [("kv get a", 0)], "fail", pattern),  # no checks: `passed`; outcome wins
     ]
     parts = [
         Runs(
@@ -529,6 +531,12 @@ def test_compare_guidance_puts_versions_side_by_side():
             "commands_per_attempt": 1.0,
         },
     ]
+
+
+def test_a_lookbehind_pattern_an_older_evalnb_recorded_is_read_in_the_rust_dialect():
+    # the bundled scenarios recorded this before the Rust dialect, which has no lookbehind
+    old = compare_guidance(guidance_runs(r"(?<![\w./-])kv\s+(\S+)"))
+    assert old.summary.equals(compare_guidance(guidance_runs()).summary)
 
 
 def test_an_errored_attempt_never_passes_in_the_guidance_comparison():

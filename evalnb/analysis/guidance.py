@@ -15,7 +15,9 @@ the attempts of a group and the rates recomputed from the sums):
   ``help_per_attempt`` (help invocations / attempts) and ``commands_per_attempt``.
 
 The command pattern is ``pattern`` when given, else each task's own
-``command_pattern`` column (scenario runs record it), else every command (bash mode).
+``command_pattern`` column (scenario runs record it; one an older evalnb recorded with
+a lookbehind is read in today's Rust dialect,
+:func:`~evalnb.store.legacy.upgrade_command_pattern`), else every command (bash mode).
 
 Paired differences: for each model and each pair of versions ``(a, b)`` (in order of
 first appearance), the tasks both versions ran are paired; the per-task metric
@@ -60,6 +62,7 @@ from evalnb.analysis.interaction import command_rows, interaction
 from evalnb.analysis.metrics import PASSED
 from evalnb.analysis.runs import Runs
 from evalnb.analysis.stats import holm, paired_mean_diff
+from evalnb.store.legacy import upgrade_command_pattern
 from evalnb.store.tables import KEYS, TABLES
 
 DIAGNOSTIC_THRESHOLDS: dict[str, float] = {
@@ -145,7 +148,10 @@ def _attempts(runs: Runs, pattern: str | None) -> tuple[pl.DataFrame, pl.DataFra
         groups = [(pattern, runs)]  # (no tasks: one empty group, not an empty concat)
     else:
         groups = [
-            (p, _subset(runs, tasks.filter(pl.col("command_pattern").eq_missing(p))))
+            (
+                None if p is None else upgrade_command_pattern(p),
+                _subset(runs, tasks.filter(pl.col("command_pattern").eq_missing(p))),
+            )
             for p in tasks.get_column("command_pattern").unique(maintain_order=True)
         ]
     metrics = pl.concat([interaction(sub, p) for p, sub in groups], how="vertical_relaxed")

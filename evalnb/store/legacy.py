@@ -1,4 +1,5 @@
-"""Read run folders written before evalnb recorded ``cache_write_tokens``.
+"""Read run folders written before evalnb recorded ``cache_write_tokens``, or before
+command patterns were in the Rust dialect (:func:`upgrade_command_pattern`).
 
 Such folders name the cache-write count ``cache_creation_tokens``, and their
 ``input_tokens`` for provider ``anthropic`` (evalnb's Anthropic provider and the
@@ -38,12 +39,14 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
 
 from evalnb.records import cumulative_inputs
+from evalnb.records.scenario import default_command_pattern
 from evalnb.store.tables import KEYS, with_llm_call_figures
 
 LEGACY_COLUMN = "cache_creation_tokens"
@@ -167,3 +170,34 @@ def _plus(row: dict[str, Any], name: str, amount: int) -> dict[str, Any]:
     if isinstance(value, int) and not isinstance(value, bool):
         return {name: value + amount}
     return {}
+
+
+_OLD_BOUNDARY = r"(?<![\w./-])"
+"""The lookbehind evalnb's command patterns began with before the Rust dialect."""
+_OLD_DEFAULT_END = r"(?![\w.-])(?:\s+([^\s;&|)]+))?"
+"""How the old default command pattern ended (a lookahead)."""
+
+
+def upgrade_command_pattern(pattern: str) -> str:
+    """A command pattern recorded by an older evalnb (a run's ``command_pattern``) in
+    today's Rust dialect: the lookbehind it began with (the bundled scenarios' and the
+    default one's word boundary, now checked in code,
+    :func:`~evalnb.scoring.commands.pattern_matches`) is dropped, and the old default
+    pattern's lookahead end becomes today's
+    (:func:`~evalnb.records.scenario.default_command_pattern`). Any other pattern is
+    kept as it is.
+
+    Example:
+        >>> print(upgrade_command_pattern(r"(?<![\\w./-])notes\\s+(\\S+)"))
+        notes\\s+(\\S+)
+        >>> old = r"(?<![\\w./-])notes(?![\\w.-])(?:\\s+([^\\s;&|)]+))?"
+        >>> from evalnb.records.scenario import default_command_pattern
+        >>> upgrade_command_pattern(old) == default_command_pattern("notes")
+        True
+    """
+    if not pattern.startswith(_OLD_BOUNDARY):
+        return pattern
+    pattern = pattern.removeprefix(_OLD_BOUNDARY)
+    if pattern.endswith(_OLD_DEFAULT_END):  # the binary's name, as re.escape wrote it
+        return default_command_pattern(re.sub(r"\\(.)", r"\1", pattern[: -len(_OLD_DEFAULT_END)]))
+    return pattern
