@@ -150,7 +150,7 @@ def command_rows(runs: Runs, pattern: str | RustRegex | None = None) -> pl.DataF
         >>> command_rows(runs).select("command", "subcommand", "exit_code_approximate").rows()
         [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
     """
-    parser = Parser(command_regex(pattern, "command_rows"))
+    parser = Parser(_command_regex(pattern, "command_rows"))
     return pl.concat(
         [_piece_command_rows(piece, parser) for piece in runs.pieces()], how="vertical"
     )
@@ -216,7 +216,7 @@ def interaction(
     """
     if by not in ("task", "run", "subcommand"):
         raise ValueError(f"by must be 'task', 'run' or 'subcommand', got {by!r}")
-    regex = command_regex(pattern, "interaction")
+    regex = _command_regex(pattern, "interaction")
     if by == "subcommand":
         if regex is not None and regex.groups == 0:
             raise ValueError(
@@ -317,7 +317,7 @@ def interaction_from_transcript(text: str, pattern: str | RustRegex) -> pl.DataF
     """
     from evalnb.formats.transcript import transcript_trace  # a reader: loaded only when used
 
-    regex = command_regex(pattern, "interaction_from_transcript")
+    regex = _command_regex(pattern, "interaction_from_transcript")
     assert regex is not None  # a pattern is required here
     record = TaskRecord(
         task=Task(id="transcript", category="transcript", prompt="(transcript)"),
@@ -330,14 +330,14 @@ def interaction_from_transcript(text: str, pattern: str | RustRegex) -> pl.DataF
     return interaction(runs, regex).select(*METRICS, "completed")
 
 
-def command_regex(pattern: str | RustRegex | None, caller: str) -> RustRegex | None:
+def _command_regex(pattern: str | RustRegex | None, caller: str) -> RustRegex | None:
     """A command pattern compiled in the Rust dialect (:func:`compile_pattern`), or
     ValueError naming ``caller``'s argument ``pattern``.
 
     Example:
-        >>> command_regex(r"notes\\s+(\\S+)", "interaction").groups
+        >>> _command_regex(r"notes\\s+(\\S+)", "interaction").groups
         1
-        >>> command_regex(r"(?<![\\w-])notes", "interaction")
+        >>> _command_regex(r"(?<![\\w-])notes", "interaction")
         Traceback (most recent call last):
         ...
         ValueError: interaction(): pattern: invalid regex '(?<![\\\\w-])notes': lookbehind \
