@@ -81,7 +81,11 @@ def measure() -> dict[str, float]:
         started = time.perf_counter()
         code = main([*argv, "--concurrency", "1", "--out", str(runs), "--quiet"])
         run_wall = time.perf_counter() - started
+        [folder] = runs.iterdir()
+        events = [json.loads(line) for line in (folder / "events.jsonl").open()]
     assert code == 0, code
+    errors = [e["record"]["error"] for e in events if e["event"] == "task_finished"]
+    assert len(errors) == len(walls) and not any(errors), errors  # each scored once, no error
     return {
         "attempts": len(walls),
         "score_wall_ms": statistics.median(walls) * 1000,
