@@ -103,12 +103,10 @@ def _one(tree: Path | None) -> dict[str, float]:
         env["PYTHONPATH"] = str(tree)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
-        [sys.executable, __file__, "--measure"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
+        [sys.executable, __file__, "--measure"], env=env, capture_output=True, text=True
     )
+    if done.returncode != 0:
+        raise SystemExit(f"{tree or 'this tree'}: {done.stderr[-3000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     figures["process_cpu_s"] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
