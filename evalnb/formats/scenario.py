@@ -34,7 +34,7 @@ def load_scenario(path: str | Path) -> Scenario:
         >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.yaml"
         >>> _ = p.write_text("name: s\\ntarget: {binary: wc, mode: local}\\ntask: Count.\\n")
         >>> print(load_scenario(p).target.pattern)  # the default: wc as a word, its subcommand
-        'wc(?:\\s+([^\\s;&|)]+)|[^\\w.-]|$)'
+        wc(?:\\s+([^\\s;&|)]+)|[^\\w.-]|$)
         >>> _ = p.write_text("name: s\\ntarget: {binary: wc, short_help: yes}\\ntask: Count.\\n")
         >>> load_scenario(p).target.short_help
         True
