@@ -102,8 +102,8 @@ def _one(tree: Path | None) -> dict[str, float]:
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(
-        [sys.executable, __file__, "--measure"], env=env, capture_output=True, text=True
+    done = subprocess.run(  # run in ``tree``, whose evalnb its scorer processes import too
+        [sys.executable, __file__, "--measure"], env=env, cwd=tree, capture_output=True, text=True
     )
     if done.returncode != 0:
         raise SystemExit(f"{tree or 'this tree'}: {done.stderr[-3000:]}")
