@@ -89,3 +89,23 @@ def test_slow_gate_commands_and_script_gates_are_cut_at_the_deadline(tmp_path):
         assert record["scenario"]["outcome"] == "fail"
         assert record["error"].startswith("scoring timeout:")
     assert elapsed < HANG_LIMIT_S / 2  # each gate would have run 30 s
+
+
+def test_a_catastrophic_command_pattern_is_answered_at_once(tmp_path):
+    # no_transcript_errors and the interaction score match the command pattern against
+    # each run of the tool: in a backtracking engine (Python's re) this one never ends
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(
+        "name: bomb\ntarget: {binary: wc, mode: local, command_pattern: '^wc (a+)+$'}\n"
+        "task: Count.\ngates:\n  - {type: no_transcript_errors}\n"
+        "evaluation:\n  composite: {gate_weight: 0.5, judge_weight: 0, interaction_weight: 0.5}\n"
+    )
+    bomb = "wc " + "a" * 34 + "b"
+    agent = tmp_path / "agent.yaml"
+    agent.write_text(f"turns:\n  - commands: ['{bomb}']\n  - text: done\n")
+    _, [record] = evalnb_run(folder, f"scripted:{agent}", tmp_path / "runs")
+    [gate] = record["score"]["results"]
+    assert gate["detail"] == f"1 of 1 target command(s) failed: `{bomb}` (exit 1)"
+    assert record["error"] is None
+    assert record["scenario"]["interaction_score"] == 0.0  # its one command failed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
@@ -223,6 +224,18 @@ def test_command_json_path_reports_malformed_json_and_the_exit_code(box):
     assert not result.passed
     assert result.message.startswith("stdout is not JSON (Expecting property name")
     assert result.message.endswith(': {"a": 1, (exit 4)')
+
+
+def test_regex_gates_are_matched_in_place_without_a_scorer_process(box):
+    # every user pattern is in the Rust dialect (RE2, linear time): nothing to kill
+    trace = AgentTrace(tool_calls=[ToolCallResult(commands="notes add x", exit_code=0)])
+    gates = [
+        {"type": "command_output_matches", "command": "cat report.md", "pattern": "^# Report"},
+        {"type": "file_matches", "path": "report.md", "pattern": "(?m)^standup"},
+        {"type": "no_transcript_errors"},
+    ]
+    assert [check(box, g, trace).passed for g in gates] == [True, True, True]
+    assert multiprocessing.active_children() == []
 
 
 def test_no_transcript_errors_looks_only_at_target_commands():

@@ -13,6 +13,9 @@ import pytest
 from evalnb.analysis.interaction import command_rows, interaction, interaction_from_transcript
 from evalnb.analysis.runs import Runs
 from evalnb.records import AgentTrace, Task, TaskRecord, TaskScore, ToolCallResult
+from evalnb.records.rust_regex import compile_pattern
+from evalnb.records.scenario import default_command_pattern
+from evalnb.scoring.commands import pattern_matches, target_commands
 from evalnb.store.tables import TABLES
 from tests.factories import run_of
 
@@ -240,6 +243,54 @@ def test_pattern_without_capture_group_has_no_subcommand():
 def test_non_target_commands_are_ignored_with_a_pattern():
     runs = make_runs(("r", [record("t", [("cd /x && notes init", 0), ("ls -la", 0)])]))
     assert only_task(interaction(runs, NOTES))["total_commands"] == 1
+
+
+def test_a_command_pattern_is_in_the_rust_dialect_so_lookaround_is_refused():
+    runs = make_runs(("r", [record("t", [("notes add x", 0)])]))
+    with pytest.raises(ValueError, match=r"^interaction\(\): pattern: invalid regex .*lookahead"):
+        interaction(runs, r"notes(?=\s)")
+    with pytest.raises(ValueError, match=r"^command_rows\(\): pattern: .*backreference"):
+        command_rows(runs, r"(notes) \1")
+
+
+DEFAULT = compile_pattern(default_command_pattern("notes"))
+
+
+@pytest.mark.parametrize(
+    ("script", "found"),
+    [
+        ("notes add x;notes list", [("notes add x", "add"), ("notes list", "list")]),
+        ("./notes add x", [("notes add x", "add")]),
+        ("/x/bin/notes add x", [("notes add x", "add")]),
+        ("notes", [("notes", None)]),
+        ("my-notes add x; notes.txt; notesx; cat notes.txt", []),
+    ],
+)
+def test_the_default_pattern_in_a_parsed_script(script, found):
+    assert [(c.command, c.subcommand) for c in target_commands(script, DEFAULT)] == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("then notes add x;notes list", [(5, "add"), (17, "list")]),
+        ("notes;notes", [(0, None), (6, None)]),
+        ("notes", [(0, None)]),
+        ("é notes rm", [(2, "rm")]),
+        ("my-notes add; cat ./notes; /x/bin/notes add; notes.txt; éénotes add", []),
+    ],
+)
+def test_the_default_pattern_in_plain_text_matches_where_a_word_starts(text, found):
+    # no lookbehind in the Rust dialect: the boundary before the name is checked in code
+    assert list(pattern_matches(text, DEFAULT)) == found
+
+
+def test_a_script_that_does_not_parse_is_scanned_with_the_same_boundaries():
+    script = "my-notes add; notes add x;notes list 'unterminated"
+    assert [(c.command, c.subcommand) for c in target_commands(script, DEFAULT)] == [
+        ("notes add x", "add"),
+        ("notes list 'unterminated", "list"),
+    ]
 
 
 # --- aggregation ------------------------------------------------------------------------

@@ -201,6 +201,15 @@ def test_an_invalid_gate_regex_names_the_gate_and_its_line(tmp_path):
     )
 
 
+def test_a_command_pattern_with_lookaround_is_refused_naming_file_line_and_field(tmp_path):
+    # llm-tool-test matches command_pattern with Rust's regex crate, which has no lookaround
+    error = bad(tmp_path, '"\\\\bkv', '"(?<![\\\\w./-])kv')
+    assert error == (
+        "DIR/s.yaml:7: target.command_pattern: invalid regex '(?<![\\\\w./-])kv\\\\s+(\\\\S+)': "
+        "lookbehind (?<!: the Rust regex dialect (bashkit-eval, llm-tool-test) has no lookaround"
+    )
+
+
 def test_a_missing_builtin_file_is_reported_at_its_line(tmp_path):
     assert bad(tmp_path, "kv.py:bashkit", "nope.py:bashkit") == (
         "DIR/s.yaml:10: target.builtin: file nope.py not found (looked in DIR/nope.py)"
@@ -453,7 +462,9 @@ def test_the_guidance_name_is_recorded(tmp_path):
 PATTERN = r"\bkv\s+(\S+)"
 
 
-def attempt(task_id: str, calls: list[tuple[str, int]], outcome: str) -> TaskRecord:
+def attempt(
+    task_id: str, calls: list[tuple[str, int]], outcome: str, pattern: str = PATTERN
+) -> TaskRecord:
     trace = AgentTrace(
         tool_calls=[
             ToolCallResult(commands=c, exit_code=e, call_index=i) for i, (c, e) in enumerate(calls)
@@ -465,18 +476,18 @@ def attempt(task_id: str, calls: list[tuple[str, int]], outcome: str) -> TaskRec
         trace=trace,
         score=TaskScore(task_id=task_id),
         scenario=ScenarioResult(outcome=outcome, gates_passed=0, gates_total=0),
-        extra={"command_pattern": PATTERN},
+        extra={"command_pattern": pattern},
     )
 
 
-def guidance_runs() -> Runs:
+def guidance_runs(pattern: str = PATTERN) -> Runs:
     v1 = [
-        attempt("t1", [("kv --help", 0), ("kv sett a 1", 2), ("kv set a 1", 0)], "pass"),
-        attempt("t2", [("kv get a", 1), ("kv get a", 1), ("kv get a", 0)], "fail"),
+        attempt("t1", [("kv --help", 0), ("kv sett a 1", 2), ("kv set a 1", 0)], "pass", pattern),
+        attempt("t2", [("kv get a", 1), ("kv get a", 1), ("kv get a", 0)], "fail", pattern),
     ]
     v2 = [
-        attempt("t1", [("kv set a 1", 0)], "pass"),
-        attempt("t2", [("kv get a", 0)], "fail"),  # no checks, so `passed`; outcome wins
+        attempt("t1", [("kv set a 1", 0)], "pass", pattern),
+        attempt("t2", [("kv get a", 0)], "fail", pattern),  # no checks: `passed`; outcome wins
     ]
     parts = [
         Runs(

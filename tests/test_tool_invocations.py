@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import sys
 from contextlib import nullcontext
 from pathlib import Path
@@ -22,6 +21,7 @@ from evalnb.analysis.interaction import command_rows, interaction
 from evalnb.analysis.runs import Runs, read_run_folder
 from evalnb.errors import InputError
 from evalnb.formats.scenario import load_scenario
+from evalnb.records.rust_regex import compile_pattern
 from evalnb.records.scenario import default_command_pattern
 from evalnb.resources import data_path
 from evalnb.runtime.runner import run_cases
@@ -34,7 +34,7 @@ from evalnb.store.tables import TABLES
 from tests.confinement import CONFINED
 
 NOTES = data_path("tools", "notes")
-PATTERN = re.compile(default_command_pattern("notes"))
+PATTERN = compile_pattern(default_command_pattern("notes"))
 
 SCENARIO = """\
 name: notes_events
@@ -123,7 +123,7 @@ def test_a_command_substitution_gives_the_inner_command():
 
 
 def test_the_users_pattern_picks_the_subcommand_from_the_argv():
-    pattern = re.compile(r"notes\s+(?:--\S+\s+)*(\w+)")
+    pattern = compile_pattern(r"notes\s+(?:--\S+\s+)*(\w+)")
     found = target_commands("/opt/notes --quiet show n1", pattern)
     assert [(c.command, c.subcommand) for c in found] == [("notes --quiet show n1", "show")]
 

@@ -138,7 +138,10 @@ def _attempts(runs: Runs, pattern: str | None) -> tuple[pl.DataFrame, pl.DataFra
         groups = [(pattern, runs)]  # (no tasks: one empty group, not an empty concat)
     else:
         groups = [
-            (p, _subset(runs, tasks.filter(pl.col("command_pattern").eq_missing(p))))
+            (
+                p,
+                _subset(runs, tasks.filter(pl.col("command_pattern").eq_missing(p))),
+            )
             for p in tasks.get_column("command_pattern").unique(maintain_order=True)
         ]
     metrics = pl.concat([interaction(sub, p) for p, sub in groups], how="vertical_relaxed")

@@ -13,12 +13,16 @@ its exit code). Each call's ``commands`` text is split into *target commands*:
   non-literal word (``"$x"``, ``$(date)``) written as ``<expr>``. A call that does not
   parse counts as one command: its whole text, whitespace normalised, subcommand = its
   first word.
-- a regex ``pattern`` (spec 002 ``target.command_pattern``, e.g. ``r"notes\\s+(\\S+)"``):
-  the parsed commands the pattern matches at the start of, the command name reduced to
-  its basename (``./notes``, ``/x/bin/notes``); never text in quotes, heredoc bodies or
-  comments, nor ``command -v notes``. The subcommand is capture group 1, or null when
-  the pattern has no group (then, as spec 002 says, only aggregate counts are
-  available).
+- a regex ``pattern`` (spec 002 ``target.command_pattern``, e.g. ``r"notes\\s+(\\S+)"``,
+  in the Rust dialect of :func:`evalnb.records.rust_regex.compile_pattern`: a pattern
+  with lookaround or a backreference raises ValueError naming the argument): the parsed
+  commands the pattern matches at the start of, the command name reduced to its
+  basename (``./notes``, ``/x/bin/notes``); never text in quotes, heredoc bodies or
+  comments, nor ``command -v notes``. In a call that does not parse, and in a plain
+  transcript, a match counts only where it starts a word
+  (:func:`evalnb.scoring.commands.pattern_matches`). The subcommand is capture group 1,
+  or null when the pattern has no group (then, as spec 002 says, only aggregate counts
+  are available).
 
 Each string is parsed once however often it recurs (the same script repeats across
 runs), so a million tool-call rows cost about as much as their distinct scripts.
@@ -93,13 +97,13 @@ Example:
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 import polars as pl
 
 from evalnb.analysis.runs import AGGREGATE, Runs
 from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
+from evalnb.records.rust_regex import RustRegex, compile_pattern
 from evalnb.store.command_counts import (
     ATTEMPT,
     COUNTS,
@@ -126,7 +130,7 @@ METRICS = [
 """Metric columns of :func:`interaction`, in output order."""
 
 
-def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl.DataFrame:
+def command_rows(runs: Runs, pattern: str | RustRegex | None = None) -> pl.DataFrame:
     """One row per target command, in execution order, with its exit code.
 
     Columns: keys (run_id, model, task_id, epoch), call_index, call_number,
@@ -146,8 +150,7 @@ def command_rows(runs: Runs, pattern: str | re.Pattern[str] | None = None) -> pl
         >>> command_rows(runs).select("command", "subcommand", "exit_code_approximate").rows()
         [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
     """
-    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
-    parser = Parser(regex)
+    parser = Parser(_command_regex(pattern, "command_rows"))
     return pl.concat(
         [_piece_command_rows(piece, parser) for piece in runs.pieces()], how="vertical"
     )
@@ -186,7 +189,7 @@ def _piece_command_rows(piece: Runs, parser: Parser) -> pl.DataFrame:
 
 def interaction(
     runs: Runs,
-    pattern: str | re.Pattern[str] | None = None,
+    pattern: str | RustRegex | None = None,
     by: Literal["task", "run", "subcommand"] = "task",
 ) -> pl.DataFrame:
     """Spec 002 interaction metrics per task attempt, per run or per subcommand.
@@ -213,7 +216,7 @@ def interaction(
     """
     if by not in ("task", "run", "subcommand"):
         raise ValueError(f"by must be 'task', 'run' or 'subcommand', got {by!r}")
-    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    regex = _command_regex(pattern, "interaction")
     if by == "subcommand":
         if regex is not None and regex.groups == 0:
             raise ValueError(
@@ -296,7 +299,7 @@ def _attempt_counts(runs: Runs, parser: Parser) -> pl.LazyFrame:
     )
 
 
-def interaction_from_transcript(text: str, pattern: str | re.Pattern[str]) -> pl.DataFrame:
+def interaction_from_transcript(text: str, pattern: str | RustRegex) -> pl.DataFrame:
     """Spec 002 transcript fallback: the interaction metrics of a raw-text transcript.
 
     The transcript is read by evalnb's one transcript parser,
@@ -314,15 +317,38 @@ def interaction_from_transcript(text: str, pattern: str | re.Pattern[str]) -> pl
     """
     from evalnb.formats.transcript import transcript_trace  # a reader: loaded only when used
 
+    regex = _command_regex(pattern, "interaction_from_transcript")
+    assert regex is not None  # a pattern is required here
     record = TaskRecord(
         task=Task(id="transcript", category="transcript", prompt="(transcript)"),
-        trace=transcript_trace(text, pattern),
+        trace=transcript_trace(text, regex),
         score=TaskScore(task_id="transcript"),
     )
     meta = RunMeta(run_id="transcript", provider="unknown", model="unknown")
     tables = tables_from_records(meta, [record])
     runs = Runs(*(tables[name] for name in TABLES))
-    return interaction(runs, pattern).select(*METRICS, "completed")
+    return interaction(runs, regex).select(*METRICS, "completed")
+
+
+def _command_regex(pattern: str | RustRegex | None, caller: str) -> RustRegex | None:
+    """A command pattern compiled in the Rust dialect (:func:`compile_pattern`), or
+    ValueError naming ``caller``'s argument ``pattern``.
+
+    Example:
+        >>> _command_regex(r"notes\\s+(\\S+)", "interaction").groups
+        1
+        >>> _command_regex(r"(?<![\\w-])notes", "interaction")
+        Traceback (most recent call last):
+        ...
+        ValueError: interaction(): pattern: invalid regex '(?<![\\\\w-])notes': lookbehind \
+(?<!: the Rust regex dialect (bashkit-eval, llm-tool-test) has no lookaround
+    """
+    if not isinstance(pattern, str):
+        return pattern
+    try:
+        return compile_pattern(pattern)
+    except ValueError as exc:
+        raise ValueError(f"{caller}(): pattern: {exc}") from None
 
 
 def _with_rates(counts: pl.DataFrame) -> pl.DataFrame:

@@ -89,6 +89,7 @@ from evalnb.records import (
     TaskScore,
     ToolCallResult,
 )
+from evalnb.records.rust_regex import compile_pattern
 from evalnb.scoring.commands import transcript_calls
 
 SOURCE = "llm-tool-test"
@@ -99,7 +100,8 @@ TRANSCRIPT = "transcript.raw.txt"
 REPORT = "report.md"
 OUTCOME_FILES = ("evaluation.md", REPORT)
 COMMAND_PATTERN = r"^\s*[a-z][a-z0-9_.-]*\s+(--help|[a-z][a-z0-9_-]*)\b"
-"""llm-tool-test's default command pattern (binary, then the subcommand as group 1)."""
+"""llm-tool-test's default command pattern (binary, then the subcommand as group 1), in
+its Rust dialect (:func:`~evalnb.records.rust_regex.compile_pattern`)."""
 UNAVAILABLE = ["prompt", "llm_calls", "per_call_tokens", "per_call_latency", "messages"]
 COMPARED = ("total_commands", "error_count", "help_invocations")
 _OUTCOME = re.compile(r"^- \*\*Outcome\*\*: (.+)$", re.M)
@@ -527,7 +529,7 @@ def _record(
 
 
 def _calls(output: str) -> list[ToolCallResult]:
-    _, found = transcript_calls(output, re.compile(COMMAND_PATTERN))
+    _, found = transcript_calls(output, compile_pattern(COMMAND_PATTERN))
     return [
         ToolCallResult(
             commands=c.commands,
@@ -540,16 +542,11 @@ def _calls(output: str) -> list[ToolCallResult]:
 
 
 def _recount(calls: list[ToolCallResult]) -> dict[str, int]:
-    pattern = re.compile(COMMAND_PATTERN)
-    subcommands = [m.group(1) if (m := pattern.search(c.commands)) else "" for c in calls]
+    """llm-tool-test's counts of the calls (a ``--help`` subcommand is in the call's text)."""
     return {
         "total_commands": len(calls),
         "error_count": sum(1 for c in calls if c.exit_code != 0),
-        "help_invocations": sum(
-            1
-            for c, s in zip(calls, subcommands, strict=True)
-            if s == "--help" or "--help" in c.commands
-        ),
+        "help_invocations": sum(1 for c in calls if "--help" in c.commands),
     }
 
 

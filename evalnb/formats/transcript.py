@@ -55,6 +55,7 @@ from evalnb.records import (
     TaskScore,
     ToolCallResult,
 )
+from evalnb.records.rust_regex import RustRegex, compile_pattern
 from evalnb.records.scenario import NoTranscriptErrors, default_command_pattern
 from evalnb.scoring.commands import transcript_calls
 from evalnb.scoring.gates import gate_rows, no_transcript_errors
@@ -135,7 +136,7 @@ def read_transcript(path: str | Path, pattern: str) -> TaskRecord:
     )
 
 
-def transcript_trace(text: str, pattern: str | re.Pattern[str]) -> AgentTrace:
+def transcript_trace(text: str, pattern: str | RustRegex) -> AgentTrace:
     """A plain-text transcript as a trace: evalnb's one transcript parser.
 
     The calls are :func:`evalnb.scoring.commands.transcript_calls`'s (output kept as
@@ -148,7 +149,7 @@ def transcript_trace(text: str, pattern: str | re.Pattern[str]) -> AgentTrace:
         >>> [(c.commands, c.exit_code) for c in trace.tool_calls], trace.natural_stop
         ([('notes list', 3)], None)
     """
-    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    regex = compile_pattern(pattern) if isinstance(pattern, str) else pattern
     preamble, found = transcript_calls(text, regex)
     calls = [
         ToolCallResult(

@@ -1,16 +1,17 @@
 """User patterns in the Rust ``regex`` crate's dialect, matched by RE2 in linear time.
 
 bashkit-eval's checks (``stdout_regex``, and evalnb's own ``file_line_regex`` with them)
-and llm-tool-test's gates (``command_output_matches``, ``file_matches``) are matched by
-Rust programs with the ``regex`` crate: ``$`` is the end of the text unless ``(?m)`` is
-set (Python's ``re`` also matches before a final newline, so
-``stdout_regex:^42$`` matched ``42\\n``), and there is no backtracking, so no
-backreferences or lookaround. :func:`compile_pattern` is the one place a user's
-pattern is compiled: it translates the pattern to RE2 (``google-re2``), the engine the
-Rust crate is modelled on, which runs in time linear in the text, and refuses at load
-time what the dialect lacks. evalnb's own fixed patterns stay in Python's ``re``, and
-so do command patterns (``target.command_pattern``, ``interaction(pattern=)``), which
-identify commands for evalnb's interaction metrics rather than score an answer.
+and llm-tool-test's gates (``command_output_matches``, ``file_matches``) and command
+patterns (``target.command_pattern``) are matched by Rust programs with the ``regex``
+crate: ``$`` is the end of the text unless ``(?m)`` is set (Python's ``re`` also
+matches before a final newline, so ``stdout_regex:^42$`` matched ``42\\n``), and there
+is no backtracking, so no backreferences or lookaround. :func:`compile_pattern` is the
+one place a user's pattern is compiled, a check's, a gate's or a command pattern
+(``target.command_pattern``, ``interaction(pattern=...)``, the default one of
+:func:`evalnb.records.scenario.default_command_pattern` and llm-tool-test's): it
+translates the pattern to RE2 (``google-re2``), the engine the Rust crate is modelled
+on, which runs in time linear in the text, and refuses at load time what the dialect
+lacks. Only evalnb's own fixed patterns stay in Python's ``re``.
 
 RE2's own semantics equal Rust's for ``$``, ``^``, ``\\A``, ``\\z``, ``.`` (any
 character but ``\\n``), the flags ``i``, ``m``, ``s``, ``U`` (``(?m)`` lines end at
@@ -51,7 +52,8 @@ Remaining differences, matched otherwise than Rust would:
 - Size: RE2 refuses a program above 8 MiB, the Rust crate an automaton above 10 MiB,
   so a very large pattern may compile in one and not the other.
 - Text that is not UTF-8 (a lone surrogate in a Python string) is matched with each
-  bad byte read as U+FFFD, like Rust's lossy decoding.
+  bad byte read as U+FFFD, like Rust's lossy decoding (:meth:`RustRegex.is_match`);
+  :func:`utf8`, which keeps positions, reads each lone surrogate as one U+FFFD.
 
 Example:
     >>> compile_pattern(r"^42$").is_match("42\\n"), compile_pattern(r"(?m)^42$").is_match("42\\n")
@@ -70,7 +72,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 WHITE_SPACE = r"\t-\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}"
 """Unicode's ``White_Space`` property as class items: Rust's ``\\s``."""
@@ -117,6 +119,25 @@ _LETTER_ESCAPES = {
     "g": rf"a backreference \g: {_NO_BACKTRACKING} backreferences",
 }
 _RUST_ESCAPES = set("aftnrvAzbBxpPdDsSwWuU")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Captures(Protocol):
+    """A match found by :meth:`RustRegex.captures_at` (Rust's ``regex::bytes::Captures``):
+    offsets count bytes of the UTF-8 text searched, a group is its bytes (None when it
+    took no part in the match)."""
+
+    def start(self) -> int:
+        """Where the match starts."""
+        ...
+
+    def end(self) -> int:
+        """Where the match ends (the offset after its last byte)."""
+        ...
+
+    def group(self, index: int) -> bytes | None:
+        """Capture group ``index`` (0: the whole match)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -144,6 +165,46 @@ class RustRegex:
         except UnicodeEncodeError:  # lone surrogates: read as U+FFFD, as Rust reads bad UTF-8
             lossy = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
             return self._re2.search(lossy) is not None
+
+    @property
+    def groups(self) -> int:
+        """How many capture groups the pattern has (Rust's ``captures_len`` less one).
+
+        Example:
+            >>> compile_pattern(r"notes\\s+(\\S+)").groups, compile_pattern("notes").groups
+            (1, 0)
+        """
+        return int(self._re2.groups)
+
+    def captures_at(self, haystack: bytes, start: int = 0) -> Captures | None:
+        """The leftmost match in the UTF-8 ``haystack`` that starts at byte ``start`` or
+        after, or None (Rust's ``regex::bytes::Regex::captures_at``): the text before
+        ``start`` is still seen, so ``^`` matches only at 0 and ``\\b`` looks at the byte
+        before. A search resumed from any offset costs only the bytes it reads, where a
+        ``str`` would be encoded again for each search (encode with :func:`utf8`).
+
+        Example:
+            >>> found = compile_pattern(r"notes\\s+(\\S+)").captures_at(b"notes a; notes b", 1)
+            >>> found.start(), found.group(1)
+            (9, b'b')
+            >>> compile_pattern("^notes").captures_at(b"xnotes", 1) is None
+            True
+        """
+        return self._re2.search(haystack, start)
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8 for :meth:`RustRegex.captures_at`, each lone surrogate (a byte
+    that was not UTF-8) read as one U+FFFD, so the characters stay one for one.
+
+    Example:
+        >>> utf8("é\\udcff")
+        b'\\xc3\\xa9\\xef\\xbf\\xbd'
+    """
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text).encode()
 
 
 @lru_cache(maxsize=4096)

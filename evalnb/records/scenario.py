@@ -4,10 +4,10 @@ Every model forbids unknown keys, so a typo is an error naming the key and its l
 Paths inside a scenario (``target.builtin``, ``target.path``, ``fixture``,
 ``guidance.file``, ``evaluation.judge.rubric``) are relative to the scenario file's
 folder and must exist; the builtin's Python file is imported and the rubric loaded at
-load time, so every problem shows before a model is called. Regexes (gate
-``pattern`` in the Rust dialect llm-tool-test uses, :mod:`evalnb.records.rust_regex`;
-``command_pattern`` in Python's, as the interaction metrics match it), JSONPath
-expressions and ``command_json_path`` assertions are checked at load time too.
+load time, so every problem shows before a model is called. Regexes (a gate's
+``pattern`` and ``target.command_pattern``, both in the Rust dialect llm-tool-test uses,
+:mod:`evalnb.records.rust_regex`), JSONPath expressions and ``command_json_path``
+assertions are checked at load time too.
 
 Gates may be listed at the top level (``gates:``) or, as in spec 002's example, under
 ``evaluation.gates``; not in both.
@@ -91,14 +91,23 @@ def parse_json_path(path: str) -> JSONPath:
 def default_command_pattern(binary: str) -> str:
     """The command pattern used when a scenario gives none: ``binary`` as a whole word.
 
-    Capture group 1 is the first argument (the subcommand).
+    In the Rust dialect, without lookaround (:mod:`evalnb.records.rust_regex`):
+    ``binary`` followed by whitespace and its first argument (capture group 1, the
+    subcommand), or by a character that is not a word character, ``.`` or ``-``, or by
+    the end of the text, so ``notes.txt``, ``notesx`` and ``notes-x`` are not ``notes``.
+    A parsed command is matched at the start of its text, its name reduced to its
+    basename (``./notes``, ``/x/bin/notes``); in plain text a match must also start a
+    word, which :func:`evalnb.scoring.commands.pattern_matches` checks, so ``my-notes``
+    and ``cat ./notes`` are not ``notes`` there.
 
     Example:
-        >>> p = re.compile(default_command_pattern("notes"))
-        >>> [m.group(1) for m in p.finditer("notes add x; cat notes.txt | my-notes; notes")]
-        ['add', None]
+        >>> p = compile_pattern(default_command_pattern("notes"))
+        >>> [p.captures_at(c).group(1) for c in (b"notes add x", b"notes", b"notes;ls")]
+        [b'add', None, None]
+        >>> [p.captures_at(c) for c in (b"notes.txt", b"notesx", b"notes-x")]
+        [None, None, None]
     """
-    return rf"(?<![\w./-]){re.escape(binary)}(?![\w.-])(?:\s+([^\s;&|)]+))?"
+    return rf"{re.escape(binary)}(?:\s+([^\s;&|)]+)|[^\w.-]|$)"
 
 
 class _Strict(Record):
@@ -128,29 +137,23 @@ def _resolve(path: str | Path, info: ValidationInfo) -> Path:
     return (base / Path(path)).resolve()
 
 
-def _regex(value: str) -> str:
-    try:
-        re.compile(value)
-    except re.error as exc:
-        raise ValueError(f"invalid regex {value!r}: {exc}") from None
-    return value
-
-
 def _rust_regex(value: str) -> str:
     compile_pattern(value)
     return value
 
 
-Regex = Annotated[str, Field(min_length=1), AfterValidator(_regex)]
-"""A command pattern: Python's ``re``, as evalnb's interaction metrics match it."""
 RustPattern = Annotated[str, Field(min_length=1), AfterValidator(_rust_regex)]
-"""A gate's pattern: Rust's regex dialect (:func:`evalnb.records.rust_regex.compile_pattern`)."""
+"""A gate's pattern or a command pattern: Rust's regex dialect
+(:func:`evalnb.records.rust_regex.compile_pattern`)."""
 Command = Annotated[str, Field(min_length=1)]
 
 
 class Target(_Strict):
     """The tool under test: its command name, how to recognise it, and how it runs.
 
+    ``command_pattern`` finds the tool's commands (spec 002; :func:`default_command_pattern`
+    of ``binary`` without one), in the Rust regex dialect llm-tool-test matches it with,
+    so a pattern with lookaround or a backreference is refused when the scenario loads.
     ``short_help``: the tool treats ``-h`` as ``--help``, so its commands with ``-h``
     among their arguments count as help-seeking (spec 002 "Help-seeking",
     ``help_invocations``); by default only ``--help`` and ``help`` do, as ``-h`` means
@@ -158,7 +161,7 @@ class Target(_Strict):
     """
 
     binary: str = Field(pattern=r"^[A-Za-z0-9._+-]+$")
-    command_pattern: Regex | None = None
+    command_pattern: RustPattern | None = None
     short_help: bool = False
     env: dict[str, str] = Field(default_factory=dict)
     health_check: Command | None = None

@@ -72,10 +72,7 @@ class BashCase:
         """Spec 000 expectation checks within ``timeout_s`` (:mod:`evalnb.scoring.deadline`;
         ``llm_judge`` ones by the judge, when there is one, outside it)."""
         deadline = Deadline(timeout_s)
-        try:
-            score = await score_task_within(self.task, trace, sandbox, deadline)
-        finally:
-            deadline.close()
+        score = score_task_within(self.task, trace, sandbox, deadline)
         if self.judge is None or not any(
             isinstance(e.spec, LlmJudge) for e in self.task.expectations
         ):

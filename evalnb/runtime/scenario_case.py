@@ -166,24 +166,21 @@ class ScenarioCase:
         the gates and the interaction score within ``timeout_s``
         (:mod:`evalnb.scoring.deadline`), the judge outside it."""
         deadline = Deadline(timeout_s)
-        try:
-            results = await run_gates(
-                self.scenario.gates,
-                sandbox,
-                trace,
-                workdir=sandbox.workdir,
-                command_pattern=self.command_pattern,
-                deadline=deadline,
-            )
-            inter: float | None = None
-            if self.scenario.evaluation.composite is not None:
-                calls = AgentTrace(tool_calls=trace.tool_calls)
-                try:
-                    inter = await deadline.call(interaction_score, calls, self.command_pattern)
-                except ScoringTimeout as exc:
-                    deadline.stop(exc)
-        finally:
-            deadline.close()
+        results = await run_gates(
+            self.scenario.gates,
+            sandbox,
+            trace,
+            workdir=sandbox.workdir,
+            command_pattern=self.command_pattern,
+            deadline=deadline,
+        )
+        inter: float | None = None
+        if self.scenario.evaluation.composite is not None:
+            try:
+                deadline.start_check()
+                inter = interaction_score(trace, self.command_pattern)
+            except ScoringTimeout as exc:
+                deadline.stop(exc)
         scoring = self._scoring(results, await self._judge(trace), inter)
         scoring.error = deadline.error()
         return scoring

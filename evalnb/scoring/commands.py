@@ -16,10 +16,12 @@ transcript reader and by the interaction metrics:
   ``command CMD``, ``env [NAME=VALUE]... CMD`` and ``nohup CMD`` run CMD (with their
   usual options), ``command -v``/``-V`` run nothing. Quoted strings, heredoc
   bodies and comments are never commands. With a regex ``pattern`` (spec 002
-  ``target.command_pattern``) a command is a target command when the pattern matches
-  at the start of its text (:func:`argv_command`); capture group 1 is its subcommand
-  (None without a group). A script that does not parse is then scanned with the
-  pattern, each match running to the end of that shell command (the first unquoted
+  ``target.command_pattern``, in the Rust dialect:
+  :func:`evalnb.records.rust_regex.compile_pattern`) a command is a target command when
+  the pattern matches at the start of its text (:func:`argv_command`); capture group 1
+  is its subcommand (None without a group). A script that does not parse is then
+  scanned with the pattern (:func:`pattern_matches`: only a match that starts a word
+  counts), each match running to the end of that shell command (the first unquoted
   newline, ``;``, ``|`` or ``&``).
 - :func:`argv_command` applies the same rules to one argv (a recorded invocation).
 - :func:`executed_commands` gives a trace's target commands with their exit codes:
@@ -38,12 +40,13 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING
 
 from evalnb.records import ToolCallResult
+from evalnb.records.rust_regex import Captures, RustRegex, utf8
 
 if TYPE_CHECKING:
     import bashkit
@@ -52,6 +55,7 @@ _EXIT_RE = re.compile(r"(?i)\bexit\s+(?:code|status)\s*:?\s*(-?\d+)")
 _ERROR_RE = re.compile(r"(?i)\berror:")
 _PROMPT_RE = re.compile(r"^\s*[$>]\s+")
 _NEEDS_QUOTES = re.compile(r"[\s'\"\\<>]")
+_WORDISH_PAIR = re.compile(r"[\w./-]{2}")
 
 SHORT_HELP = frozenset(
     {"curl", "git", "jq", "node", "npm", "pip", "pip3", "python", "python3", "yq"}
@@ -102,11 +106,12 @@ class TranscriptCall:
     exit_code: int
 
 
-def target_commands(script: str, pattern: re.Pattern[str] | None = None) -> list[TargetCommand]:
+def target_commands(script: str, pattern: RustRegex | None = None) -> list[TargetCommand]:
     """The target commands of one script (see the module docstring).
 
     Example:
-        >>> p = re.compile(r"notes\\s+(\\S+)")
+        >>> from evalnb.records.rust_regex import compile_pattern
+        >>> p = compile_pattern(r"notes\\s+(\\S+)")
         >>> target_commands("./notes add x; echo 'notes rm' # notes ls\\nnotes --help", p)
         ... # doctest: +NORMALIZE_WHITESPACE
         [TargetCommand(command='notes add x', subcommand='add', is_help=False),
@@ -123,7 +128,7 @@ def target_commands(script: str, pattern: re.Pattern[str] | None = None) -> list
 
 
 def argv_command(
-    argv: Sequence[str | None], pattern: re.Pattern[str] | None = None
+    argv: Sequence[str | None], pattern: RustRegex | None = None
 ) -> TargetCommand | None:
     """One invocation's words as a target command, or None when it is not one.
 
@@ -135,9 +140,10 @@ def argv_command(
     without a group). Used for parsed commands and for recorded invocations alike.
 
     Example:
-        >>> argv_command(["/x/bin/notes", "show", "n1"], re.compile(r"notes\\s+(\\S+)"))
+        >>> from evalnb.records.rust_regex import compile_pattern
+        >>> argv_command(["/x/bin/notes", "show", "n1"], compile_pattern(r"notes\\s+(\\S+)"))
         TargetCommand(command='notes show n1', subcommand='show', is_help=False)
-        >>> argv_command(["echo", "notes", "show"], re.compile(r"notes\\s+(\\S+)")) is None
+        >>> argv_command(["echo", "notes", "show"], compile_pattern(r"notes\\s+(\\S+)")) is None
         True
         >>> argv_command(["df", "-h"]).is_help, argv_command(["jq", "-h"]).is_help
         (False, True)
@@ -150,16 +156,13 @@ def argv_command(
     is_help, dash_h = _is_help(words[0], words[1:]), "-h" in words[1:]
     if pattern is None:
         return TargetCommand(text, name, is_help, name, dash_h)
-    match = pattern.match(" ".join("<expr>" if w is None else w for w in words))
-    if match is None:
+    found = pattern.captures_at(utf8(" ".join("<expr>" if w is None else w for w in words)))
+    if found is None or found.start() != 0:  # the leftmost match: none starts at 0
         return None
-    sub = match.group(1) if pattern.groups else None
-    return TargetCommand(text, sub, is_help, name, dash_h)
+    return TargetCommand(text, _subcommand(found, pattern), is_help, name, dash_h)
 
 
-def executed_commands(
-    calls: Sequence[ToolCallResult], pattern: re.Pattern[str] | None
-) -> list[Executed]:
+def executed_commands(calls: Sequence[ToolCallResult], pattern: RustRegex | None) -> list[Executed]:
     """The target commands a trace's tool calls ran, in order, each with its exit code.
 
     A call with recorded invocations (``call.invocations`` not None, spec 002's
@@ -169,11 +172,12 @@ def executed_commands(
     exit code, approximate when the call holds more than one.
 
     Example:
+        >>> from evalnb.records.rust_regex import compile_pattern
         >>> from evalnb.records import ToolInvocation
         >>> call = ToolCallResult(commands="notes shw n1; echo ok", invocations=[
         ...     ToolInvocation(argv=["notes", "shw", "n1"], exit_code=2)])
         >>> [(e.command.command, e.exit_code, e.approximate)
-        ...  for e in executed_commands([call], re.compile(r"notes\\s+(\\S+)"))]
+        ...  for e in executed_commands([call], compile_pattern(r"notes\\s+(\\S+)"))]
         [('notes shw n1', 2, False)]
     """
     out = []
@@ -192,19 +196,21 @@ def executed_commands(
     return out
 
 
-def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[TranscriptCall]]:
+def transcript_calls(text: str, pattern: RustRegex) -> tuple[str, list[TranscriptCall]]:
     """Split a plain-text transcript into ``(preamble, command lines with their output)``.
 
     When some lines start with a shell prompt (``$ `` or ``> ``) each such line is one
     call (its text without the prompt), whether or not it runs the target tool, and
     lines without a prompt are output. Without any prompt, every line with a match of
-    ``pattern`` is one call, its text running from the match to the end of the line.
+    ``pattern`` that starts a word (:func:`pattern_matches`) is one call, its text
+    running from the first such match to the end of the line.
     A call's output runs to the next call; the preamble is the
     text before the first call.
 
     Example:
+        >>> from evalnb.records.rust_regex import compile_pattern
         >>> pre, calls = transcript_calls("ok\\n$ notes add a\\nerror: no store\\n$ ls\\n",
-        ...                               re.compile("notes"))
+        ...                               compile_pattern("notes"))
         >>> pre, [(c.commands, c.exit_code) for c in calls]
         ('ok', [('notes add a', 1), ('ls', 0)])
     """
@@ -213,8 +219,8 @@ def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[Tra
     if starts:
         commands = {i: _PROMPT_RE.sub("", lines[i]).strip() for i in starts}
     else:  # prose lines: the command starts where the pattern matches
-        found = {i: pattern.search(line) for i, line in enumerate(lines)}
-        commands = {i: lines[i][m.start() :].strip() for i, m in found.items() if m}
+        found = {i: next(pattern_matches(line, pattern), None) for i, line in enumerate(lines)}
+        commands = {i: lines[i][m[0] :].strip() for i, m in found.items() if m}
         starts = sorted(commands)
     calls = [
         TranscriptCall(
@@ -226,6 +232,73 @@ def transcript_calls(text: str, pattern: re.Pattern[str]) -> tuple[str, list[Tra
     ]
     preamble = "\n".join(lines[: starts[0] if starts else len(lines)]).strip()
     return preamble, calls
+
+
+def pattern_matches(text: str, pattern: RustRegex) -> Iterator[tuple[int, str | None]]:
+    """Where ``pattern`` finds commands in plain text: ``(start, subcommand)`` of each
+    match that starts a word, left to right, not overlapping.
+
+    A match whose first character and the one before it are both word characters,
+    ``.``, ``/`` or ``-`` starts inside a word, a path or a file name (``my-notes``,
+    ``cat ./notes``), so it is no command: the search goes on from the next byte. The
+    character after a match is free to start the next one, so adjacent commands
+    (``notes;notes``) are two. ``start`` counts the characters of ``text``; the
+    subcommand is capture group 1 (None without a group or when it took no part). This
+    is the word boundary the default command pattern
+    (:func:`~evalnb.records.scenario.default_command_pattern`) once wrote as a
+    lookbehind, which the Rust dialect lacks; it holds for every pattern, as a parsed
+    command starts a word too. Each search resumes in one UTF-8 copy of the text, so the
+    text is encoded once; a match refused this way costs one more search.
+
+    Example:
+        >>> from evalnb.records.rust_regex import compile_pattern
+        >>> from evalnb.records.scenario import default_command_pattern
+        >>> p = compile_pattern(default_command_pattern("notes"))
+        >>> list(pattern_matches("my-notes notes add;notes", p))
+        [(9, 'add'), (19, None)]
+    """
+    data = utf8(text)
+    pos = chars = counted = 0
+    while pos <= len(data) and (found := pattern.captures_at(data, pos)) is not None:
+        start = found.start()
+        if _inside_word(data, start):
+            pos = start + 1
+            continue
+        chars += len(data[counted:start].decode())
+        counted = start
+        yield chars, _subcommand(found, pattern)
+        pos = max(found.end(), start + 1)
+
+
+def _inside_word(data: bytes, start: int) -> bool:
+    """Whether byte ``start`` of ``data`` is inside a character, or its character and
+    the one before are both word characters, ``.``, ``/`` or ``-``."""
+    if _continues_char(data, start):
+        return True
+    end = start + 1
+    while _continues_char(data, end):
+        end += 1
+    pair = data[_char_start(data, start) : end].decode()
+    return _WORDISH_PAIR.fullmatch(pair) is not None
+
+
+def _subcommand(found: Captures, pattern: RustRegex) -> str | None:
+    """Capture group 1 of ``found``, decoded (None without a group)."""
+    group = found.group(1) if pattern.groups else None
+    return None if group is None else group.decode()
+
+
+def _char_start(data: bytes, end: int) -> int:
+    """Where the UTF-8 character that ends at byte ``end`` starts (``end`` at 0)."""
+    start = max(end - 1, 0)
+    while start > 0 and _continues_char(data, start):
+        start -= 1
+    return start
+
+
+def _continues_char(data: bytes, at: int) -> bool:
+    """Whether byte ``at`` is inside a UTF-8 character (a continuation byte)."""
+    return at < len(data) and data[at] & 0xC0 == 0x80
 
 
 @cache
@@ -306,16 +379,14 @@ def _assignment(word: str) -> bool:
     return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
 
 
-def _unparsed(script: str, pattern: re.Pattern[str] | None) -> list[TargetCommand]:
+def _unparsed(script: str, pattern: RustRegex | None) -> list[TargetCommand]:
     """A script bashkit cannot parse: one command of its words, or the pattern's matches."""
     if pattern is None:
         words = script.split()
         return [_unparsed_command(words, words[0])] if words else []
     return [
-        _unparsed_command(
-            _segment(script, match.start()).split(), match.group(1) if pattern.groups else None
-        )
-        for match in pattern.finditer(script)
+        _unparsed_command(_segment(script, start).split(), sub)
+        for start, sub in pattern_matches(script, pattern)
     ]
 
 

@@ -68,7 +68,6 @@ from __future__ import annotations
 import json
 import math
 import posixpath
-import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -108,11 +107,6 @@ class GateResult(Record):
     message: str
 
 
-REGEX_GATES = (CommandOutputMatches, FileMatches, NoTranscriptErrors)
-"""Gates that apply a regular expression (the command pattern, for
-``no_transcript_errors``): their verdicts run in the scorer process."""
-
-
 @dataclass(frozen=True)
 class Observation:
     """What a gate looked at in the sandbox: its command's result, or its file's type
@@ -135,28 +129,18 @@ async def run_gates(
     """Evaluate every gate in order (no short-circuit); see the module docstring.
 
     Within ``deadline`` (:mod:`evalnb.scoring.deadline`; None: no limit): each gate's
-    command is awaited within it, a :data:`REGEX_GATES` verdict runs in the scorer
-    process, and past it a gate fails with the message ``timed out: ...``.
+    command is awaited within it, its verdict is given in place, and past it a gate
+    fails with the message ``timed out: ...``.
     """
-    own = deadline is None
     bound = deadline or Deadline(None)
     results = []
-    try:
-        for gate in gates:
-            try:
-                seen = await bound.run(observe_gate(gate, sandbox, workdir))
-                if isinstance(gate, REGEX_GATES):
-                    calls = AgentTrace(tool_calls=trace.tool_calls)
-                    verdict = await bound.call(gate_verdict, gate, seen, calls, command_pattern)
-                else:
-                    bound.start_check()
-                    verdict = gate_verdict(gate, seen, trace, command_pattern)
-            except ScoringTimeout as exc:
-                verdict = GateResult(gate_type=gate.type, passed=False, message=bound.stop(exc))
-            results.append(verdict)
-    finally:
-        if own:
-            bound.close()
+    for gate in gates:
+        try:
+            seen = await bound.run(observe_gate(gate, sandbox, workdir))
+            verdict = gate_verdict(gate, seen, trace, command_pattern)
+        except ScoringTimeout as exc:
+            verdict = GateResult(gate_type=gate.type, passed=False, message=bound.stop(exc))
+        results.append(verdict)
     return results
 
 
@@ -452,7 +436,7 @@ def no_transcript_errors(trace: AgentTrace, command_pattern: str) -> GateResult:
         >>> no_transcript_errors(t, r"notes\\s+(\\S+)").message
         '1 of 1 target command(s) failed: `notes ad x` (exit 2)'
     """
-    commands = executed_commands(trace.tool_calls, re.compile(command_pattern))
+    commands = executed_commands(trace.tool_calls, compile_pattern(command_pattern))
     failed = [e for e in commands if e.exit_code != 0]
     note = (
         " (exit codes approximate: a tool call's status charged to each of its commands)"

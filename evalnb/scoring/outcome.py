@@ -26,12 +26,12 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from evalnb.records import AgentTrace
+from evalnb.records.rust_regex import compile_pattern
 from evalnb.records.scenario import Composite
 from evalnb.scoring.commands import executed_commands
 from evalnb.scoring.gates import GateResult
@@ -100,7 +100,7 @@ def interaction_score(trace: AgentTrace, command_pattern: str) -> float:
     """
     executed = [
         (e.command.command, e.exit_code)
-        for e in executed_commands(trace.tool_calls, re.compile(command_pattern))
+        for e in executed_commands(trace.tool_calls, compile_pattern(command_pattern))
     ]
     first: dict[str, int | None] = {}
     for command, code in executed:

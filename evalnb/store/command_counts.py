@@ -23,11 +23,11 @@ Example:
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 import polars as pl
 
+from evalnb.records.rust_regex import RustRegex
 from evalnb.scoring.commands import TargetCommand, argv_command, target_commands
 from evalnb.store.plain_scripts import plain_target_commands
 
@@ -74,7 +74,7 @@ class Parser:
     bashkit's parser (:func:`~evalnb.scoring.commands.target_commands`).
     """
 
-    def __init__(self, regex: re.Pattern[str] | None) -> None:
+    def __init__(self, regex: RustRegex | None) -> None:
         self.regex = regex
         self.ids = pl.DataFrame(schema={"command": pl.Utf8, "_command": pl.Int64})
         self.table = pl.DataFrame(schema=_TABLE)
@@ -140,7 +140,7 @@ class Parser:
 
 
 def _event_command(
-    argv: list[str], regex: re.Pattern[str] | None
+    argv: list[str], regex: RustRegex | None
 ) -> tuple[str, str | None, bool, str, bool]:
     """A recorded invocation's parse (its subcommand null when the pattern misses it)."""
     command = argv_command(argv, regex)
