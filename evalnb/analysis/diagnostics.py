@@ -177,7 +177,11 @@ def friction(runs: Runs, thresholds: Thresholds | None = None) -> pl.DataFrame:
 
 
 def _message(
-    sig: _Signal, run: dict, value: float | None, threshold: float | None, holds: bool | None
+    sig: _Signal,
+    run: dict[str, Any],
+    value: float | None,
+    threshold: float | None,
+    holds: bool | None,
 ) -> str:
     """``"label value op threshold"``, e.g. ``"tool call success rate 57.1% < 75.0%"``."""
     if holds is None:
@@ -350,7 +354,7 @@ def _grouped_sets(frame: pl.DataFrame, column: str) -> dict[tuple[str, str], set
 
 def _classify(
     task_id: str,
-    rows: list[dict],
+    rows: list[dict[str, Any]],
     stderr: dict[tuple[str, str], set[str]],
     blamed: dict[tuple[str, str], set[str]],
     checks: dict[tuple[str, str], set[str]],
@@ -381,7 +385,7 @@ def _classify(
     return "consistent", []
 
 
-def _split(rows: list[dict], alpha: float) -> tuple[str, list[str]]:
+def _split(rows: list[dict[str, Any]], alpha: float) -> tuple[str, list[str]]:
     """Some models pass, others fail: a capability difference only when the attempts
     show it (Fisher's p at most ``alpha``), else "not enough attempts"; with the evidence."""
     import numpy as np  # scipy and numpy load only when models are compared
@@ -485,7 +489,7 @@ def normalise_error(line: str) -> str:
         >>> normalise_error('Parse error at line 37, column 10: expected "fi"')
         'parse error at line <n>, column <n>: expected <q>'
     """
-    return pl.select(_normalised(pl.lit(line))).item()
+    return str(pl.select(_normalised(pl.lit(line))).item())
 
 
 def _normalised(expr: pl.Expr) -> pl.Expr:

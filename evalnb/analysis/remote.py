@@ -63,7 +63,8 @@ def _filesystem(url: str) -> tuple[Any, str]:
     """The fsspec filesystem of ``url`` and the path in it (SetupError naming what is missing)."""
     fsspec = require("fsspec", "remote")
     try:
-        return fsspec.core.url_to_fs(url)
+        found: tuple[Any, str] = fsspec.core.url_to_fs(url)
+        return found
     except ImportError as exc:  # the scheme's own package (s3fs, gcsfs...) is missing
         raise SetupError(f"{url}: {exc}") from None
     except ValueError as exc:  # an unknown scheme

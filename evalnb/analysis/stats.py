@@ -549,7 +549,8 @@ def _mcnemar_power(n: np.ndarray, psi: float, share_a: float, alpha: float) -> n
     c = binom.ppf(alpha / 2, k, 0.5)
     c = np.where(binom.cdf(c, k, 0.5) <= alpha / 2 * (1 + 1e-9), c, c - 1)
     reject = np.where(c >= 0, binom.cdf(c, k, share_a) + binom.sf(k - c - 1, k, share_a), 0.0)
-    return binom.pmf(k[None, :], n[:, None], psi) @ reject
+    power: np.ndarray = binom.pmf(k[None, :], n[:, None], psi) @ reject
+    return power
 
 
 SMALL_N = 25

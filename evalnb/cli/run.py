@@ -227,7 +227,7 @@ def _run(args: argparse.Namespace) -> int:
         if not cases:
             raise InputError(args.dataset, None, None, "no task matches --tag/--task")
         # one run folder per model and guidance version
-        groups: dict[str | None, list] = {}
+        groups: dict[str | None, list[Any]] = {}
         for case in cases:
             groups.setdefault(getattr(case, "guidance", None), []).append(case)
         paths = []

@@ -540,7 +540,7 @@ def _whole_input(usage: dict[str, Any]) -> int:
     cached = (usage.get("cache_read_input_tokens") or 0) + (
         usage.get("cache_creation_input_tokens") or 0
     )
-    return usage["input_tokens"] + cached
+    return int(usage["input_tokens"]) + cached
 
 
 def _text(content: Any) -> str:

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from evalnb.formats.yamlio import load_model
 from evalnb.records.scenario import LoadContext, Rubric, Scenario
@@ -87,4 +87,4 @@ or directory: '/nonexistent.py'
     fn = getattr(module, name, None)
     if not callable(fn):
         raise ValueError(f"{file} has no callable {name!r}")
-    return fn
+    return cast("Callable[..., Any]", fn)

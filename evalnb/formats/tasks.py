@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -101,7 +102,7 @@ def _load_result_json(path: Path) -> list[Task]:
     return [record.task for record in records]
 
 
-def _task(path: Path, line: int, raw: dict) -> Task:
+def _task(path: Path, line: int, raw: dict[str, Any]) -> Task:
     try:
         return Task.model_validate(raw)
     except ValidationError as exc:

@@ -499,7 +499,7 @@ def _task_score(task: dict[str, Any]) -> str:
 
 
 def _label(row: dict[str, Any], name: str = "model") -> str:
-    label = row.get(name) or row["model"]
+    label = str(row.get(name) or row["model"])
     if row.get("guidance"):
         label += f" · {row['guidance']}"
     return label + (" (simulated)" if row.get("simulated") else "")

@@ -484,7 +484,8 @@ def matching_attempts(runs: Runs, text: str) -> pl.DataFrame:
         if getattr(runs, table).height
     ]
     empty = runs.tasks.select(KEYS).clear()
-    return pl.concat([empty, *hits], how="vertical_relaxed").unique()
+    found: pl.DataFrame = pl.concat([empty, *hits], how="vertical_relaxed").unique()
+    return found
 
 
 def _unique(frame: pl.DataFrame, column: str) -> list[str]:

@@ -190,7 +190,8 @@ class RustRegex:
             >>> compile_pattern("^notes").captures_at(b"xnotes", 1) is None
             True
         """
-        return self._re2.search(haystack, start)
+        found: Captures | None = self._re2.search(haystack, start)
+        return found
 
 
 def utf8(text: str) -> bytes:

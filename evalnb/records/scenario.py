@@ -46,7 +46,7 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, TypedDict, cast
 
 from jsonpath_ng import JSONPath
-from jsonpath_ng.ext import parse as parse_jsonpath
+from jsonpath_ng.ext.parser import parse as parse_jsonpath
 from pydantic import (
     AfterValidator,
     ConfigDict,

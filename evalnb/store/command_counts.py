@@ -295,7 +295,7 @@ def _in_execution_order(calls: pl.DataFrame) -> bool:
         attempts=pl.col("_attempt").n_unique(),
         ordered=(starts.fill_null(True) | (pl.col("call_index").diff() > 0)).all(),
     ).row(0, named=True)
-    return check["ordered"] and check["runs"] == check["attempts"]
+    return bool(check["ordered"] and check["runs"] == check["attempts"])
 
 
 def _in_command_order(rows: pl.DataFrame) -> pl.DataFrame:

@@ -134,7 +134,7 @@ def interaction_by_guidance(runs: Runs, pattern: str | None = None) -> alt.Facet
         base.mark_rule(color="#222", strokeWidth=1.5).encode(x="lo:Q", x2="hi:Q"),
         data=data,
     ).properties(width=190, height=alt.Step(16))
-    return (
+    chart: alt.FacetChart = (
         layered.facet(
             facet=alt.Facet("metric:N", title=None, sort=metric_order),
             columns=4,
@@ -150,6 +150,7 @@ def interaction_by_guidance(runs: Runs, pattern: str | None = None) -> alt.Facet
             )
         )
     )
+    return chart
 
 
 def guidance_differences(

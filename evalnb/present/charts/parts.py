@@ -173,12 +173,13 @@ def by_measure(frame: pl.DataFrame, keep: list[str], measures: dict[str, str]) -
 
 def nothing_to_draw(title: str, text: str, runs: Runs) -> alt.Chart:
     """A chart that only says why there is nothing to draw."""
-    return (
+    chart: alt.Chart = (
         alt.Chart(pl.DataFrame({"text": [text]}))
         .mark_text(fontSize=13, color="#555")
         .encode(text="text:N")
         .properties(title=chart_title(title, runs), width=420, height=60)
     )
+    return chart
 
 
 def run_order(runs: Runs) -> list[str]:

@@ -123,7 +123,7 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
         )
         .properties(title="Tokens per passed task", width=160)
     )
-    return (
+    chart: alt.HConcatChart = (
         alt.hconcat(token_bars.properties(width=220), cost_chart, per_pass_chart)
         .resolve_scale(color="independent")
         .properties(
@@ -135,6 +135,7 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
             )
         )
     )
+    return chart
 
 
 def context_growth(runs: Runs) -> alt.VConcatChart | alt.Chart:

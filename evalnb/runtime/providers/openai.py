@@ -196,7 +196,9 @@ def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, A
     return out
 
 
-def _tool_call(call_id: str | None, name: str | None, args: dict[str, Any] | None) -> dict:
+def _tool_call(
+    call_id: str | None, name: str | None, args: dict[str, Any] | None
+) -> dict[str, Any]:
     args = args or {}
     raw = args[INVALID_ARGUMENTS] if list(args) == [INVALID_ARGUMENTS] else json.dumps(args)
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": raw}}

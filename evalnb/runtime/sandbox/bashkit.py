@@ -51,7 +51,7 @@ class BashkitSandbox:
         *,
         timeout_s: float | None = None,
         max_output_chars: int | None = None,
-        builtins: Mapping[str, Callable] | None = None,
+        builtins: Mapping[str, Callable[..., Any]] | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         record: str | None = None,
@@ -119,7 +119,7 @@ class BashkitSandbox:
     def file_type(self, path: str) -> str | None:
         """``"file"``, ``"directory"``, ``"symlink"`` or None."""
         try:
-            return self._bash.stat(path)["file_type"]
+            return str(self._bash.stat(path)["file_type"])
         except Exception:  # bashkit raises for a missing path
             return None
 
