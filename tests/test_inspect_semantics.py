@@ -234,7 +234,11 @@ def test_a_sample_without_events_gives_its_tool_calls_from_the_tool_messages(tmp
         "task_id", "commands", "stdout", "stderr"
     )
     assert sorted(got.rows()) == sorted(expected) and len(expected) == 7
-    assert dict(runs.tool_calls.select("commands", "exit_code").rows())["cat /nope"] == 1
+    codes = dict(runs.tool_calls.select("commands", "exit_code").rows())
+    assert codes["cat /nope"] == 1  # stated in its result
+    assert codes["sudo ls"] == 1  # a tool message with an error: failed, inferred
+    assert runs.tasks.filter(exit_codes_inferred=1)["task_id"].to_list() == ["greet"]
+    assert en.summary(runs)["tool_calls_error"].item() == 2
     assert "sudo: permission denied" in got.get_column("stderr").to_list()
     # one LLM call per assistant message; the totals from the sample's model_usage
     columns = ["task_id", "turns", "total_input_tokens", "total_output_tokens", "natural_stop"]

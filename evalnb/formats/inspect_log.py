@@ -54,8 +54,10 @@ One log is one evalnb run: a log holds one task run by one evaluated model
   tool error's message, ``timed_out`` an error of type ``timeout``. ``exit_code``
   (:data:`EXIT_RULE`) is the event's ``metadata["exit_code"]`` (evalnb's own exports),
   else N from a last result line ``Exit code: N`` / ``exit status N`` / ``returncode:
-  N``, else **null**; the run's ``settings.unavailable`` lists ``exit_codes`` when
-  there are any. A null exit code is neither ok nor an error: it counts in
+  N``, else 1 when the call has an ``error`` (Inspect's tool error: the call failed;
+  counted in the ``exit_codes_inferred`` task field, as Claude Code's ``is_error``),
+  else **null**; the run's ``settings.unavailable`` lists ``exit_codes`` when there
+  are any. A null exit code is neither ok nor an error: it counts in
   ``tool_calls_unknown``, outside ``tool_call_success_rate``.
 - **checks**: one per score (one per key of a dict value, per item of a list value):
   ``check`` = the scorer name (``name.key``), ``kind`` = the scorer name, ``detail`` =
@@ -111,7 +113,7 @@ from evalnb.records import (
 SOURCE = "inspect"
 EXIT_RULE = (
     "tool event metadata exit_code, else a last result line 'Exit code: N' / "
-    "'exit status N' / 'returncode: N', else null"
+    "'exit status N' / 'returncode: N', else 1 for a tool error, else null"
 )
 PROMPT_MISSING = "(no input text in the Inspect sample)"
 BASH_ARGUMENTS = ("cmd", "command", "commands")
@@ -296,14 +298,18 @@ def _record(sample: Any, model: str, task_name: str, apart: bool) -> TaskRecord:
             system=system,
             prompt=prompt or PROMPT_MISSING,
         )
-    trace, grader_calls = _trace(sample, model, res, apart)
+    trace, grader_calls, inferred = _trace(sample, model, res, apart)
     results, numbers = _checks(sample.scores or {})
     error = _error(sample)
     last = trace.llm_calls[-1].stop_reason if trace.llm_calls else None
     trace.natural_stop = error is None and last == "stop"
     if isinstance(ours, dict):  # evalnb's own export: what Inspect has no field for
         trace = trace.model_copy(update=ours["trace"])
-    extra: dict[str, Any] = {**numbers, "grader_calls": grader_calls}
+    extra: dict[str, Any] = {
+        **numbers,
+        "grader_calls": grader_calls,
+        "exit_codes_inferred": inferred,
+    }
     if not sample.scores and error is None:
         extra["recorded"] = {"passed": None}  # no scorer's verdict: unscored
     fields: dict[str, Any] = {}
@@ -337,13 +343,15 @@ def _error(sample: Any) -> str | None:
     return None
 
 
-def _trace(sample: Any, model: str, res: Resolve, apart: bool) -> tuple[AgentTrace, int]:
-    """The agent's trace of a sample, and how many model events were a grader's."""
+def _trace(sample: Any, model: str, res: Resolve, apart: bool) -> tuple[AgentTrace, int, int]:
+    """The agent's trace of a sample, how many model events were a grader's, and how
+    many exit codes were inferred from a tool error."""
+    codes = _ExitCodes()
     if not sample.events:
-        llm_calls, tool_calls = _from_messages(sample, res)
+        llm_calls, tool_calls = _from_messages(sample, res, codes)
         graded = 0
     else:
-        llm_calls, tool_calls, graded = _from_events(sample.events, res, apart)
+        llm_calls, tool_calls, graded = _from_events(sample.events, res, apart, codes)
     totals = _usage_totals(llm_calls, sample, model, apart)
     trace = AgentTrace(
         messages=_messages(sample.messages, res),
@@ -354,7 +362,7 @@ def _trace(sample: Any, model: str, res: Resolve, apart: bool) -> tuple[AgentTra
         total_output_tokens=totals[1],
         duration_ms=_ms(sample.total_time),
     )
-    return trace, graded
+    return trace, graded, codes.inferred
 
 
 class _Scopes:
@@ -395,7 +403,7 @@ class _Scopes:
 
 
 def _from_events(
-    events: list[Any], res: Resolve, apart: bool
+    events: list[Any], res: Resolve, apart: bool, codes: _ExitCodes
 ) -> tuple[list[LLMCall], list[ToolCallResult], int]:
     """The agent's LLM and tool calls from the model and tool events, and the grader's
     model events counted."""
@@ -445,13 +453,16 @@ def _from_events(
             )
             llm_calls.append(native[-1])
         else:
-            tool_calls.append(_tool_call(event, len(tool_calls), len(llm_calls) or None, res))
+            number = len(llm_calls) or None
+            tool_calls.append(_tool_call(event, len(tool_calls), number, res, codes))
     for call, total in zip(native, cumulative_inputs(c.input_tokens for c in native), strict=True):
         call.cumulative_input = total  # evalnb's own rows (``ours``) keep theirs
     return llm_calls, tool_calls, graded
 
 
-def _from_messages(sample: Any, res: Resolve) -> tuple[list[LLMCall], list[ToolCallResult]]:
+def _from_messages(
+    sample: Any, res: Resolve, codes: _ExitCodes
+) -> tuple[list[LLMCall], list[ToolCallResult]]:
     """LLM and tool calls from the messages of a sample logged without events."""
     llm_calls: list[LLMCall] = []
     tool_calls: list[ToolCallResult] = []
@@ -475,7 +486,7 @@ def _from_messages(sample: Any, res: Resolve) -> tuple[list[LLMCall], list[ToolC
                     commands=tool_command(function, arguments),
                     stdout=stdout,
                     stderr=error.message if error else "",
-                    exit_code=_exit_code(None, stdout),
+                    exit_code=codes(None, stdout, error),
                     timed_out=error is not None and error.type == "timeout",
                     call_index=len(tool_calls),
                     call_number=number,
@@ -502,7 +513,9 @@ def _ms(seconds: float | None) -> float | None:
     return seconds * 1000 if seconds is not None else None
 
 
-def _tool_call(event: Any, index: int, call_number: int | None, res: Resolve) -> ToolCallResult:
+def _tool_call(
+    event: Any, index: int, call_number: int | None, res: Resolve, codes: _ExitCodes
+) -> ToolCallResult:
     stdout = _text(event.result, res)
     arguments = {k: res(v) if isinstance(v, str) else v for k, v in event.arguments.items()}
     error = event.error
@@ -511,7 +524,7 @@ def _tool_call(event: Any, index: int, call_number: int | None, res: Resolve) ->
         commands=tool_command(event.function, arguments),
         stdout=stdout,
         stderr=error.message if error else "",
-        exit_code=_exit_code(event.metadata, stdout),
+        exit_code=codes(event.metadata, stdout, error),
         duration_ms=_ms(event.working_time),
         stdout_truncated=truncated,
         timed_out=error is not None and error.type == "timeout",
@@ -533,6 +546,21 @@ def tool_command(function: str, arguments: dict[str, Any]) -> str:
         if isinstance(arguments.get(key), str):
             return str(arguments[key])
     return f"{function}({json.dumps(arguments, sort_keys=True, default=str)})"
+
+
+class _ExitCodes:
+    """The exit-code rule (:data:`EXIT_RULE`) over one sample's tool calls, counting the
+    codes inferred from a tool error (1: the call failed) in ``inferred``."""
+
+    def __init__(self) -> None:
+        self.inferred = 0
+
+    def __call__(self, metadata: dict[str, Any] | None, stdout: str, error: Any) -> int | None:
+        code = _exit_code(metadata, stdout)
+        if code is None and error is not None:
+            self.inferred += 1
+            return 1
+        return code
 
 
 def _exit_code(metadata: dict[str, Any] | None, stdout: str) -> int | None:
