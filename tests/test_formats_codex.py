@@ -134,6 +134,27 @@ def test_compaction_is_marked_on_the_next_call_and_outputs_give_exit_codes(tmp_p
     assert rec.task.prompt == "fix it"
 
 
+COMPACTED = _line("compacted", {"message": "summary"})
+CONTEXT_COMPACTED = _line("event_msg", {"type": "context_compacted"})
+
+
+@pytest.mark.parametrize(
+    ("between", "compactions"),
+    [
+        ([COMPACTED, CONTEXT_COMPACTED], 1),  # one compaction, as codex-rs writes it
+        ([COMPACTED, CONTEXT_COMPACTED, _call("b", "ls"), _tokens(150, 15)], 1),
+        ([COMPACTED, CONTEXT_COMPACTED, _tokens(150, 15), COMPACTED, CONTEXT_COMPACTED], 2),
+        ([COMPACTED, _tokens(150, 15), CONTEXT_COMPACTED], 2),  # a response between
+    ],
+    ids=["one-written-twice", "one-then-a-call", "two", "two-lone-signals"],
+)
+def test_a_compaction_written_as_a_line_and_an_event_counts_once(tmp_path, between, compactions):
+    lines = [*START, _tokens(100, 10), *between, _tokens(200, 20)]
+    [(_, [rec])] = read_rollout(_write(tmp_path, lines))
+    assert rec.extra["compactions"] == compactions
+    assert sum(c.compacted for c in rec.trace.llm_calls) == compactions
+
+
 def test_a_cut_off_rollout_is_errored_and_its_last_response_has_no_usage(tmp_path):
     lines = [*START, _call("a", "ls"), _tokens(100, 10), _call("b", "make")]
     [(_, [rec])] = read_rollout(_write(tmp_path, lines))
