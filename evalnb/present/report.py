@@ -433,21 +433,28 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _cost(row: dict[str, Any]) -> str:
-    """The run's cost, and how much of it the source recorded (the rest priced).
+    """The run's cost, how much of it the source recorded (the rest priced), and, beside
+    a recorded cost, what the price table says for the whole run when that reads
+    differently (not for a rounding difference below the cents shown).
 
     Example:
         >>> _cost({"cost_usd": 1.5, "recorded_cost_usd": 1.0}), _cost({"cost_usd": None})
         ('$1.50 ($1.00 recorded, $0.50 from prices)', 'unknown')
+        >>> _cost({"cost_usd": 0.0, "recorded_cost_usd": 0.0, "priced_cost_usd": 0.044})
+        '$0.00 recorded (prices: $0.04)'
     """
     total, recorded = row["cost_usd"], row.get("recorded_cost_usd")
     if total is None:
         return "unknown"
     if recorded is None:
         return f"{_usd(total)} (from prices)"
-    priced = total - recorded
-    if abs(priced) < 5e-10:
-        return f"{_usd(total)} (recorded)"
-    return f"{_usd(total)} ({_usd(recorded)} recorded, {_usd(priced)} from prices)"
+    rest = total - recorded
+    priced = row.get("priced_cost_usd")
+    beside = f"prices: {_usd(priced)}" if priced is not None and _usd(priced) != _usd(total) else ""
+    if abs(rest) < 5e-10:
+        return f"{_usd(total)} recorded" + (f" ({beside})" if beside else "")
+    said = f"{_usd(recorded)} recorded, {_usd(rest)} from prices"
+    return f"{_usd(total)} ({said}" + (f"; all at {beside}" if beside else "") + ")"
 
 
 def _missing(row: dict[str, Any]) -> str:
