@@ -13,6 +13,7 @@ import copy
 import json
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai import Task, eval
@@ -25,7 +26,7 @@ from inspect_ai.solver import generate
 import evalnb as en
 from evalnb.analysis.cost import task_cost
 from evalnb.errors import InputError
-from evalnb.present.report import terminal_report
+from evalnb.present.report import terminal_report, write_report
 from tests.conftest import shared_fixture
 from tests.inspect_logs import agentic_log
 
@@ -190,6 +191,44 @@ def test_samples_no_scorer_scored_have_no_verdict_and_the_summary_says_so():
     assert (row["total_tasks"], row["total_passed"], row["unscored_tasks"]) == (10, 0, 10)
     assert row["pass_rate"] is None
     assert "10 unscored" in terminal_report(runs)
+
+
+def _category_cell(passed: int, scored: int, unscored: int, word: str = "") -> str:
+    note = f" ({unscored} unscored: no verdict, outside the pass rate)" if unscored else ""
+    return f"{passed}/{scored}{word}{note}"
+
+
+@pytest.mark.parametrize("unscore", [0, 1, None], ids=["all-scored", "one-unscored", "no-scorer"])
+def test_the_category_line_and_table_count_passed_over_the_scored_and_say_the_unscored(
+    tmp_path, unscore
+):
+    """Found by an audit: "popularity: – 0/10 passed" for 10 samples nothing scored.
+    ``unscore``: how many samples of the scored 0.3.95 log lose their scores; None for
+    the 0.3.58 log, which no scorer scored."""
+    if unscore is None:
+        path, samples = _real(".eval"), read_eval_log(str(_real(".eval"))).samples
+        scores = [s.scores for s in samples]
+    else:
+        doc = json.loads(_real(".json").read_text())
+        for sample in doc["samples"][:unscore]:
+            sample["scores"] = {}
+        path = tmp_path / "log.json"
+        path.write_text(json.dumps(doc))
+        scores = [s["scores"] for s in doc["samples"]]
+    # a recount: a sample passes on its scorer's C; one without scores has no verdict
+    scored = [s for s in scores if s]
+    passed = sum(_value(next(iter(s.values()))) == "C" for s in scored)
+    counts = (passed, len(scored), len(scores) - len(scored))
+    runs = _quiet_load(path)
+    category = runs.tasks.get_column("category").unique().item()
+    [line] = [x.strip() for x in terminal_report(runs).splitlines() if f" {category}: " in x]
+    assert line.endswith(f"  {_category_cell(*counts, ' passed')}")  # after the overall rate
+    report = write_report(runs, tmp_path / "report")["report.md"].read_text()
+    assert f"| {category} | {len(scores)} | {_category_cell(*counts)} |" in report
+
+
+def _value(score: Any) -> Any:
+    return score["value"] if isinstance(score, dict) else score.value
 
 
 def test_a_scored_log_has_no_unscored_samples():

@@ -107,7 +107,7 @@ def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
         cats = categories.filter(pl.col("run_id") == row["run_id"]).sort("category")
         lines.append("    By category (overall rate, tasks passed):")
         lines += [
-            f"      {c['category']}: {_pct(c['rate'])}  {c['passed']}/{c['tasks']} passed"
+            f"      {c['category']}: {_pct(c['rate'])}  {_category_passed(c, ' passed')}"
             for c in cats.iter_rows(named=True)
         ]
         blocks.append("\n".join(lines))
@@ -171,7 +171,7 @@ def report_markdown(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFram
                 [
                     c["category"],
                     str(c["tasks"]),
-                    str(c["passed"]),
+                    _category_passed(c),
                     _rate_ci(c["pass_rate"], c["pass_rate_lo"], c["pass_rate_hi"]),
                     f"{_pct(c['rate'])} ({_num(c['score'])}/{_num(c['max_score'])})",
                 ]
@@ -386,16 +386,36 @@ def _verdict(task: dict[str, Any]) -> str:
     return "PASS" if task["passed"] else "FAIL"
 
 
-def _passed(row: dict[str, Any]) -> str:
-    """``passed/total``, over the attempts with a verdict, the unscored ones said apart.
+def _passed(row: dict[str, Any], word: str = "") -> str:
+    """``passed/total``, over the attempts with a verdict, then ``word``, the unscored
+    ones said apart.
 
     Example:
         >>> _passed({"total_passed": 2, "total_tasks": 5, "unscored_tasks": 2})
         '2/3 (2 unscored: no verdict, outside the pass rate)'
+        >>> _passed({"total_passed": 2, "total_tasks": 3, "unscored_tasks": 0}, " passed")
+        '2/3 passed'
     """
     unscored = row.get("unscored_tasks") or 0
-    text = f"{row['total_passed']}/{row['total_tasks'] - unscored}"
+    text = f"{row['total_passed']}/{row['total_tasks'] - unscored}{word}"
     return text + (f" ({unscored} unscored: no verdict, outside the pass rate)" if unscored else "")
+
+
+def _category_passed(category: dict[str, Any], word: str = "") -> str:
+    """:func:`_passed` of a :func:`~evalnb.analysis.metrics.by_category` row.
+
+    Example:
+        >>> _category_passed({"passed": 0, "tasks": 10, "unscored_tasks": 10}, " passed")
+        '0/0 passed (10 unscored: no verdict, outside the pass rate)'
+    """
+    return _passed(
+        {
+            "total_passed": category["passed"],
+            "total_tasks": category["tasks"],
+            "unscored_tasks": category["unscored_tasks"],
+        },
+        word,
+    )
 
 
 def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
