@@ -392,7 +392,10 @@ def read_exec_json(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
             ]
             usage = Usage(*counts)  # the thread's running total: the last one counts
         elif kind in ("turn.failed", "error"):
-            message = (doc.get("error") or {}).get("message") or doc.get("message")
+            failure = doc.get("error")
+            if failure is not None and not isinstance(failure, dict):
+                raise InputError(path, lineno, "error", "expected an object with a message")
+            message = (failure or {}).get("message") or doc.get("message")
             error = f"codex {kind}: {message}"
     tools = []
     for item in items.values():
