@@ -144,6 +144,21 @@ def test_a_grader_on_the_evaluated_model_is_not_the_agent(tmp_path):
     assert (task["grader_calls"], task["passed"]) == (1, True)
 
 
+def test_without_usage_on_its_events_a_graded_sample_has_unknown_token_totals(tmp_path):
+    """The sample's model_usage holds the grader's tokens too (959 of them for a
+    182-token answer): with no usage on the agent's model event, it is no total of
+    the agent's, so the totals are unknown rather than the grader's added in."""
+    log = read_eval_log(str(_graded_log(tmp_path)))
+    agent = next(e for e in log.samples[0].events if e.event == "model")
+    agent.output.usage = None
+    path = tmp_path / "no-usage.eval"
+    write_eval_log(log, str(path))
+    runs = _quiet_load(path)
+    task = runs.tasks.row(0, named=True)
+    assert (task["turns"], task["grader_calls"]) == (1, 1)
+    assert (task["total_input_tokens"], task["total_output_tokens"]) == (None, None)
+
+
 def test_in_logs_before_spans_a_scorer_step_holds_the_grader_calls(tmp_path):
     """inspect_ai 0.3.58 logged a scorer as ``step`` begin/end events of type ``scorer``."""
     import zipfile

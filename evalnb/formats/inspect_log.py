@@ -40,7 +40,8 @@ One log is one evalnb run: a log holds one task run by one evaluated model
   ``latency_ms`` is the event's ``working_time``; ``stop_reason`` the output's.
   ``turns`` is the number of these calls; the task's token totals are their sums (the
   sample's ``model_usage`` of the evaluated model, read the same way, when no event
-  has usage); ``natural_stop`` is True when the sample neither errored nor hit a
+  has usage, unless a grader ran: ``model_usage`` then holds its tokens too, and the
+  totals are unknown, null); ``natural_stop`` is True when the sample neither errored nor hit a
   limit and its last call stopped with ``stop``.
 - **a sample without events** (a log written without them): one LLM call per
   assistant message (no tokens or latency: the totals come from ``model_usage``; the
@@ -298,7 +299,10 @@ def _record(sample: Any, model: str, task_name: str, apart: bool) -> TaskRecord:
             system=system,
             prompt=prompt or PROMPT_MISSING,
         )
-    trace, grader_calls, inferred = _trace(sample, model, res, apart)
+    trace, grader_calls, inferred = _trace(sample, res, apart)
+    totals = _usage_totals(trace.llm_calls, sample, model, apart, grader_calls)
+    if totals is not None:
+        trace.total_input_tokens, trace.total_output_tokens = totals
     results, numbers = _checks(sample.scores or {})
     error = _error(sample)
     last = trace.llm_calls[-1].stop_reason if trace.llm_calls else None
@@ -310,8 +314,13 @@ def _record(sample: Any, model: str, task_name: str, apart: bool) -> TaskRecord:
         "grader_calls": grader_calls,
         "exit_codes_inferred": inferred,
     }
+    recorded: dict[str, Any] = {}
     if not sample.scores and error is None:
-        extra["recorded"] = {"passed": None}  # no scorer's verdict: unscored
+        recorded["passed"] = None  # no scorer's verdict: unscored
+    if totals is None:
+        recorded.update(total_input_tokens=None, total_output_tokens=None)
+    if recorded:
+        extra["recorded"] = recorded
     fields: dict[str, Any] = {}
     if isinstance(ours, dict):
         extra = ours.get("extra", {})
@@ -343,23 +352,21 @@ def _error(sample: Any) -> str | None:
     return None
 
 
-def _trace(sample: Any, model: str, res: Resolve, apart: bool) -> tuple[AgentTrace, int, int]:
-    """The agent's trace of a sample, how many model events were a grader's, and how
-    many exit codes were inferred from a tool error."""
+def _trace(sample: Any, res: Resolve, apart: bool) -> tuple[AgentTrace, int, int]:
+    """The agent's trace of a sample (token totals left to :func:`_usage_totals`), how
+    many model events were a grader's, and how many exit codes were inferred from a
+    tool error."""
     codes = _ExitCodes()
     if not sample.events:
         llm_calls, tool_calls = _from_messages(sample, res, codes)
         graded = 0
     else:
         llm_calls, tool_calls, graded = _from_events(sample.events, res, apart, codes)
-    totals = _usage_totals(llm_calls, sample, model, apart)
     trace = AgentTrace(
         messages=_messages(sample.messages, res),
         tool_calls=tool_calls,
         llm_calls=llm_calls,
         turns=len(llm_calls),
-        total_input_tokens=totals[0],
-        total_output_tokens=totals[1],
         duration_ms=_ms(sample.total_time),
     )
     return trace, graded, codes.inferred
@@ -498,10 +505,16 @@ def _from_messages(
     return llm_calls, tool_calls
 
 
-def _usage_totals(calls: list[LLMCall], sample: Any, model: str, apart: bool) -> tuple[int, int]:
-    """Token totals from the model events, or the sample's ``model_usage`` without them."""
+def _usage_totals(
+    calls: list[LLMCall], sample: Any, model: str, apart: bool, graded: int
+) -> tuple[int, int] | None:
+    """Token totals from the model events, or the sample's ``model_usage`` without them;
+    unknown (None) without them when a grader ran, since ``model_usage`` counts the
+    grader's tokens too when it is the evaluated model."""
     if any(c.input_tokens is not None or c.output_tokens is not None for c in calls):
         return sum(c.input_tokens or 0 for c in calls), sum(c.output_tokens or 0 for c in calls)
+    if graded:
+        return None
     usage = (sample.model_usage or {}).get(model)
     if usage is None:
         return 0, 0
