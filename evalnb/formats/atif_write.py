@@ -214,14 +214,14 @@ def write_atif(run_dir: str | Path, out_dir: str | Path) -> Path:
     return target
 
 
-Times = dict[tuple[str, int], tuple[datetime | None, datetime | None]]
+_Times = dict[tuple[str, int], tuple[datetime | None, datetime | None]]
 
 
-def _attempt_times(store: RunStore) -> Times:
+def _attempt_times(store: RunStore) -> _Times:
     """When each attempt (task id, epoch) started and finished: the times of its last
     ``task_finished`` event and of the ``task_started`` event of the same attempt."""
     started: dict[tuple[Any, ...], datetime | None] = {}
-    times: Times = {}
+    times: _Times = {}
     for event in store.events():
         key = (event.get("task_id"), event.get("epoch"), event.get("attempt"))
         time, _ = parse_time(event.get("ts"))
@@ -232,7 +232,7 @@ def _attempt_times(store: RunStore) -> Times:
     return times
 
 
-def _timing(record: TaskRecord, times: Times) -> dict[str, Any]:
+def _timing(record: TaskRecord, times: _Times) -> dict[str, Any]:
     """The trial result's ``started_at``, ``finished_at`` and ``agent_execution``."""
     start, end = times.get((record.task.id, record.epoch), (None, None))
     duration = record.trace.duration_ms
@@ -262,7 +262,7 @@ def _model_name(meta: RunMeta) -> str:
     return meta.model if meta.model.startswith(prefix) else prefix + meta.model
 
 
-def _write_job(job: Path, meta: RunMeta, records: list[TaskRecord], times: Times) -> None:
+def _write_job(job: Path, meta: RunMeta, records: list[TaskRecord], times: _Times) -> None:
     agent = meta.sandbox or "evalnb"
     agents = {"name": agent, "model_name": _model_name(meta)}
     names: list[str] = []

@@ -63,7 +63,7 @@ from evalnb.records import (
 
 SOURCE = "gemini-cli"
 _STATUS_CODES = {"success": 0, "error": 1}
-FINISHED = (*_STATUS_CODES, "cancelled")
+_FINISHED = (*_STATUS_CODES, "cancelled")
 """The tool call statuses of a call that ended; any other (``executing``, ...) is running."""
 
 
@@ -219,7 +219,7 @@ def read_gemini_session(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord
         c
         for m in by_id.values()
         for c in m.toolCalls or []
-        if c.status is not None and c.status not in FINISHED
+        if c.status is not None and c.status not in _FINISHED
     ]
     if running:
         attempt.error = (
