@@ -181,6 +181,22 @@ def test_a_runs_cost_is_its_tasks_costs_summed_the_same_in_any_row_order():
         assert run_cost(runs) == run_cost(mixed_run("anthro-model"))
 
 
+def test_a_runs_priced_cost_prices_every_task_its_recorded_ones_too():
+    runs = mixed_run("anthro-model")
+    [row] = run_costs(runs, PRICES).collect().rows(named=True)
+    priced = task_cost(runs, PRICES)["priced_cost_usd"].sum()  # t3's tokens at the prices
+    assert row["priced_cost_usd"] == pytest.approx(priced, rel=1e-12)
+    assert row["priced_cost_usd"] - row["cost_usd"] == pytest.approx(1.0 - 0.4242)
+    # unknown when a task lacks its tokens, a recorded one too; 0 for a free model
+    untold = without(mixed_run("anthro-model"), "t3", "total_output_tokens")
+    assert run_costs(untold, PRICES).collect()["priced_cost_usd"].item() is None
+    assert run_costs(mixed_run("offline"), PRICES).collect()["priced_cost_usd"].item() == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an unpriced model's recorded cost needs no price
+        unpriced = run_costs(one_task_run("mystery-9", recorded_cost=1.5), PRICES).collect()
+    assert unpriced.select("cost_usd", "priced_cost_usd").row(0) == (1.5, None)
+
+
 def without(runs: Runs, task_id: str, column: str) -> Runs:
     """``runs`` with ``column`` unknown (null) for task ``task_id``."""
     unknown = pl.when(pl.col("task_id") == task_id).then(None).otherwise(column)

@@ -10,6 +10,7 @@ import pytest
 
 import evalnb as en
 from evalnb.cli import main
+from evalnb.formats.agent_logs import parse_time
 from evalnb.formats.atif_write import write_atif
 from evalnb.records import (
     AgentTrace,
@@ -93,6 +94,35 @@ def test_evalnb_to_atif_to_evalnb_gives_the_same_summary(run, tmp_path):
     assert calls(after, "tool_calls", *tools) == calls(before, "tool_calls", *tools)
     rewards = after.tasks.select("task_id", "epoch", "reward", "passed").rows()
     assert all(reward == float(passed) for _, _, reward, passed in rewards)
+
+
+def test_trial_files_name_the_model_once_and_carry_the_attempt_s_times(run, tmp_path):
+    """Found by an audit: ``sim/sim/flailing`` in the trial config, and no times in the
+    trial result, so Harbor's tools saw no durations."""
+    job = write_atif(run, tmp_path)
+    meta = json.loads((run / "run.json").read_text())
+    assert (meta["provider"], meta["model"]) == ("sim", "sim/flailing")
+    configs = [json.loads(p.read_text()) for p in job.glob("*/config.json")]
+    assert {c["agent"]["model_name"] for c in configs} == {"sim/flailing"}
+    # the attempt's own events give its start and finish; the agent ran duration_ms
+    events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    started = {(e["task_id"], e["epoch"]): e["ts"] for e in events if e["event"] == "task_started"}
+    finished = {
+        (e["task_id"], e["epoch"]): (e["ts"], e["record"]["trace"]["duration_ms"])
+        for e in events
+        if e["event"] == "task_finished"
+    }
+    results = [json.loads(p.read_text()) for p in job.glob("*/result.json") if p.parent != job]
+    assert len(results) == len(finished)
+    for result in results:
+        epoch = int(result["trial_name"].rsplit("__", 1)[1])
+        key = (result["task_name"], epoch)
+        start, end = parse_time(result["started_at"])[0], parse_time(result["finished_at"])[0]
+        assert (start, end) == (parse_time(started[key])[0], parse_time(finished[key][0])[0])
+        execution = result["agent_execution"]
+        ran = parse_time(execution["finished_at"])[0] - parse_time(execution["started_at"])[0]
+        assert parse_time(execution["started_at"])[0] == start
+        assert ran.total_seconds() * 1000 == pytest.approx(finished[key][1], abs=1)
 
 
 def test_a_run_reads_back_with_its_guidance_and_its_tool_calls_as_they_were(tmp_path):

@@ -204,6 +204,26 @@ def test_a_response_split_into_steps_is_one_call_and_distinct_responses_stay_apa
     assert runs.tool_calls.get_column("call_number").to_list() == [1, 1, 1]
 
 
+def test_split_steps_whose_output_counts_differ_are_still_one_response(tmp_path):
+    """Claude Code writes a response's output count as it streams, so the steps split
+    from one response share the prompt side of their usage but not the output side:
+    one call, with the last step's (the latest) output count and cost."""
+    prompt = {"prompt_tokens": 100, "cached_tokens": 90}
+    steps = [
+        {"source": "user", "message": "do it"},
+        _agent("thinking", {**prompt, "completion_tokens": 2, "cost_usd": 0.001}),
+        _agent("a", {**prompt, "completion_tokens": 7, "cost_usd": 0.002}, calls=1),
+        _agent("b", {**prompt, "completion_tokens": 31, "cost_usd": 0.004}, calls=1),
+        _agent("done", {"prompt_tokens": 140, "cached_tokens": 100, "completion_tokens": 5}),
+    ]
+    runs = quiet_load(_write(tmp_path, _trajectory(steps)))
+    rows = runs.llm_calls.select("input_tokens", "output_tokens", "tool_calls_made").rows()
+    assert rows == [(100, 31, 2), (140, 5, 0)]
+    task = runs.tasks.row(0, named=True)
+    assert (task["total_input_tokens"], task["total_output_tokens"]) == (240, 36)
+    assert task["recorded_cost_usd"] == pytest.approx(0.004)
+
+
 def test_llm_call_count_marks_dispatch_and_aggregated_steps(tmp_path):
     steps = [
         {"source": "user", "message": "go"},

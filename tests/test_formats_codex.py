@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from evalnb.cli import main
 from evalnb.errors import InputError
 from evalnb.formats.codex import read_exec_json, read_rollout
 from tests.trace_figures import figures, fixture, growth, quiet_load, span_ms
@@ -134,6 +135,27 @@ def test_compaction_is_marked_on_the_next_call_and_outputs_give_exit_codes(tmp_p
     assert rec.task.prompt == "fix it"
 
 
+COMPACTED = _line("compacted", {"message": "summary"})
+CONTEXT_COMPACTED = _line("event_msg", {"type": "context_compacted"})
+
+
+@pytest.mark.parametrize(
+    ("between", "compactions"),
+    [
+        ([COMPACTED, CONTEXT_COMPACTED], 1),  # one compaction, as codex-rs writes it
+        ([COMPACTED, CONTEXT_COMPACTED, _call("b", "ls"), _tokens(150, 15)], 1),
+        ([COMPACTED, CONTEXT_COMPACTED, _tokens(150, 15), COMPACTED, CONTEXT_COMPACTED], 2),
+        ([COMPACTED, _tokens(150, 15), CONTEXT_COMPACTED], 2),  # a response between
+    ],
+    ids=["one-written-twice", "one-then-a-call", "two", "two-lone-signals"],
+)
+def test_a_compaction_written_as_a_line_and_an_event_counts_once(tmp_path, between, compactions):
+    lines = [*START, _tokens(100, 10), *between, _tokens(200, 20)]
+    [(_, [rec])] = read_rollout(_write(tmp_path, lines))
+    assert rec.extra["compactions"] == compactions
+    assert sum(c.compacted for c in rec.trace.llm_calls) == compactions
+
+
 def test_a_cut_off_rollout_is_errored_and_its_last_response_has_no_usage(tmp_path):
     lines = [*START, _call("a", "ls"), _tokens(100, 10), _call("b", "make")]
     [(_, [rec])] = read_rollout(_write(tmp_path, lines))
@@ -223,6 +245,29 @@ def test_a_cut_off_or_failed_exec_stream_is_errored(tmp_path):
     failed = [*cut, {"type": "turn.failed", "error": {"message": "rate limited"}}]
     [(_, [rec])] = read_exec_json(_stream(tmp_path, failed))
     assert rec.error == "codex turn.failed: rate limited" and rec.trace.natural_stop is False
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ('{"type": "turn.completed", "usage": {"input_tokens": "many"}}', "usage.input_tokens"),
+        ('{"type": "item.completed", "item": "ls"}', "item"),
+        ('{"type": "turn.failed", "error": "rate limited"}', "error"),  # was an AttributeError
+        ('{"type": "turn.completed", "usage"', None),  # not JSON: a line cut in two
+    ],
+    ids=["usage", "item", "error", "json"],
+)
+def test_an_invalid_exec_json_line_names_the_file_line_and_field_and_exits_2(
+    tmp_path, capsys, line, field
+):
+    path = tmp_path / "exec.jsonl"
+    path.write_text('{"type": "thread.started", "thread_id": "t"}\n{"type": "turn.started"}\n')
+    path.write_text(path.read_text() + line + "\n")
+    with pytest.raises(InputError) as err:
+        read_exec_json(path)
+    assert (err.value.file, err.value.line, err.value.field) == (str(path), 3, field)
+    assert main(["summary", str(path)]) == 2
+    assert f"{path}:3:" + (f" {field}:" if field else "") in capsys.readouterr().err
 
 
 def test_turn_completed_is_a_running_total_so_the_last_one_counts(tmp_path):

@@ -103,6 +103,30 @@ def test_a_session_ending_in_an_error_message_is_errored(tmp_path):
     assert rec.error == "quota exceeded" and not rec.passed
 
 
+def test_a_session_cut_off_while_a_tool_ran_is_errored_with_that_call_unknown(tmp_path):
+    """The file ends while a shell command runs: its call is ``executing``, no result."""
+    running = {"id": "c2", "name": "run_shell_command", "args": {"command": "make test"}}
+    messages = [
+        {"id": "u", "type": "user", "content": [{"text": "test it"}]},
+        _reply("a", TOKENS, toolCalls=[{**running, "status": "executing"}]),
+    ]
+    [(_, [rec])] = read_gemini_session(_write(tmp_path, messages))
+    [call] = rec.trace.tool_calls
+    assert (call.commands, call.exit_code, call.stdout) == ("make test", None, "")
+    assert rec.extra["exit_codes_inferred"] == 0  # unknown, not guessed from the status
+    assert rec.error is not None and "cut off" in rec.error and "executing" in rec.error
+    assert rec.trace.natural_stop is False and rec.trace.turns == 1
+    # the same call once it finished: no error
+    finished = {**running, "status": "success", "result": [_result("Exit Code: 0")]}
+    messages[1] = _reply("a", TOKENS, toolCalls=[finished])
+    [(_, [rec])] = read_gemini_session(_write(tmp_path, messages))
+    assert (rec.error, rec.trace.tool_calls[0].exit_code) == (None, 0)
+
+
+def _result(output: str) -> dict[str, Any]:
+    return {"functionResponse": {"response": {"output": output}}}
+
+
 def test_a_session_without_tokens_has_unknown_usage(tmp_path):
     runs = quiet_load(_write(tmp_path, [_reply("a")]))
     assert figures(runs)["total_input_tokens"] == [None] and runs.llm_calls.height == 0

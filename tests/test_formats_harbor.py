@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import evalnb as en
 from evalnb.analysis.load import load
 from evalnb.errors import InputError
 from evalnb.formats.detect import recognise
@@ -79,6 +80,9 @@ def test_a_wrapper_that_keeps_the_trial_layout_loads_as_a_trial():
     assert task["cache_read_tokens"] == trial["agent_result"]["n_cache_tokens"]
 
 
+AGENT = {"name": "terminus-2", "model_name": "openai/gpt-x"}
+
+
 def _trial(
     job: Path,
     name: str,
@@ -87,9 +91,14 @@ def _trial(
     reward: float | None = None,
     exception: dict[str, str] | None = None,
     result: bool = True,
+    config: bool = True,
 ) -> None:
+    """A trial folder: Harbor writes its config.json at the start, result.json at the end."""
     folder = job / name
     (folder / "agent").mkdir(parents=True)
+    trial_config = {"trial_name": name, "agent": AGENT, "job_id": "J"}
+    if config:
+        (folder / "config.json").write_text(json.dumps(trial_config))
     if reward is not None:
         (folder / "verifier").mkdir()
         (folder / "verifier" / "reward.txt").write_text(f"{reward}\n")
@@ -100,7 +109,7 @@ def _trial(
         "trial_name": name,
         "started_at": started,
         "finished_at": started.replace(":00Z", ":30Z"),
-        "config": {"agent": {"name": "terminus-2", "model_name": "openai/gpt-x"}, "job_id": "J"},
+        "config": trial_config,
         "agent_info": {
             "name": "terminus-2",
             "version": "2.0",
@@ -113,9 +122,10 @@ def _trial(
     (folder / "result.json").write_text(json.dumps(doc))
 
 
-def _job(tmp: Path, stats: dict[str, Any]) -> Path:
+def _job(tmp: Path, stats: dict[str, Any], cancelled_config: bool = True) -> Path:
     job = tmp / "job"
     job.mkdir()
+    (job / "config.json").write_text(json.dumps({"job_name": "J", "agents": [AGENT]}))
     (job / "result.json").write_text(
         json.dumps(
             {
@@ -137,7 +147,9 @@ def _job(tmp: Path, stats: dict[str, Any]) -> Path:
         "2026-01-01T00:10:00Z",
         exception={"exception_type": "AgentTimeoutError", "exception_message": "900 s"},
     )
-    _trial(job, "d__1", "d", "2026-01-01T00:10:00Z", result=False)  # cancelled: no result
+    _trial(  # cancelled: no result
+        job, "d__1", "d", "2026-01-01T00:10:00Z", result=False, config=cancelled_config
+    )
     return job
 
 
@@ -163,6 +175,24 @@ def test_trials_are_epochs_rewards_are_verdicts_and_failures_are_errored(tmp_pat
     assert tasks.get_column("total_input_tokens").to_list()[:4] == [1000] * 4
     assert tasks.get_column("cache_read_tokens").to_list()[0] == 400
     assert runs.runs.row(0, named=True)["dataset"] == "tb2"
+
+
+@pytest.mark.parametrize("trial_config", [True, False], ids=["trial-config", "job-config"])
+def test_a_cancelled_trial_without_a_result_joins_its_run_as_an_errored_attempt(
+    tmp_path, trial_config
+):
+    """Found by an audit: a trial without result.json became a run of its own,
+    ``harbor-J-unknown-unknown``. Its agent and model come from the trial's
+    config.json, else from the job's config.json when the job ran one agent."""
+    stats = {"n_trials": 5, "n_errors": 1}
+    runs = load(_job(tmp_path, stats, cancelled_config=trial_config))
+    assert runs.runs.select("run_id", "sandbox", "provider", "model").rows() == [
+        ("harbor-J-terminus-2-gpt-x", "terminus-2", "openai", "gpt-x")
+    ]
+    row = en.summary(runs).row(0, named=True)
+    # 5 attempts: a__1 passed; c__1 timed out and d__1 was cancelled, both errored
+    assert (row["total_tasks"], row["total_passed"], row["errored_tasks"]) == (5, 1, 2)
+    assert row["pass_rate"] == pytest.approx(1 / 5)
 
 
 def test_stats_that_disagree_with_the_trials_are_warned_about(tmp_path):

@@ -15,6 +15,7 @@ from evalnb.analysis.load import load
 from evalnb.analysis.summary import summary
 from evalnb.errors import InputError
 from evalnb.formats.mira import read_mira
+from evalnb.present.report import terminal_report
 from evalnb.resources import data_path
 from evalnb.store.tables import KEYS
 
@@ -266,6 +267,29 @@ def test_the_real_run_s_recorded_cost_is_its_cost_and_the_prices_are_shown_besid
     assert set(costs.get_column("cost_source")) == {"recorded"}
     haiku = costs.join(runs.tasks.select(*KEYS), on=KEYS).filter(model="claude-haiku-4-5")
     assert haiku.get_column("priced_cost_usd").min() > 0  # what the price table says
+
+
+def test_beside_a_recorded_cost_the_summary_and_report_show_the_priced_total(mira):
+    """Found by an audit: the summary showed mira's recorded $0.00 and nothing else."""
+    runs = _load(mira)
+    prices = yaml.safe_load(data_path("prices.yaml").read_text())["models"]
+    cases = json.loads((mira / "report.json").read_text())["cases"]
+    priced: dict[str, float] = defaultdict(float)
+    for case in cases:
+        if not case["skipped"]:
+            model, usage = case["target"].split("/")[1], case["transcript"]["usage"]
+            price = prices[model]  # no cache counts in this run: every input token uncached
+            priced[model] += (
+                usage["input_tokens"] * price["input"] + usage["output_tokens"] * price["output"]
+            ) / 1e6
+    rows = summary(runs).filter(total_tasks=3)
+    got = rows.select("model", "cost_usd", "recorded_cost_usd", "priced_cost_usd").rows()
+    assert {m: (c, r) for m, c, r, _ in got} == {m: (0.0, 0.0) for m in priced}  # recorded
+    assert {m: p for m, _, _, p in got} == pytest.approx(dict(priced))
+    report = terminal_report(runs)
+    for model, total in priced.items():  # cents, or 4 decimals below a cent
+        usd = f"${total:.2f}" if total >= 0.01 else f"${total:.4f}"
+        assert f"Cost: $0.00 recorded (prices: {usd})" in report, model
 
 
 def test_the_real_run_carries_no_cache_counts_and_says_so(mira):

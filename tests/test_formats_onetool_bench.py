@@ -59,7 +59,10 @@ def test_the_recorded_costs_are_the_cost_and_the_prices_only_shown_beside_them(b
     row = summary(runs).row(0, named=True)
     recorded = sum(sorted(float(r["cost_usd"]) for r in rows))
     assert row["cost_usd"] == row["recorded_cost_usd"] == recorded
-    assert "(recorded)" in terminal_report(runs)
+    # the prices give the same cents: nothing is shown beside the recorded cost
+    assert row["priced_cost_usd"] == pytest.approx(recorded, abs=5e-3)
+    cost = [line.strip() for line in terminal_report(runs).splitlines() if "Cost:" in line]
+    assert cost == [f"Cost: ${recorded:.2f} recorded"]
 
 
 def test_the_per_call_tables_stay_empty_and_the_run_says_so(bench, tmp_path):

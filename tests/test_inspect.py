@@ -176,18 +176,56 @@ def test_tool_events_are_tool_calls_with_the_command_output_error_and_reported_e
     }
     assert rows["wc -l < /data/n.txt"] == (1, None, "")  # no exit code reported: null
     assert rows["cat /nope"] == (2, 1, "")  # "Exit code: 1" ends the result
-    assert rows["sudo ls"] == (2, None, "sudo: permission denied")  # Inspect's ToolError
+    assert rows["sudo ls"] == (2, 1, "sudo: permission denied")  # Inspect's ToolError: failed
     long = runs.tool_calls.filter(pl.col("commands") == "seq 0 60")["stdout"]
     assert long.to_list() == ["".join(f"{n}\n" for n in range(61))] * 2  # kept whole
     # null exit codes per sample, and in the run summary's tool_calls_unknown
     unknown = runs.tool_calls.group_by("task_id", "epoch").agg(pl.col("exit_code").null_count())
     by_sample = _by_sample(unknown, "exit_code")
-    assert by_sample[("count", 1)] == (1,) and by_sample[("greet", 1)] == (2,)
+    assert by_sample[("count", 1)] == (1,) and by_sample[("greet", 1)] == (1,)
     assert en.summary(runs)["tool_calls_unknown"].item() == unknown["exit_code"].sum()
     _, records = read_inspect_log(agentic)
     meta, _ = read_inspect_log(agentic)
     assert "exit_codes" in meta.settings.unavailable
     assert sum(r.trace.tool_call_count for r in records) == 18
+
+
+def _tool_errors(log_path: Path) -> list[tuple[str, int, str, str]]:
+    """(sample, epoch, command, error message) of every tool event Inspect marks failed."""
+    log = read_eval_log(str(log_path))
+    return sorted(
+        (str(s.id), s.epoch, next(iter(e.arguments.values())), e.error.message)
+        for s in log.samples
+        for e in s.events
+        if e.event == "tool" and e.error is not None
+    )
+
+
+def test_a_tool_error_without_an_exit_code_is_a_failed_call_counted_as_inferred(agentic, tmp_path):
+    runs = en.load(agentic)
+    errors = _tool_errors(agentic)
+    assert [e[2:] for e in errors] == [("sudo ls", "sudo: permission denied")] * 2
+    # a recount: the calls that state a non-zero exit code, plus Inspect's tool errors
+    stated = runs.tool_calls.filter(pl.col("stdout").str.contains(r"Exit code: [1-9]\d*$"))
+    assert en.summary(runs)["tool_calls_error"].item() == stated.height + len(errors) == 4
+    failed = runs.tool_calls.filter(pl.col("commands") == "sudo ls")
+    assert failed["exit_code"].to_list() == [1, 1]
+    inferred = _by_sample(runs.tasks, "exit_codes_inferred")
+    assert {k: v for k, v in inferred.items() if v != (0,)} == {
+        ("greet", 1): (1,),
+        ("greet", 2): (1,),
+    }
+    # Inspect -> evalnb -> Inspect: every tool error stays one, with its message; the
+    # export adds the calls whose result stated a non-zero exit code (issue 27 item 6)
+    folder = tmp_path / "runs"
+    assert main(["import", "inspect", str(agentic), "--out", str(folder)]) == 0
+    [run] = folder.iterdir()
+    again = _tool_errors(write_inspect_log(run, tmp_path / "logs"))
+    added = [
+        (t, e, c, "Exit code: 1")
+        for t, e, c in stated.select("task_id", "epoch", "commands").rows()
+    ]
+    assert again == sorted(errors + added)
 
 
 def test_scores_are_checks_passing_on_full_credit_and_agree_with_inspect_s_metrics(agentic):

@@ -13,6 +13,7 @@ import copy
 import json
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai import Task, eval
@@ -25,7 +26,7 @@ from inspect_ai.solver import generate
 import evalnb as en
 from evalnb.analysis.cost import task_cost
 from evalnb.errors import InputError
-from evalnb.present.report import terminal_report
+from evalnb.present.report import terminal_report, write_report
 from tests.conftest import shared_fixture
 from tests.inspect_logs import agentic_log
 
@@ -143,6 +144,21 @@ def test_a_grader_on_the_evaluated_model_is_not_the_agent(tmp_path):
     assert (task["grader_calls"], task["passed"]) == (1, True)
 
 
+def test_without_usage_on_its_events_a_graded_sample_has_unknown_token_totals(tmp_path):
+    """The sample's model_usage holds the grader's tokens too (959 of them for a
+    182-token answer): with no usage on the agent's model event, it is no total of
+    the agent's, so the totals are unknown rather than the grader's added in."""
+    log = read_eval_log(str(_graded_log(tmp_path)))
+    agent = next(e for e in log.samples[0].events if e.event == "model")
+    agent.output.usage = None
+    path = tmp_path / "no-usage.eval"
+    write_eval_log(log, str(path))
+    runs = _quiet_load(path)
+    task = runs.tasks.row(0, named=True)
+    assert (task["turns"], task["grader_calls"]) == (1, 1)
+    assert (task["total_input_tokens"], task["total_output_tokens"]) == (None, None)
+
+
 def test_in_logs_before_spans_a_scorer_step_holds_the_grader_calls(tmp_path):
     """inspect_ai 0.3.58 logged a scorer as ``step`` begin/end events of type ``scorer``."""
     import zipfile
@@ -192,6 +208,44 @@ def test_samples_no_scorer_scored_have_no_verdict_and_the_summary_says_so():
     assert "10 unscored" in terminal_report(runs)
 
 
+def _category_cell(passed: int, scored: int, unscored: int, word: str = "") -> str:
+    note = f" ({unscored} unscored: no verdict, outside the pass rate)" if unscored else ""
+    return f"{passed}/{scored}{word}{note}"
+
+
+@pytest.mark.parametrize("unscore", [0, 1, None], ids=["all-scored", "one-unscored", "no-scorer"])
+def test_the_category_line_and_table_count_passed_over_the_scored_and_say_the_unscored(
+    tmp_path, unscore
+):
+    """Found by an audit: "popularity: – 0/10 passed" for 10 samples nothing scored.
+    ``unscore``: how many samples of the scored 0.3.95 log lose their scores; None for
+    the 0.3.58 log, which no scorer scored."""
+    if unscore is None:
+        path, samples = _real(".eval"), read_eval_log(str(_real(".eval"))).samples
+        scores = [s.scores for s in samples]
+    else:
+        doc = json.loads(_real(".json").read_text())
+        for sample in doc["samples"][:unscore]:
+            sample["scores"] = {}
+        path = tmp_path / "log.json"
+        path.write_text(json.dumps(doc))
+        scores = [s["scores"] for s in doc["samples"]]
+    # a recount: a sample passes on its scorer's C; one without scores has no verdict
+    scored = [s for s in scores if s]
+    passed = sum(_value(next(iter(s.values()))) == "C" for s in scored)
+    counts = (passed, len(scored), len(scores) - len(scored))
+    runs = _quiet_load(path)
+    category = runs.tasks.get_column("category").unique().item()
+    [line] = [x.strip() for x in terminal_report(runs).splitlines() if f" {category}: " in x]
+    assert line.endswith(f"  {_category_cell(*counts, ' passed')}")  # after the overall rate
+    report = write_report(runs, tmp_path / "report")["report.md"].read_text()
+    assert f"| {category} | {len(scores)} | {_category_cell(*counts)} |" in report
+
+
+def _value(score: Any) -> Any:
+    return score["value"] if isinstance(score, dict) else score.value
+
+
 def test_a_scored_log_has_no_unscored_samples():
     runs = en.load(_real(".json"))
     row = en.summary(runs).row(0, named=True)
@@ -234,7 +288,11 @@ def test_a_sample_without_events_gives_its_tool_calls_from_the_tool_messages(tmp
         "task_id", "commands", "stdout", "stderr"
     )
     assert sorted(got.rows()) == sorted(expected) and len(expected) == 7
-    assert dict(runs.tool_calls.select("commands", "exit_code").rows())["cat /nope"] == 1
+    codes = dict(runs.tool_calls.select("commands", "exit_code").rows())
+    assert codes["cat /nope"] == 1  # stated in its result
+    assert codes["sudo ls"] == 1  # a tool message with an error: failed, inferred
+    assert runs.tasks.filter(exit_codes_inferred=1)["task_id"].to_list() == ["greet"]
+    assert en.summary(runs)["tool_calls_error"].item() == 2
     assert "sudo: permission denied" in got.get_column("stderr").to_list()
     # one LLM call per assistant message; the totals from the sample's model_usage
     columns = ["task_id", "turns", "total_input_tokens", "total_output_tokens", "natural_stop"]

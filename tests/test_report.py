@@ -89,7 +89,7 @@ def test_report_md_has_labelled_rates_categories_and_every_check(bashkit_eval_fi
     assert text.count("\n| Overall rate | ") == 3
     assert "| Tasks passed | 19/25 |" in text
     assert "### By category" in text
-    assert "| text_processing | 3 | 1 | 33.3% [" in text  # Haiku: 1 of 3 passed
+    assert "| text_processing | 3 | 1/3 | 33.3% [" in text  # Haiku: 1 of 3 passed
     assert "### Friction signals" in text
     assert text.count("\n| friction | low_tool_call_success | ") == 3  # one row per run
     assert text.count("#### ") == 75

@@ -24,7 +24,7 @@ def by_category(runs: Runs) -> pl.DataFrame:
 
     ``rate = score / max_score`` (weighted checks); ``pass_rate = passed / tasks``
     (``tasks`` counts attempts; unscored ones, :data:`SCORED`, are left out of the
-    pass rate). Both intervals (``rate_lo``/``rate_hi``,
+    pass rate and counted in ``unscored_tasks``). Both intervals (``rate_lo``/``rate_hi``,
     ``pass_rate_lo``/``pass_rate_hi``) are clustered by task, as in :func:`summary`.
 
     Example:
@@ -77,6 +77,7 @@ def by_category(runs: Runs) -> pl.DataFrame:
             how="left",
             nulls_equal=True,
         )
+        .with_columns((pl.col("tasks") - pl.col("_scored")).alias("unscored_tasks"))
         .drop("run_key", "_scored")
         .sort("run_id", "category", nulls_last=True)
         .collect()

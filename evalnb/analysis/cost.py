@@ -30,8 +30,9 @@ A cost the source recorded is the task's cost: the ``recorded_cost_usd`` column
 0.0 included) is its ``cost_usd``; prices fill in only the tasks without one.
 ``cost_source`` says which it is (``recorded`` or ``prices``), and both figures are
 shown: :func:`task_cost` gives ``recorded_cost_usd`` and ``priced_cost_usd`` (what the
-price table says) beside it, and a run's summary its ``recorded_cost_usd`` (the part
-of its ``cost_usd`` the source recorded).
+price table says) beside it, and a run's summary (:func:`run_costs`) its
+``recorded_cost_usd`` (the part of its ``cost_usd`` the source recorded) and its
+``priced_cost_usd`` (every attempt at the price table's figure).
 
 Example:
     >>> prices = load_prices()
@@ -222,25 +223,25 @@ def task_cost(runs: Runs, prices: Prices | None = None) -> pl.DataFrame:
 
 _CACHE = ("cache_read_tokens", "cache_write_tokens")
 _TOKENS = ("total_input_tokens", "total_output_tokens", *_CACHE)
-_PRICED = (
-    pl.when(pl.col("_free"))
-    .then(pl.lit(0.0))
-    .otherwise(
-        (
+
+
+def _priced(suffix: str = "") -> pl.Expr:
+    """The cost of token counts (one attempt's, or a run's sums: the token columns named
+    with ``suffix``) at the joined price columns."""
+    inp, out, read, write = (pl.col(c + suffix) for c in _TOKENS)
+    return (
+        pl.when(pl.col("_free"))
+        .then(pl.lit(0.0))
+        .otherwise(
             (
-                pl.col("total_input_tokens")
-                - pl.col("cache_read_tokens")
-                - pl.col("cache_write_tokens")
+                (inp - read - write) * pl.col("_input")
+                + read * pl.col("_cached_input")
+                + write * pl.coalesce("_cache_write", "_input")
+                + out * pl.col("_output")
             )
-            * pl.col("_input")
-            + pl.col("cache_read_tokens") * pl.col("_cached_input")
-            + pl.col("cache_write_tokens") * pl.coalesce("_cache_write", "_input")
-            + pl.col("total_output_tokens") * pl.col("_output")
+            / 1e6
         )
-        / 1e6
     )
-)
-"""The cost of token counts (one attempt's, or a run's sums) at the joined price columns."""
 
 
 def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.LazyFrame:
@@ -256,13 +257,14 @@ def _attempt_costs(runs: Runs, prices: Prices | None, keys: list[str]) -> pl.Laz
         .join(table, on="run_key", how="left", maintain_order="left")
         .join(_call_extras(runs, table), on="attempt_key", how="left", maintain_order="left")
     )
+    priced = _priced() + pl.col("_extra").fill_null(0.0)
     return tokens.with_columns(
-        pl.coalesce("_rec", _PRICED + pl.col("_extra").fill_null(0.0)).alias("cost_usd"),
+        pl.coalesce("_rec", priced).alias("cost_usd"),
         pl.col("_rec").alias("recorded_cost_usd"),
-        (_PRICED + pl.col("_extra").fill_null(0.0)).alias("priced_cost_usd"),
+        priced.alias("priced_cost_usd"),
         pl.when(pl.col("_rec").is_not_null())
         .then(pl.lit("recorded"))
-        .when(_PRICED.is_not_null())
+        .when(_priced().is_not_null())
         .then(pl.lit("prices"))
         .alias("cost_source"),
     )
@@ -327,14 +329,18 @@ def _price_table(key: pl.Series, found: list[Price | None]) -> pl.DataFrame:
 
 def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     """Per run (``run_key``): total cost in USD (``cost_usd``, null when any task's cost
-    is unknown) and the part of it the source recorded (``recorded_cost_usd``, null
-    when no task has a recorded cost).
+    is unknown), the part of it the source recorded (``recorded_cost_usd``, null
+    when no task has a recorded cost), and what the price table says for every task,
+    recorded or not (``priced_cost_usd``, shown beside a recorded cost; null when the
+    model has no price or a task lacks its token counts; ``cost_usd`` when nothing was
+    recorded).
 
     The total is each task's :func:`task_cost` summed, in a way that does not depend on
     row order: the recorded costs are summed in sorted order, and the other tasks'
     token counts are summed first (integers, exact) and priced once, at the run's
-    price. Lazy, so that :func:`evalnb.analysis.summary.summary` collects it with its
-    other per-run figures in one pass.
+    price (``priced_cost_usd`` likewise, over all tasks). Lazy, so that
+    :func:`evalnb.analysis.summary.summary` collects it with its other per-run figures
+    in one pass.
 
     Example:
         >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
@@ -349,21 +355,25 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
     """
     table, recorded = _run_prices(runs, prices)
     priced = pl.col("_rec").is_null()
+    # a task to price without its token counts has an unknown cost (unless free)
+    untold = pl.any_horizontal(pl.col(_TOKENS[:2]).is_null())
     token_sums = (
         runs.scan("tasks")
         .select(RUN_KEY, "attempt_key", *_TOKENS, recorded.alias("_rec"))
         .join(_call_extras(runs, table), on="attempt_key", how="left")
         .group_by("run_key")
         .agg(
-            # a task to price without its token counts has an unknown cost (unless free)
-            (priced & pl.any_horizontal(pl.col(_TOKENS[:2]).is_null())).any().alias("_unknown"),
+            (priced & untold).any().alias("_unknown"),
+            untold.any().alias("_unknown_all"),
             priced.any().alias("_any_priced"),
             pl.col("_rec").drop_nulls().sort().cum_sum().last().alias("recorded_cost_usd"),
             *(pl.col(c).filter(priced).fill_null(0).sum() for c in _TOKENS),
             pl.col("_extra").filter(priced).fill_null(0.0).sort().sum(),
+            *(pl.col(c).fill_null(0).sum().name.suffix("_all") for c in _TOKENS),
+            pl.col("_extra").fill_null(0.0).sort().sum().name.suffix("_all"),
         )
     )
-    priced_total = _PRICED + pl.col("_extra")
+    priced_total = _priced() + pl.col("_extra")
     total = pl.col("recorded_cost_usd").fill_null(0.0) + pl.when(pl.col("_any_priced")).then(
         priced_total
     ).otherwise(0.0)
@@ -371,6 +381,9 @@ def run_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
         "run_key",
         pl.when(~pl.col("_unknown") | pl.col("_free")).then(total).alias("cost_usd"),
         "recorded_cost_usd",
+        pl.when(~pl.col("_unknown_all") | pl.col("_free"))
+        .then(_priced("_all") + pl.col("_extra_all"))
+        .alias("priced_cost_usd"),
     )
 
 
@@ -427,7 +440,7 @@ def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
             MissingPriceWarning,
         )
     table = _price_table(pl.Series("judge_model", judges, pl.Utf8), list(found.values()))
-    cost = _PRICED.alias("_cost")
+    cost = _priced().alias("_cost")
     return (
         sums.join(table, on="judge_model", how="left")
         .select("run_key", cost)

@@ -77,8 +77,9 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
     tokens and time (``total_input_tokens``, ``total_output_tokens``,
     ``total_duration_ms`` over the attempts whose duration is known, null when none
     is, and ``avg_duration_ms`` over those); ``cost_usd`` (null when any task's
-    cost is unknown; ``prices`` defaults to the packaged price table) and the part of it
-    the source recorded, ``recorded_cost_usd`` (:func:`~evalnb.analysis.cost.run_costs`);
+    cost is unknown; ``prices`` defaults to the packaged price table), the part of it
+    the source recorded, ``recorded_cost_usd``, and every task at the price table's
+    figure, ``priced_cost_usd`` (:func:`~evalnb.analysis.cost.run_costs`);
     what its judges cost, apart, ``judge_cost_usd`` (:func:`~evalnb.analysis.cost.judge_costs`,
     null without judge ratings); spec 002's
     layers for scenario runs (:data:`~evalnb.analysis.layers.LAYER_COLUMNS`, null
@@ -234,6 +235,7 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
         "avg_duration_ms",
         "cost_usd",
         "recorded_cost_usd",
+        "priced_cost_usd",
         "judge_cost_usd",
         *LAYER_COLUMNS,
     ).collect()

@@ -17,10 +17,14 @@ trials. What evalnb makes of a trajectory:
   count, no LLM call), ``llm_call_count: N > 1`` (N calls whose tokens are known only
   together: N rows with null tokens, the step's usage in the task totals),
   ``is_copied_context`` steps (copied from an earlier trajectory: nothing new), and
-  **split responses**: consecutive agent steps with identical ``metrics`` are one
-  response that a producer split into steps (Harbor's Claude Code converter writes one
-  step per content block, each with the whole response's usage). Two real calls cannot
-  have equal usage, since the later prompt holds the earlier reply.
+  **split responses**: consecutive agent steps with the same known prompt side of
+  ``metrics`` (:meth:`~evalnb.formats.atif_models.Metrics.key`: ``prompt_tokens``,
+  ``cached_tokens``, ``cache_creation_input_tokens``) are one response that a producer
+  split into steps (Harbor's Claude Code converter writes one step per content block,
+  each with the response's usage). Two real calls cannot have equal prompts, since the
+  later prompt holds the earlier reply. The output side can differ between split steps
+  (Claude Code writes the output count as it streams), so a response's usage (and
+  cost) is its last step's, the latest count.
 - **Tokens and the whole-prompt rule.** ``input_tokens`` = ``prompt_tokens`` (every
   input token, cached or not) plus ``metrics.extra.cache_creation_input_tokens``:
   ``cache_read_tokens`` = ``cached_tokens`` (a subset of ``prompt_tokens``),
@@ -141,7 +145,8 @@ class _Response:
 
     @property
     def metrics(self) -> Metrics | None:
-        return self.steps[0].metrics
+        """The last step's: split steps share the prompt; the last has the latest output."""
+        return self.steps[-1].metrics
 
 
 @dataclass
@@ -316,14 +321,14 @@ def _responses(traj: Trajectory) -> Iterator[_Response]:
 
 
 def _same_response(group: _Response, step: Step) -> bool:
-    """Whether ``step`` continues the response of ``group`` (equal, non-empty usage)."""
+    """Whether ``step`` continues the response of ``group`` (the same known prompt side)."""
     last, metrics = group.steps[-1], step.metrics
     return (
         step.llm_call_count is None
         and last.llm_call_count is None
         and metrics is not None
         and group.metrics is not None
-        and (metrics.prompt_tokens, metrics.completion_tokens) != (None, None)
+        and metrics.prompt_tokens is not None
         and metrics.key() == group.metrics.key()
         and step.sidechain == last.sidechain
     )

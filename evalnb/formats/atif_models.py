@@ -59,14 +59,19 @@ class Metrics(_Open):
     extra: dict[str, Any] | None = None
 
     def key(self) -> tuple[Any, ...]:
-        """What identifies one response's usage (split steps repeat all of it)."""
-        return (
-            self.prompt_tokens,
-            self.completion_tokens,
-            self.cached_tokens,
-            self.cost_usd,
-            self.extra,
-        )
+        """What identifies one response: its prompt side (``prompt_tokens``,
+        ``cached_tokens``, ``extra.cache_creation_input_tokens``). Split steps repeat
+        it, while two real calls cannot share it, since the later prompt holds the
+        earlier reply; the output side can differ between split steps (a count taken
+        while the reply streamed), so it is left out.
+
+        Example:
+            >>> a = Metrics(prompt_tokens=100, completion_tokens=3, cached_tokens=90)
+            >>> a.key() == Metrics(prompt_tokens=100, completion_tokens=40, cached_tokens=90).key()
+            True
+        """
+        writes = (self.extra or {}).get("cache_creation_input_tokens")
+        return (self.prompt_tokens, self.cached_tokens, writes)
 
     def usage(self) -> Usage:
         """The response's tokens, ``input_tokens`` the whole prompt (module docstring)."""

@@ -20,7 +20,13 @@ Each trajectory is ATIF-v1.7:
   folder back gives the same summary.
 
 The reward is 1 for a passed attempt and 0 otherwise (``verifier/reward.txt`` and the
-trial's ``verifier_result``); an errored attempt has ``exception_info``. The job's
+trial's ``verifier_result``); an errored attempt has ``exception_info``. The trial
+``config.json`` names the agent's model as Harbor does, ``provider/model`` (a model
+already named ``provider/...`` is not prefixed again). The trial ``result.json`` has
+the attempt's times: ``finished_at`` its ``task_finished`` event's time, ``started_at``
+its ``task_started`` event's (else ``finished_at`` less the duration), and
+``agent_execution`` the agent's run, ``duration_ms`` from that start (null where a time
+or the duration is unknown), so Harbor's tools see the durations. The job's
 ``stats`` count the trials, errors and rewards as Harbor does. Everything is written in a
 temporary folder and renamed: an existing job folder is refused and nothing is left
 half-written.
@@ -37,11 +43,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from evalnb.errors import InputError
-from evalnb.formats.agent_logs import slug
+from evalnb.formats.agent_logs import parse_time, slug
 from evalnb.formats.atif import EVALNB_KEY
 from evalnb.records import LLMCall, Message, RunMeta, TaskRecord, ToolCallResult
 from evalnb.records.trace import tool_result_text
@@ -200,17 +207,64 @@ def write_atif(run_dir: str | Path, out_dir: str | Path) -> Path:
     tmp = target.with_name(f".{target.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        _write_job(tmp, meta, records)
+        _write_job(tmp, meta, records, _attempt_times(store))
         os.replace(tmp, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 
-def _write_job(job: Path, meta: RunMeta, records: list[TaskRecord]) -> None:
+_Times = dict[tuple[str, int], tuple[datetime | None, datetime | None]]
+
+
+def _attempt_times(store: RunStore) -> _Times:
+    """When each attempt (task id, epoch) started and finished: the times of its last
+    ``task_finished`` event and of the ``task_started`` event of the same attempt."""
+    started: dict[tuple[Any, ...], datetime | None] = {}
+    times: _Times = {}
+    for event in store.events():
+        key = (event.get("task_id"), event.get("epoch"), event.get("attempt"))
+        time, _ = parse_time(event.get("ts"))
+        if event.get("event") == "task_started":
+            started[key] = time
+        elif event.get("event") == "task_finished":
+            times[(str(key[0]), int(key[1] or 1))] = (started.get(key), time)
+    return times
+
+
+def _timing(record: TaskRecord, times: _Times) -> dict[str, Any]:
+    """The trial result's ``started_at``, ``finished_at`` and ``agent_execution``."""
+    start, end = times.get((record.task.id, record.epoch), (None, None))
+    duration = record.trace.duration_ms
+    took = timedelta(milliseconds=duration) if duration is not None else None
+    if start is None and end is not None and took is not None:
+        start = end - took
+    execution = None
+    if start is not None and took is not None:
+        execution = {"started_at": _iso(start), "finished_at": _iso(start + took)}
+    return {"started_at": _iso(start), "finished_at": _iso(end), "agent_execution": execution}
+
+
+def _iso(time: datetime | None) -> str | None:
+    return None if time is None else time.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _model_name(meta: RunMeta) -> str:
+    """Harbor's ``provider/model`` name of a run's model (never prefixed twice).
+
+    Example:
+        >>> _model_name(RunMeta(run_id="r", provider="sim", model="sim/flailing"))
+        'sim/flailing'
+        >>> _model_name(RunMeta(run_id="r", provider="anthropic", model="claude-haiku-4-5"))
+        'anthropic/claude-haiku-4-5'
+    """
+    prefix = f"{meta.provider}/"
+    return meta.model if meta.model.startswith(prefix) else prefix + meta.model
+
+
+def _write_job(job: Path, meta: RunMeta, records: list[TaskRecord], times: _Times) -> None:
     agent = meta.sandbox or "evalnb"
-    model_name = f"{meta.provider}/{meta.model}"
-    agents = {"name": agent, "model_name": model_name}
+    agents = {"name": agent, "model_name": _model_name(meta)}
     names: list[str] = []
     rewards: dict[str, list[str]] = {"1.0": [], "0.0": []}
     for record in records:
@@ -253,6 +307,7 @@ def _write_job(job: Path, meta: RunMeta, records: list[TaskRecord]) -> None:
                     if record.error
                     else None
                 ),
+                **_timing(record, times),
             },
         )
     errors = sum(r.error is not None for r in records)

@@ -25,7 +25,10 @@ Codex log carries no verdict.
   ``patch_apply_end`` events where the rollout kept them; otherwise null.
 - **Compaction** (a ``compacted`` line, a ``context_compacted`` event or a
   ``compaction`` item): the next call is marked ``compacted``; the task's
-  ``compactions`` column counts them.
+  ``compactions`` column counts them. Codex writes one compaction as several of these
+  (codex-rs persists the ``compacted`` item, then sends ``ContextCompacted``, which the
+  rollout keeps as a ``context_compacted`` event), with no model response between them,
+  so the signals between two responses are one compaction.
 - **Ending**: the prompt is the first ``user_message`` event. A turn that started and
   neither completed (``task_complete``) nor was aborted means the session was cut off:
   the task is errored, as it is for ``turn_aborted``; tool calls made just before the
@@ -151,8 +154,10 @@ class _Rollout:
             self._event(lineno, payload)
 
     def _compacted(self) -> None:
+        """A compaction signal: counted unless one came since the last response (the
+        same compaction, see the module docstring)."""
+        self.compactions += not self.compact_next
         self.compact_next = True
-        self.compactions += 1
 
     def _item(self, item: dict[str, Any]) -> None:
         kind = item.get("type")
@@ -387,7 +392,10 @@ def read_exec_json(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
             ]
             usage = Usage(*counts)  # the thread's running total: the last one counts
         elif kind in ("turn.failed", "error"):
-            message = (doc.get("error") or {}).get("message") or doc.get("message")
+            failure = doc.get("error")
+            if failure is not None and not isinstance(failure, dict):
+                raise InputError(path, lineno, "error", "expected an object with a message")
+            message = (failure or {}).get("message") or doc.get("message")
             error = f"codex {kind}: {message}"
     tools = []
     for item in items.values():

@@ -17,9 +17,13 @@ carries no verdict. What evalnb makes of it:
   :func:`~evalnb.formats.agent_logs.command_text`; ``stdout`` the function response's
   ``output``, ``stderr`` its ``error``). ``exit_code`` is the ``Exit Code: N`` the shell
   tool's output states, else 0 for ``status`` ``success`` and 1 for ``error`` (those
-  counted in ``exit_codes_inferred``), else null (``cancelled``).
+  counted in ``exit_codes_inferred``), else null (``cancelled``, or a call that never
+  finished).
 - The prompt is the first user message; ``natural_stop`` is true when the last reply
-  asked for no tool; a session whose last message is an ``error`` message is errored.
+  asked for no tool; a session whose last message is an ``error`` message is errored,
+  as is a session cut off while a tool ran: a tool call still in a status before
+  ``success``/``error``/``cancelled`` (``executing``, ``scheduled``, ...), whose result
+  the file never got (Gemini CLI rewrites a message as its calls finish).
   ``duration_ms`` spans ``startTime``, ``lastUpdated`` and the message times.
 
 Example:
@@ -59,6 +63,8 @@ from evalnb.records import (
 
 SOURCE = "gemini-cli"
 _STATUS_CODES = {"success": 0, "error": 1}
+_FINISHED = (*_STATUS_CODES, "cancelled")
+"""The tool call statuses of a call that ended; any other (``executing``, ...) is running."""
 
 
 class _Open(BaseModel):
@@ -209,6 +215,17 @@ def read_gemini_session(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord
         attempt.messages.append(Message(role="assistant", content=blocks))
         if results:
             attempt.messages.append(Message(role="tool_result", content=results))
+    running = [
+        c
+        for m in by_id.values()
+        for c in m.toolCalls or []
+        if c.status is not None and c.status not in _FINISHED
+    ]
+    if running:
+        attempt.error = (
+            f"the session was cut off: tool call {running[0].name!r} never finished "
+            f"(status {running[0].status})"
+        )
     if local:
         warn_local_times(path, ["timestamp"])
     attempt.turns = len(attempt.llm_calls)

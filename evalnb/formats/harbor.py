@@ -7,7 +7,10 @@ tests' output). What evalnb makes of it:
 
 - **Runs.** A job is one run per (agent, model) it ran: ``run_id`` is
   ``harbor-<job id>-<agent>-<model>``, ``provider`` and ``model`` those of the trial's
-  ``agent_info.model_info`` (else its configured ``model_name``, ``provider/model``),
+  ``agent_info.model_info`` (else its configured ``model_name``, ``provider/model``). A
+  trial without a result (cancelled, or still running) takes its agent, model and job id
+  from its own ``config.json`` (Harbor writes it when the trial starts), else the agent
+  of the job's ``config.json`` when the job ran a single one, so it joins its run.
   ``dataset`` the dataset part of the job's ``stats.evals`` key
   (``<agent>__<model>__<dataset>``), started and finished times the job's.
 - **Tasks.** A trial is one task attempt: ``task_id`` = ``task_name``; several trials of
@@ -71,6 +74,7 @@ from evalnb.records import RunMeta, RunSettings, ScoreResult, TaskRecord
 
 SOURCE = "harbor"
 RESULT = "result.json"
+CONFIG = "config.json"
 LAYOUT = ("agent", "verifier")
 """The sub-folders of a Harbor trial; a folder holding one of them is read as a trial."""
 
@@ -138,6 +142,12 @@ class TrialResult(_Open):
     agent_execution: Span | None = None
 
 
+class JobConfig(_Open):
+    """A job's ``config.json``: the agents it runs."""
+
+    agents: list[AgentConfig] = Field(default_factory=list)
+
+
 class EvalStats(_Open):
     n_trials: int | None = None
     n_errors: int | None = None
@@ -169,6 +179,10 @@ def _is_job_result(doc: Any) -> bool:
     return isinstance(doc, dict) and "stats" in doc and "n_total_trials" in doc
 
 
+def _is_trial_config(doc: Any) -> bool:
+    return isinstance(doc, dict) and "trial_name" in doc and isinstance(doc.get("agent"), dict)
+
+
 def _trial_layout(path: Path) -> bool:
     return any((path / name).is_dir() for name in LAYOUT)
 
@@ -188,14 +202,18 @@ class _Trial:
     folder: Path
     result: TrialResult | None
     result_path: Path | None
+    config: TrialConfig
+    """The result's ``config``; without a result, the trial's ``config.json``."""
 
 
-def _find(folder: Path, test: Any, skip: tuple[str, ...] = LAYOUT) -> Path | None:
-    """The first ``result.json`` passing ``test`` in ``folder``, then one and two down."""
+def _find(
+    folder: Path, test: Any, skip: tuple[str, ...] = LAYOUT, name: str = RESULT
+) -> Path | None:
+    """The first file ``name`` passing ``test`` in ``folder``, then one and two down."""
     candidates = [
-        folder / RESULT,
-        *sorted(folder.glob(f"*/{RESULT}")),
-        *sorted(folder.glob(f"*/*/{RESULT}")),
+        folder / name,
+        *sorted(folder.glob(f"*/{name}")),
+        *sorted(folder.glob(f"*/*/{name}")),
     ]
     for path in candidates:
         inside = path.relative_to(folder).parts
@@ -212,10 +230,24 @@ def _find(folder: Path, test: Any, skip: tuple[str, ...] = LAYOUT) -> Path | Non
 
 def _trial(folder: Path) -> _Trial:
     path = _find(folder, _is_trial_result)
-    if path is None:
-        return _Trial(folder, None, None)
+    if path is not None:
+        text, doc = read_json(path)
+        result = validate(path, text, doc, TrialResult)
+        return _Trial(folder, result, path, result.config)
+    config = _find(folder, _is_trial_config, name=CONFIG)
+    if config is None:
+        return _Trial(folder, None, None, TrialConfig())
+    text, doc = read_json(config)
+    return _Trial(folder, None, None, validate(config, text, doc, TrialConfig))
+
+
+def _job_agent(path: Path) -> AgentConfig | None:
+    """The agent of the job ``config.json`` at ``path`` when it runs exactly one."""
+    if not path.is_file():
+        return None
     text, doc = read_json(path)
-    return _Trial(folder, validate(path, text, doc, TrialResult), path)
+    agents = validate(path, text, doc, JobConfig).agents
+    return agents[0] if len(agents) == 1 else None
 
 
 def read_job(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
@@ -231,7 +263,7 @@ def read_job(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
     text, doc = read_json(folder / RESULT)
     job = validate(folder / RESULT, text, doc, JobResult)
     trials = [_trial(sub) for sub in sorted(folder.iterdir()) if _is_trial_folder(sub)]
-    return _runs(folder, folder / RESULT, job, trials)
+    return _runs(folder, folder / RESULT, job, trials, _job_agent(folder / CONFIG))
 
 
 def _is_trial_folder(path: Path) -> bool:
@@ -251,20 +283,25 @@ def read_trial_folder(path: str | Path) -> list[tuple[RunMeta, list[TaskRecord]]
     if not folder.is_dir():
         raise InputError(folder, None, None, "not a folder")
     job_path = _find(folder, _is_job_result)
-    job = None
+    job, job_agent = None, None
     if job_path is not None:
         text, doc = read_json(job_path)
         job = validate(job_path, text, doc, JobResult)
-    return _runs(folder, job_path, job, [_trial(folder)])
+        job_agent = _job_agent(job_path.parent / CONFIG)
+    return _runs(folder, job_path, job, [_trial(folder)], job_agent)
 
 
 def _runs(
-    folder: Path, job_path: Path | None, job: JobResult | None, trials: list[_Trial]
+    folder: Path,
+    job_path: Path | None,
+    job: JobResult | None,
+    trials: list[_Trial],
+    job_agent: AgentConfig | None,
 ) -> list[tuple[RunMeta, list[TaskRecord]]]:
     groups: dict[tuple[str, str, str], list[tuple[_Trial, Attempt, Any]]] = defaultdict(list)
     local: list[str] = []
     for trial in trials:
-        agent, provider, model = _identity(trial)
+        agent, provider, model = _identity(trial, job_agent)
         attempt, stored = _attempt(trial, local)
         groups[(agent, provider, model)].append((trial, attempt, stored))
     if job is not None and job_path is not None:
@@ -275,8 +312,7 @@ def _runs(
         local.append("job started_at/finished_at")
     warn_local_times(job_path or folder, local)
     job_id = (job.id if job else None) or next(
-        (t.result.config.job_id for t in trials if t.result and t.result.config.job_id),
-        folder.name,
+        (t.config.job_id for t in trials if t.config.job_id), folder.name
     )
     runs = []
     for (agent, provider, model), items in groups.items():
@@ -310,15 +346,15 @@ def _runs(
     return runs
 
 
-def _identity(trial: _Trial) -> tuple[str, str, str]:
-    """``(agent, provider, model)`` of a trial."""
-    result = trial.result
-    if result is None:
-        return "unknown", "unknown", "unknown"
-    info = result.agent_info or AgentInfo()
-    agent = info.name or result.config.agent.name or "unknown"
-    configured = result.config.agent.model_name or ""
-    prefix, _, bare = configured.rpartition("/")
+def _identity(trial: _Trial, job_agent: AgentConfig | None) -> tuple[str, str, str]:
+    """``(agent, provider, model)`` of a trial: its ``agent_info``, else its configured
+    agent, else the job's single agent."""
+    info = (trial.result.agent_info if trial.result else None) or AgentInfo()
+    configured = trial.config.agent
+    if configured.name is None and configured.model_name is None:
+        configured = job_agent or configured
+    agent = info.name or configured.name or "unknown"
+    prefix, _, bare = (configured.model_name or "").rpartition("/")
     model_info = info.model_info or ModelInfo()
     return agent, model_info.provider or prefix or "unknown", model_info.name or bare or "unknown"
 

@@ -40,7 +40,8 @@ One log is one evalnb run: a log holds one task run by one evaluated model
   ``latency_ms`` is the event's ``working_time``; ``stop_reason`` the output's.
   ``turns`` is the number of these calls; the task's token totals are their sums (the
   sample's ``model_usage`` of the evaluated model, read the same way, when no event
-  has usage); ``natural_stop`` is True when the sample neither errored nor hit a
+  has usage, unless a grader ran: ``model_usage`` then holds its tokens too, and the
+  totals are unknown, null); ``natural_stop`` is True when the sample neither errored nor hit a
   limit and its last call stopped with ``stop``.
 - **a sample without events** (a log written without them): one LLM call per
   assistant message (no tokens or latency: the totals come from ``model_usage``; the
@@ -54,8 +55,10 @@ One log is one evalnb run: a log holds one task run by one evaluated model
   tool error's message, ``timed_out`` an error of type ``timeout``. ``exit_code``
   (:data:`EXIT_RULE`) is the event's ``metadata["exit_code"]`` (evalnb's own exports),
   else N from a last result line ``Exit code: N`` / ``exit status N`` / ``returncode:
-  N``, else **null**; the run's ``settings.unavailable`` lists ``exit_codes`` when
-  there are any. A null exit code is neither ok nor an error: it counts in
+  N``, else 1 when the call has an ``error`` (Inspect's tool error: the call failed;
+  counted in the ``exit_codes_inferred`` task field, as Claude Code's ``is_error``),
+  else **null**; the run's ``settings.unavailable`` lists ``exit_codes`` when there
+  are any. A null exit code is neither ok nor an error: it counts in
   ``tool_calls_unknown``, outside ``tool_call_success_rate``.
 - **checks**: one per score (one per key of a dict value, per item of a list value):
   ``check`` = the scorer name (``name.key``), ``kind`` = the scorer name, ``detail`` =
@@ -111,7 +114,7 @@ from evalnb.records import (
 SOURCE = "inspect"
 EXIT_RULE = (
     "tool event metadata exit_code, else a last result line 'Exit code: N' / "
-    "'exit status N' / 'returncode: N', else null"
+    "'exit status N' / 'returncode: N', else 1 for a tool error, else null"
 )
 PROMPT_MISSING = "(no input text in the Inspect sample)"
 BASH_ARGUMENTS = ("cmd", "command", "commands")
@@ -296,16 +299,28 @@ def _record(sample: Any, model: str, task_name: str, apart: bool) -> TaskRecord:
             system=system,
             prompt=prompt or PROMPT_MISSING,
         )
-    trace, grader_calls = _trace(sample, model, res, apart)
+    trace, grader_calls, inferred = _trace(sample, res, apart)
+    totals = _usage_totals(trace.llm_calls, sample, model, apart, grader_calls)
+    if totals is not None:
+        trace.total_input_tokens, trace.total_output_tokens = totals
     results, numbers = _checks(sample.scores or {})
     error = _error(sample)
     last = trace.llm_calls[-1].stop_reason if trace.llm_calls else None
     trace.natural_stop = error is None and last == "stop"
     if isinstance(ours, dict):  # evalnb's own export: what Inspect has no field for
         trace = trace.model_copy(update=ours["trace"])
-    extra: dict[str, Any] = {**numbers, "grader_calls": grader_calls}
+    extra: dict[str, Any] = {
+        **numbers,
+        "grader_calls": grader_calls,
+        "exit_codes_inferred": inferred,
+    }
+    recorded: dict[str, Any] = {}
     if not sample.scores and error is None:
-        extra["recorded"] = {"passed": None}  # no scorer's verdict: unscored
+        recorded["passed"] = None  # no scorer's verdict: unscored
+    if totals is None:
+        recorded.update(total_input_tokens=None, total_output_tokens=None)
+    if recorded:
+        extra["recorded"] = recorded
     fields: dict[str, Any] = {}
     if isinstance(ours, dict):
         extra = ours.get("extra", {})
@@ -332,24 +347,24 @@ def _error(sample: Any) -> str | None:
     return None
 
 
-def _trace(sample: Any, model: str, res: Resolve, apart: bool) -> tuple[AgentTrace, int]:
-    """The agent's trace of a sample, and how many model events were a grader's."""
+def _trace(sample: Any, res: Resolve, apart: bool) -> tuple[AgentTrace, int, int]:
+    """The agent's trace of a sample (token totals left to :func:`_usage_totals`), how
+    many model events were a grader's, and how many exit codes were inferred from a
+    tool error."""
+    codes = _ExitCodes()
     if not sample.events:
-        llm_calls, tool_calls = _from_messages(sample, res)
+        llm_calls, tool_calls = _from_messages(sample, res, codes)
         graded = 0
     else:
-        llm_calls, tool_calls, graded = _from_events(sample.events, res, apart)
-    totals = _usage_totals(llm_calls, sample, model, apart)
+        llm_calls, tool_calls, graded = _from_events(sample.events, res, apart, codes)
     trace = AgentTrace(
         messages=_messages(sample.messages, res),
         tool_calls=tool_calls,
         llm_calls=llm_calls,
         turns=len(llm_calls),
-        total_input_tokens=totals[0],
-        total_output_tokens=totals[1],
         duration_ms=_ms(sample.total_time),
     )
-    return trace, graded
+    return trace, graded, codes.inferred
 
 
 class _Scopes:
@@ -390,7 +405,7 @@ class _Scopes:
 
 
 def _from_events(
-    events: list[Any], res: Resolve, apart: bool
+    events: list[Any], res: Resolve, apart: bool, codes: _ExitCodes
 ) -> tuple[list[LLMCall], list[ToolCallResult], int]:
     """The agent's LLM and tool calls from the model and tool events, and the grader's
     model events counted."""
@@ -440,13 +455,16 @@ def _from_events(
             )
             llm_calls.append(native[-1])
         else:
-            tool_calls.append(_tool_call(event, len(tool_calls), len(llm_calls) or None, res))
+            number = len(llm_calls) or None
+            tool_calls.append(_tool_call(event, len(tool_calls), number, res, codes))
     for call, total in zip(native, cumulative_inputs(c.input_tokens for c in native), strict=True):
         call.cumulative_input = total  # evalnb's own rows (``ours``) keep theirs
     return llm_calls, tool_calls, graded
 
 
-def _from_messages(sample: Any, res: Resolve) -> tuple[list[LLMCall], list[ToolCallResult]]:
+def _from_messages(
+    sample: Any, res: Resolve, codes: _ExitCodes
+) -> tuple[list[LLMCall], list[ToolCallResult]]:
     """LLM and tool calls from the messages of a sample logged without events."""
     llm_calls: list[LLMCall] = []
     tool_calls: list[ToolCallResult] = []
@@ -470,7 +488,7 @@ def _from_messages(sample: Any, res: Resolve) -> tuple[list[LLMCall], list[ToolC
                     commands=tool_command(function, arguments),
                     stdout=stdout,
                     stderr=error.message if error else "",
-                    exit_code=_exit_code(None, stdout),
+                    exit_code=codes(None, stdout, error),
                     timed_out=error is not None and error.type == "timeout",
                     call_index=len(tool_calls),
                     call_number=number,
@@ -482,10 +500,16 @@ def _from_messages(sample: Any, res: Resolve) -> tuple[list[LLMCall], list[ToolC
     return llm_calls, tool_calls
 
 
-def _usage_totals(calls: list[LLMCall], sample: Any, model: str, apart: bool) -> tuple[int, int]:
-    """Token totals from the model events, or the sample's ``model_usage`` without them."""
+def _usage_totals(
+    calls: list[LLMCall], sample: Any, model: str, apart: bool, graded: int
+) -> tuple[int, int] | None:
+    """Token totals from the model events, or the sample's ``model_usage`` without them;
+    unknown (None) without them when a grader ran, since ``model_usage`` counts the
+    grader's tokens too when it is the evaluated model."""
     if any(c.input_tokens is not None or c.output_tokens is not None for c in calls):
         return sum(c.input_tokens or 0 for c in calls), sum(c.output_tokens or 0 for c in calls)
+    if graded:
+        return None
     usage = (sample.model_usage or {}).get(model)
     if usage is None:
         return 0, 0
@@ -497,7 +521,9 @@ def _ms(seconds: float | None) -> float | None:
     return seconds * 1000 if seconds is not None else None
 
 
-def _tool_call(event: Any, index: int, call_number: int | None, res: Resolve) -> ToolCallResult:
+def _tool_call(
+    event: Any, index: int, call_number: int | None, res: Resolve, codes: _ExitCodes
+) -> ToolCallResult:
     stdout = _text(event.result, res)
     arguments = {k: res(v) if isinstance(v, str) else v for k, v in event.arguments.items()}
     error = event.error
@@ -506,7 +532,7 @@ def _tool_call(event: Any, index: int, call_number: int | None, res: Resolve) ->
         commands=tool_command(event.function, arguments),
         stdout=stdout,
         stderr=error.message if error else "",
-        exit_code=_exit_code(event.metadata, stdout),
+        exit_code=codes(event.metadata, stdout, error),
         duration_ms=_ms(event.working_time),
         stdout_truncated=truncated,
         timed_out=error is not None and error.type == "timeout",
@@ -528,6 +554,21 @@ def tool_command(function: str, arguments: dict[str, Any]) -> str:
         if isinstance(arguments.get(key), str):
             return str(arguments[key])
     return f"{function}({json.dumps(arguments, sort_keys=True, default=str)})"
+
+
+class _ExitCodes:
+    """The exit-code rule (:data:`EXIT_RULE`) over one sample's tool calls, counting the
+    codes inferred from a tool error (1: the call failed) in ``inferred``."""
+
+    def __init__(self) -> None:
+        self.inferred = 0
+
+    def __call__(self, metadata: dict[str, Any] | None, stdout: str, error: Any) -> int | None:
+        code = _exit_code(metadata, stdout)
+        if code is None and error is not None:
+            self.inferred += 1
+            return 1
+        return code
 
 
 def _exit_code(metadata: dict[str, Any] | None, stdout: str) -> int | None:

@@ -110,7 +110,7 @@ def terminal_report(runs: Runs, prices: Prices | None = None) -> str:
         cats = categories.filter(pl.col("run_id") == row["run_id"]).sort("category")
         lines.append("    By category (overall rate, tasks passed):")
         lines += [
-            f"      {c['category']}: {fmt.rate(c['rate'])}  {c['passed']}/{c['tasks']} passed"
+            f"      {c['category']}: {fmt.rate(c['rate'])}  {_category_passed(c, ' passed')}"
             for c in cats.iter_rows(named=True)
         ]
         blocks.append("\n".join(lines))
@@ -174,7 +174,7 @@ def report_markdown(runs: Runs, summaries: pl.DataFrame, categories: pl.DataFram
                 [
                     c["category"],
                     str(c["tasks"]),
-                    str(c["passed"]),
+                    _category_passed(c),
                     fmt.rate_interval(c["pass_rate"], c["pass_rate_lo"], c["pass_rate_hi"]),
                     f"{fmt.rate(c['rate'])} "
                     f"({fmt.number(c['score'])}/{fmt.number(c['max_score'])})",
@@ -391,16 +391,36 @@ def _verdict(task: dict[str, Any]) -> str:
     return "PASS" if task["passed"] else "FAIL"
 
 
-def _passed(row: dict[str, Any]) -> str:
-    """``passed/total``, over the attempts with a verdict, the unscored ones said apart.
+def _passed(row: dict[str, Any], word: str = "") -> str:
+    """``passed/total``, over the attempts with a verdict, then ``word``, the unscored
+    ones said apart.
 
     Example:
         >>> _passed({"total_passed": 2, "total_tasks": 5, "unscored_tasks": 2})
         '2/3 (2 unscored: no verdict, outside the pass rate)'
+        >>> _passed({"total_passed": 2, "total_tasks": 3, "unscored_tasks": 0}, " passed")
+        '2/3 passed'
     """
     unscored = row.get("unscored_tasks") or 0
-    text = f"{row['total_passed']}/{row['total_tasks'] - unscored}"
+    text = f"{row['total_passed']}/{row['total_tasks'] - unscored}{word}"
     return text + (f" ({unscored} unscored: no verdict, outside the pass rate)" if unscored else "")
+
+
+def _category_passed(category: dict[str, Any], word: str = "") -> str:
+    """:func:`_passed` of a :func:`~evalnb.analysis.categories.by_category` row.
+
+    Example:
+        >>> _category_passed({"passed": 0, "tasks": 10, "unscored_tasks": 10}, " passed")
+        '0/0 passed (10 unscored: no verdict, outside the pass rate)'
+    """
+    return _passed(
+        {
+            "total_passed": category["passed"],
+            "total_tasks": category["tasks"],
+            "unscored_tasks": category["unscored_tasks"],
+        },
+        word,
+    )
 
 
 def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
@@ -444,21 +464,32 @@ def _header(row: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _cost(row: dict[str, Any]) -> str:
-    """The run's cost, and how much of it the source recorded (the rest priced).
+    """The run's cost, how much of it the source recorded (the rest priced), and, beside
+    a recorded cost, what the price table says for the whole run when that reads
+    differently (not for a rounding difference below the cents shown).
 
     Example:
         >>> _cost({"cost_usd": 1.5, "recorded_cost_usd": 1.0}), _cost({"cost_usd": None})
         ('$1.50 ($1.00 recorded, $0.50 from prices)', 'unknown')
+        >>> _cost({"cost_usd": 0.0, "recorded_cost_usd": 0.0, "priced_cost_usd": 0.044})
+        '$0.00 recorded (prices: $0.04)'
     """
     total, recorded = row["cost_usd"], row.get("recorded_cost_usd")
     if total is None:
         return "unknown"
     if recorded is None:
         return f"{fmt.cost(total)} (from prices)"
-    priced = total - recorded
-    if abs(priced) < 5e-10:
-        return f"{fmt.cost(total)} (recorded)"
-    return f"{fmt.cost(total)} ({fmt.cost(recorded)} recorded, {fmt.cost(priced)} from prices)"
+    rest = total - recorded
+    priced = row.get("priced_cost_usd")
+    beside = (
+        f"prices: {fmt.cost(priced)}"
+        if priced is not None and fmt.cost(priced) != fmt.cost(total)
+        else ""
+    )
+    if abs(rest) < 5e-10:
+        return f"{fmt.cost(total)} recorded" + (f" ({beside})" if beside else "")
+    said = f"{fmt.cost(recorded)} recorded, {fmt.cost(rest)} from prices"
+    return f"{fmt.cost(total)} ({said}" + (f"; all at {beside}" if beside else "") + ")"
 
 
 def _missing(row: dict[str, Any]) -> str:
