@@ -32,11 +32,13 @@ from evalnb.present.report import write_report
 from evalnb.records import Task
 from evalnb.resources import data_path
 from tests.agreement import assert_agrees, assert_inspect_keeps, assert_otel_keeps, renamed
+from tests.foreign_writers import bashkit_eval_view, write_bashkit_eval
 from tests.generated_runs import (
     FILES,
     GATES,
     World,
     exported,
+    imported,
     inspect_fields_only,
     inspect_round_trip,
     replay,
@@ -97,6 +99,22 @@ def check_every_path(world: World, root: Path, chosen: int) -> None:
     assert_agrees(load(merged), [read_run(merged)])
     # the shards ran the same attempts as the whole run did: the same figures but time
     assert same_attempts(read_run(merged), read_run(live[0]), ignore=("duration_ms",))
+    check_each_import(live, root, chosen)
+
+
+def check_each_import(live: list[Path], root: Path, chosen: int) -> None:
+    """One of the world's runs written in each format evalnb imports but does not write
+    (``tests/foreign_writers.py``), read by ``evalnb.load`` and by ``evalnb import``: every
+    figure the format holds equals the reference's recount of what it holds."""
+    bash = [read_run(f) for f in live if f.name.endswith("-bash")]
+    if bash:
+        source = bash[chosen % len(bash)]
+        files = write_bashkit_eval(source, root / "bashkit-eval")
+        views = [bashkit_eval_view(source, e) for e in range(1, len(files) + 1)]
+        assert_agrees(load(*files), views, lost=("stop_reason",))
+        assert_agrees(
+            load(*imported("bashkit-eval", files, root / "in")), views, lost=("stop_reason",)
+        )
 
 
 def world(tasks=(), scenarios=(), plays=(), **settings) -> World:

@@ -1,0 +1,125 @@
+"""Writers of the formats evalnb imports but does not write, for the differential tests.
+
+Each renders one run of a generated world, read by the reference
+(:class:`~tests.reference.folder.Run`: the records of its ``events.jsonl``, never
+evalnb's tables), in another harness's format, the way that harness lays it out
+(``docs/formats.md``, ``../shared/fixtures/FORMATS.md`` and the published files name the
+fields), and writes only what the format can hold. Beside each writer, its *view*: the
+same run as the reference sees it once written in that format, with every attempt or
+field the format cannot hold dropped or unknown, so that the reference's recount of the
+view is what evalnb must read back (:mod:`tests.agreement`).
+
+- bashkit-eval result JSON (spec 000's own format): one file per epoch (a file holds one
+  attempt per task), bash tasks only.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.reference import attempt
+from tests.reference.folder import Run
+
+FINISHED = "2026-11-26T10:00:00Z"
+"""The end time written where a format wants one (no figure reads it)."""
+
+
+def bashkit_eval_view(run: Run, epoch: int) -> Run:
+    """The attempts of ``epoch`` as a bashkit-eval result file holds them.
+
+    The harness dropped an attempt whose provider call failed, so the file has no
+    errored attempt; one file is one pass over the tasks (epoch 1 under the file's run
+    id, :func:`bashkit_eval_name`); per call it has no token counts, cache parts or
+    latency (a trace has only its token totals), per tool call no time-out flag.
+    Stop reasons are gone too, but the attempt's ``natural_stop`` they decide is in the
+    file, so the view keeps them for the reference to decide it (the llm_calls column
+    ``stop_reason`` is lost: ``assert_agrees(..., lost=("stop_reason",))``)."""
+    unknown = dict.fromkeys(["input_tokens", "output_tokens", "cache_read_tokens"])
+    unknown |= dict.fromkeys(["cache_write_tokens", "latency_ms"])
+    records = []
+    for record in run.records:
+        if record["epoch"] != epoch or record["error"] is not None:
+            continue
+        trace = record["trace"]
+        trace = {
+            **trace,
+            "llm_calls": [{**c, **unknown} for c in trace["llm_calls"]],
+            "tool_calls": [{**c, "timed_out": False} for c in trace["tool_calls"]],
+        }
+        records.append({**record, "epoch": 1, "trace": trace})
+    return Run({**run.info, "run_id": bashkit_eval_name(run, epoch)}, records)
+
+
+def bashkit_eval_name(run: Run, epoch: int) -> str:
+    """The result file's name without ``.json`` (evalnb's run id of it)."""
+    return f"{run.run_id}-e{epoch}"
+
+
+def write_bashkit_eval(run: Run, folder: Path) -> list[Path]:
+    """``run``'s bash tasks as bashkit-eval result files, one per epoch, in ``folder``:
+    ``provider``, ``model``, ``timestamp``, ``max_turns``, ``results`` (``task``,
+    ``trace``, ``score`` per attempt that did not error) and the ``summary``, whose
+    ``total_tasks`` counts the errored attempts too (the harness's own count, which makes
+    a file that dropped some a partial run)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for epoch in sorted({r["epoch"] for r in run.records}):
+        attempts = [r for r in run.records if r["epoch"] == epoch]
+        doc = {
+            "provider": run.info["provider"],
+            "model": run.model,
+            "timestamp": FINISHED,
+            "max_turns": run.info["max_turns"],
+            "results": [
+                _bashkit_result(attempt.task_row(run.info, r), r)
+                for r in attempts
+                if r["error"] is None
+            ],
+            "summary": {"total_tasks": len(attempts)},
+        }
+        path = folder / f"{bashkit_eval_name(run, epoch)}.json"
+        path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _bashkit_result(row: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+    task, trace = record["task"], record["trace"]
+    calls = attempt.tool_calls(record)
+    return {
+        "task": {
+            k: task[k]
+            for k in ("id", "category", "description", "system", "prompt", "files", "expectations")
+        },
+        "trace": {
+            "messages": [
+                {"role": m["role"], "content": [_present(b) for b in m["content"]]}
+                for m in trace["messages"]
+            ],
+            "tool_calls": [
+                {k: c[k] for k in ("commands", "stdout", "stderr", "exit_code")} for c in calls
+            ],
+            "tool_call_count": len(calls),
+            "turns": row["turns"],
+            "natural_stop": row["natural_stop"],
+            "total_input_tokens": row["total_input_tokens"],
+            "total_output_tokens": row["total_output_tokens"],
+            "duration_ms": row["duration_ms"],
+        },
+        "score": {
+            "task_id": task["id"],
+            "results": [
+                {k: c[k] for k in ("check", "passed", "detail", "weight")}
+                for c in attempt.checks(record)
+            ],
+            "score": row["score"],
+            "max_score": row["max_score"],
+        },
+    }
+
+
+def _present(block: dict[str, Any]) -> dict[str, Any]:
+    """A content block with only the keys it has (the harness writes no nulls)."""
+    return {k: v for k, v in block.items() if v is not None}
