@@ -331,3 +331,91 @@ SPAN_FIGURES = [
     "tool_calls_error",
 ]
 """The tasks figures OTel spans keep exactly (see :func:`assert_otel_keeps`)."""
+
+
+ONETOOL_TASK_FIGURES = (
+    "category",
+    "turns",
+    "llm_call_count",
+    "tool_call_count",
+    "total_input_tokens",
+    "total_output_tokens",
+    "duration_ms",
+    "base_context",
+    "context_growth_avg",
+    "passed",
+)
+"""The tasks figures an onetool-mcp bench row holds (see :func:`assert_onetool_keeps`)."""
+ONETOOL_SUMMARY = (
+    "total_tasks",
+    "distinct_tasks",
+    "total_passed",
+    "errored_tasks",
+    "total_tool_calls",
+    "total_turns",
+    "total_input_tokens",
+    "total_output_tokens",
+    "total_duration_ms",
+    "pass_rate",
+    "avg_turns_per_task",
+    "avg_tool_calls_per_task",
+    "avg_duration_ms",
+)
+"""The summary figures those give (the others need tool-call exit codes or checks)."""
+
+
+def assert_onetool_keeps(runs: Runs, views: list[Run], stem: str) -> None:
+    """An onetool-mcp bench CSV (file name ``stem``) written from ``views``' attempts
+    (one run each, distinct models) keeps exactly this of them, and has nothing (null)
+    where a row cannot say:
+
+    - per attempt, under ``<category>/<task id>`` and the n-th repeat of it in the run as
+      its epoch: :data:`ONETOOL_TASK_FIGURES`, whether it errored, one ``result`` check
+      with its verdict (none when it errored); no tool-call exit code, cache part, running
+      total or ending (``tool_calls_ok``, ``tool_calls_error``, ``cache_read_tokens``,
+      ``cache_write_tokens``, ``final_cumulative_input``, ``natural_stop`` null), no call;
+    - per run (``<stem>-<model>``): :data:`ONETOOL_SUMMARY` and spec 003's context growth
+      but the running total.
+    """
+    assert runs.llm_calls.height == runs.tool_calls.height == 0, "a bench row holds no call"
+    renamed_views = []
+    tasks: dict[Any, dict[str, Any]] = {}
+    checks: dict[Any, list[tuple[str, bool | None]]] = {}
+    for view in views:
+        run_id = f"{stem}-{view.model}"
+        records = []
+        for record in view.records:
+            row = attempt.task_row(view.info, record)
+            task_id = f"{row['category']}/{row['task_id']}"
+            epoch = 1 + sum(r["task"]["id"] == record["task"]["id"] for r in records)
+            records.append({**record, "epoch": epoch})
+            key = (run_id, task_id, epoch)
+            tasks[key] = {f: row[f] for f in ONETOOL_TASK_FIGURES}
+            tasks[key] |= dict.fromkeys(
+                ["tool_calls_ok", "tool_calls_error", "cache_read_tokens", "cache_write_tokens"]
+            )
+            tasks[key] |= {"final_cumulative_input": None, "natural_stop": None}
+            tasks[key]["errored"] = row["error"] is not None
+            checks[key] = [] if row["error"] is not None else [("result", row["passed"])]
+        renamed_views.append(Run({**view.info, "run_id": run_id}, records))
+    got = rows_by(
+        runs.tasks.with_columns(errored=pl.col("error").is_not_null()),
+        ["run_id", "task_id", "epoch"],
+    )
+    check_keys("onetool: tasks", got, tasks)
+    got_checks: dict[Any, list[tuple[str, bool | None]]] = {k: [] for k in tasks}
+    for r in runs.checks.iter_rows(named=True):
+        got_checks[(r["run_id"], r["task_id"], r["epoch"])].append((r["check"], r["passed"]))
+    assert got_checks == checks, f"onetool: checks {got_checks} != {checks}"
+    want = reference.summary(renamed_views)
+    check_keys(
+        "onetool: summary",
+        rows_by(en.summary(runs), ["run_id"]),
+        {k: {f: v[f] for f in ONETOOL_SUMMARY} for k, v in want.items()},
+    )
+    unknown = dict.fromkeys(["final_cumulative_input_mean", "final_cumulative_input_median"])
+    check_keys(
+        "onetool: context_growth by run",
+        rows_by(en.context_growth(runs, by="run"), ["run_id"]),
+        {k: v | unknown for k, v in reference.context_growth(renamed_views, "run").items()},
+    )

@@ -123,3 +123,66 @@ def _bashkit_result(row: dict[str, Any], record: dict[str, Any]) -> dict[str, An
 def _present(block: dict[str, Any]) -> dict[str, Any]:
     """A content block with only the keys it has (the harness writes no nulls)."""
     return {k: v for k, v in block.items() if v is not None}
+
+
+ONETOOL_COLUMNS = (
+    "scenario",
+    "task",
+    "model",
+    "server",
+    "result",
+    "total_input",
+    "total_output",
+    "llm_calls",
+    "tool_calls",
+    "duration_s",
+    "cost_usd",
+    "base_context",
+    "context_growth_avg",
+)
+"""The header ``ot-bench run --csv`` writes."""
+
+
+def onetool_view(run: Run) -> Run:
+    """``run``'s attempts an onetool-mcp bench CSV can hold: those whose base context and
+    context growth are known (the harness computes both from its own counts, so its
+    columns have no way to say unknown). A row holds aggregates only, no call."""
+    kept = []
+    for record in run.records:
+        row = attempt.task_row(run.info, record)
+        if row["base_context"] is not None and row["context_growth_avg"] is not None:
+            kept.append(record)
+    return Run(run.info, kept)
+
+
+def write_onetool_bench(views: list[Run], path: Path) -> Path:
+    """The attempts of ``views`` (:func:`onetool_view` of runs of distinct models) as one
+    bench CSV, one row per attempt, in run and attempt order: ``scenario`` = the task's
+    category, ``task`` its id, ``result`` ``ERROR`` for an errored attempt, else ``PASS``
+    or ``FAIL``; the token totals, calls, tool calls, duration and spec 003's two
+    figures; ``server`` ``-`` (no MCP server) and ``cost_usd`` 0 (a played model costs
+    nothing)."""
+    lines = [",".join(ONETOOL_COLUMNS)]
+    for run in views:
+        for record in run.records:
+            row = attempt.task_row(run.info, record)
+            result = "ERROR" if row["error"] is not None else "PASS" if row["passed"] else "FAIL"
+            cells = [
+                row["category"],
+                row["task_id"],
+                run.model,
+                "-",
+                result,
+                row["total_input_tokens"],
+                row["total_output_tokens"],
+                row["llm_call_count"],
+                row["tool_call_count"],
+                repr(row["duration_ms"] / 1000),
+                0.0,
+                row["base_context"],
+                repr(row["context_growth_avg"]),
+            ]
+            lines.append(",".join(map(str, cells)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

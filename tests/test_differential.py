@@ -31,8 +31,19 @@ from evalnb.errors import InputError
 from evalnb.present.report import write_report
 from evalnb.records import Task
 from evalnb.resources import data_path
-from tests.agreement import assert_agrees, assert_inspect_keeps, assert_otel_keeps, renamed
-from tests.foreign_writers import bashkit_eval_view, write_bashkit_eval
+from tests.agreement import (
+    assert_agrees,
+    assert_inspect_keeps,
+    assert_onetool_keeps,
+    assert_otel_keeps,
+    renamed,
+)
+from tests.foreign_writers import (
+    bashkit_eval_view,
+    onetool_view,
+    write_bashkit_eval,
+    write_onetool_bench,
+)
 from tests.generated_runs import (
     FILES,
     GATES,
@@ -115,6 +126,11 @@ def check_each_import(live: list[Path], root: Path, chosen: int) -> None:
         assert_agrees(
             load(*imported("bashkit-eval", files, root / "in")), views, lost=("stop_reason",)
         )
+    kept = [view for view in map(onetool_view, bash) if view.records]
+    if kept:  # every run of the world's bash tasks, in one CSV
+        csv = write_onetool_bench(kept, root / "bench.csv")
+        assert_onetool_keeps(load(csv), kept, "bench")
+        assert_onetool_keeps(load(*imported("onetool-bench", [csv], root / "in")), kept, "bench")
 
 
 def world(tasks=(), scenarios=(), plays=(), **settings) -> World:
