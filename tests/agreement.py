@@ -419,3 +419,101 @@ def assert_onetool_keeps(runs: Runs, views: list[Run], stem: str) -> None:
         rows_by(en.context_growth(runs, by="run"), ["run_id"]),
         {k: v | unknown for k, v in reference.context_growth(renamed_views, "run").items()},
     )
+
+
+MIRA_TASK_FIGURES = (
+    "turns",
+    "tool_call_count",
+    "tool_calls_ok",
+    "tool_calls_error",
+    "natural_stop",
+    "total_input_tokens",
+    "total_output_tokens",
+    "duration_ms",
+    "passed",
+)
+"""The tasks figures a mira case holds as they are (see :func:`assert_mira_keeps`)."""
+MIRA_SUMMARY = (
+    *(f for f in ONETOOL_SUMMARY if f != "distinct_tasks"),
+    "distinct_tasks",
+    "tool_calls_ok",
+    "tool_calls_error",
+    "tool_call_success_rate",
+    "natural_stop_rate",
+)
+"""The summary figures those give (the scores are mira's one per case)."""
+
+
+def assert_mira_keeps(runs: Runs, views: list[Run], run_id: str, eval_name: str) -> None:
+    """A mira run folder (meta run id ``run_id``) written from ``views`` (bash runs of
+    distinct models, every attempt one case of eval ``eval_name``) keeps exactly this
+    of them, and has nothing (null) where a case cannot say:
+
+    - per attempt, as run ``<run_id>-<eval>-<provider>_<model>``, the task id and the
+      epoch: :data:`MIRA_TASK_FIGURES`, whether it errored, the cache reads (a 0 is not
+      written: null), its tool calls (commands, stdout, stderr, exit code); its category
+      is the eval; one check, bashkit's, passed when every check passed, scored the
+      weighted rate of 1 (none when the work never ran); its LLM calls' count (mira's
+      iterations) but no call, so no spec 003 figure or cache write;
+    - per run: :data:`MIRA_SUMMARY` and the interaction metrics (every command and a
+      pattern, per attempt and run).
+    """
+    assert runs.llm_calls.height == 0, "a mira case holds no LLM call"
+    renamed_views, tasks, tools, checks = [], {}, {}, {}
+    for view in views:
+        name = f"{run_id}-{eval_name}-{view.info['provider']}_{view.model}"
+        renamed_views.append(Run({**view.info, "run_id": name}, view.records))
+        for record in view.records:
+            row = attempt.task_row(view.info, record)
+            key = (name, row["task_id"], row["epoch"])
+            never = attempt.work_never_ran(record)
+            tasks[key] = {f: row[f] for f in MIRA_TASK_FIGURES} | {
+                "category": eval_name,
+                "errored": row["error"] is not None,
+                "cache_read_tokens": row["cache_read_tokens"] or None,
+                "score": 0.0 if never else row["rate"] or 0.0,
+                "max_score": 0.0 if never else 1.0,
+            }
+            tasks[key] |= dict.fromkeys(LLM_FIGURES) | {"llm_call_count": row["llm_call_count"]}
+            all_passed = all(r["passed"] is True for r in attempt.checks(record))
+            checks[key] = [] if never else [("bashkit_expectations", all_passed)]
+            for c in attempt.tool_calls(record):
+                figures = ("commands", "stdout", "stderr", "exit_code")
+                tools[(*key, c["call_index"])] = {f: c[f] for f in figures}
+    got = rows_by(
+        runs.tasks.with_columns(errored=pl.col("error").is_not_null()),
+        ["run_id", "task_id", "epoch"],
+    )
+    check_keys("mira: tasks", got, tasks)
+    got_tools = rows_by(runs.tool_calls, ["run_id", "task_id", "epoch", "call_index"])
+    check_keys("mira: tool_calls", got_tools, tools)
+    got_checks: dict[Any, list[tuple[str, bool | None]]] = {k: [] for k in tasks}
+    for r in runs.checks.iter_rows(named=True):
+        got_checks[(r["run_id"], r["task_id"], r["epoch"])].append((r["check"], r["passed"]))
+    assert got_checks == checks, f"mira: checks {got_checks} != {checks}"
+    want = reference.summary(renamed_views)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # no price for the played models
+        got_summary = en.summary(runs)
+    check_keys(
+        "mira: summary",
+        rows_by(got_summary, ["run_id"]),
+        {k: {f: v[f] for f in MIRA_SUMMARY} for k, v in want.items()},
+    )
+    for pattern in (None, BASH_PATTERN):
+        for by, key in (("task", ["run_id", "task_id", "epoch"]), ("run", ["run_id"])):
+            check_keys(
+                f"mira: interaction by {by} with pattern {pattern}",
+                rows_by(en.interaction(runs, pattern, by=by), key),  # type: ignore[arg-type]
+                reference.interaction(renamed_views, pattern, by),
+            )
+
+
+LLM_FIGURES = (
+    "llm_call_count",
+    "base_context",
+    "context_growth_avg",
+    "final_cumulative_input",
+    "cache_write_tokens",
+)
+"""The tasks figures counted from LLM calls that a format without calls has not."""

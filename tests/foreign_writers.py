@@ -186,3 +186,76 @@ def write_onetool_bench(views: list[Run], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+MIRA_RUN = "mira"
+"""The ``meta.json`` run id of the written mira folders."""
+MIRA_EVAL = "bash"
+"""The eval every written case belongs to (mira's dataset; a task's category is lost)."""
+
+
+def write_mira(runs: list[Run], folder: Path) -> Path:
+    """The attempts of ``runs`` (bash tasks, distinct models) as one bashkit mira run
+    folder: ``meta.json`` and ``report.json``, one case per attempt of eval
+    :data:`MIRA_EVAL`, target ``<provider>/<model>``, sample the task id, trial its epoch.
+
+    A case's transcript holds the attempt's iterations (turns), tool outputs (commands,
+    stdout, stderr, exit code), ``metrics.natural_stop``, the token totals with the cache
+    reads (omitted when 0, as mira does), the duration and the error. Its one score is
+    bashkit's ``bashkit_expectations``: the weighted rate (0 without weight), ``pass``
+    when every check passed, the reason ``"k/n checks passed"``; an attempt that errored
+    before its work ran has it N/A."""
+    cases = []
+    for run in runs:
+        for record in run.records:
+            row = attempt.task_row(run.info, record)
+            rows = attempt.checks(record)
+            usage = {
+                "input_tokens": row["total_input_tokens"],
+                "output_tokens": row["total_output_tokens"],
+            }
+            if row["cache_read_tokens"]:
+                usage["cache_read_tokens"] = row["cache_read_tokens"]
+            score = {
+                "scorer": "bashkit_expectations",
+                "value": row["rate"] or 0.0,
+                "pass": all(r["passed"] is True for r in rows),
+                "reason": f"{sum(r['passed'] is True for r in rows)}/{len(rows)} checks passed",
+            }
+            if attempt.work_never_ran(record):
+                score |= {"value": 0.0, "pass": False, "na": True, "reason": "not run"}
+            transcript: dict[str, Any] = {
+                "iterations": row["turns"],
+                "metadata": {
+                    "bashkit": {
+                        "tool_outputs": [
+                            {k: c[k] for k in ("commands", "exit_code", "stderr", "stdout")}
+                            for c in attempt.tool_calls(record)
+                        ]
+                    }
+                },
+                "metrics": {"natural_stop": float(row["natural_stop"])},
+                "timing": {"duration_ms": row["duration_ms"]},
+                "tool_calls_count": row["tool_call_count"],
+                "usage": usage,
+            }
+            if row["error"] is not None:
+                transcript["error"] = row["error"]
+            cases.append(
+                {
+                    "eval": MIRA_EVAL,
+                    "sample": row["task_id"],
+                    "target": f"{run.info['provider']}/{run.model}",
+                    "trial": record["epoch"],
+                    "passed": row["passed"],
+                    "scores": [score],
+                    "skipped": False,
+                    "transcript": transcript,
+                }
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = {"format": 1, "run_id": MIRA_RUN, "started_unix": 0, "finished_unix": 1}
+    (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    report = {"cases": cases, "summary": {"scored": len(cases)}}
+    (folder / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    return folder

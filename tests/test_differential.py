@@ -34,14 +34,18 @@ from evalnb.resources import data_path
 from tests.agreement import (
     assert_agrees,
     assert_inspect_keeps,
+    assert_mira_keeps,
     assert_onetool_keeps,
     assert_otel_keeps,
     renamed,
 )
 from tests.foreign_writers import (
+    MIRA_EVAL,
+    MIRA_RUN,
     bashkit_eval_view,
     onetool_view,
     write_bashkit_eval,
+    write_mira,
     write_onetool_bench,
 )
 from tests.generated_runs import (
@@ -131,6 +135,10 @@ def check_each_import(live: list[Path], root: Path, chosen: int) -> None:
         csv = write_onetool_bench(kept, root / "bench.csv")
         assert_onetool_keeps(load(csv), kept, "bench")
         assert_onetool_keeps(load(*imported("onetool-bench", [csv], root / "in")), kept, "bench")
+    if bash:  # every run of the world's bash tasks, in one mira run folder
+        mira = write_mira(bash, root / "mira")
+        assert_mira_keeps(load(mira), bash, MIRA_RUN, MIRA_EVAL)
+        assert_mira_keeps(load(*imported("mira", [mira], root / "in")), bash, MIRA_RUN, MIRA_EVAL)
 
 
 def world(tasks=(), scenarios=(), plays=(), **settings) -> World:
