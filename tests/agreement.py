@@ -398,21 +398,8 @@ def assert_onetool_keeps(runs: Runs, views: list[Run], stem: str) -> None:
             tasks[key]["errored"] = row["error"] is not None
             checks[key] = [] if row["error"] is not None else [("result", row["passed"])]
         renamed_views.append(Run({**view.info, "run_id": run_id}, records))
-    got = rows_by(
-        runs.tasks.with_columns(errored=pl.col("error").is_not_null()),
-        ["run_id", "task_id", "epoch"],
-    )
-    check_keys("onetool: tasks", got, tasks)
-    got_checks: dict[Any, list[tuple[str, bool | None]]] = {k: [] for k in tasks}
-    for r in runs.checks.iter_rows(named=True):
-        got_checks[(r["run_id"], r["task_id"], r["epoch"])].append((r["check"], r["passed"]))
-    assert got_checks == checks, f"onetool: checks {got_checks} != {checks}"
-    want = reference.summary(renamed_views)
-    check_keys(
-        "onetool: summary",
-        rows_by(en.summary(runs), ["run_id"]),
-        {k: {f: v[f] for f in ONETOOL_SUMMARY} for k, v in want.items()},
-    )
+    assert_attempts_keep("onetool", runs, tasks, checks)
+    assert_summary_keeps("onetool", runs, renamed_views, ONETOOL_SUMMARY)
     unknown = dict.fromkeys(["final_cumulative_input_mean", "final_cumulative_input_median"])
     check_keys(
         "onetool: context_growth by run",
@@ -480,26 +467,10 @@ def assert_mira_keeps(runs: Runs, views: list[Run], run_id: str, eval_name: str)
             for c in attempt.tool_calls(record):
                 figures = ("commands", "stdout", "stderr", "exit_code")
                 tools[(*key, c["call_index"])] = {f: c[f] for f in figures}
-    got = rows_by(
-        runs.tasks.with_columns(errored=pl.col("error").is_not_null()),
-        ["run_id", "task_id", "epoch"],
-    )
-    check_keys("mira: tasks", got, tasks)
+    assert_attempts_keep("mira", runs, tasks, checks)
     got_tools = rows_by(runs.tool_calls, ["run_id", "task_id", "epoch", "call_index"])
     check_keys("mira: tool_calls", got_tools, tools)
-    got_checks: dict[Any, list[tuple[str, bool | None]]] = {k: [] for k in tasks}
-    for r in runs.checks.iter_rows(named=True):
-        got_checks[(r["run_id"], r["task_id"], r["epoch"])].append((r["check"], r["passed"]))
-    assert got_checks == checks, f"mira: checks {got_checks} != {checks}"
-    want = reference.summary(renamed_views)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # no price for the played models
-        got_summary = en.summary(runs)
-    check_keys(
-        "mira: summary",
-        rows_by(got_summary, ["run_id"]),
-        {k: {f: v[f] for f in MIRA_SUMMARY} for k, v in want.items()},
-    )
+    assert_summary_keeps("mira", runs, renamed_views, MIRA_SUMMARY)
     for pattern in (None, BASH_PATTERN):
         for by, key in (("task", ["run_id", "task_id", "epoch"]), ("run", ["run_id"])):
             check_keys(
@@ -517,3 +488,38 @@ LLM_FIGURES = (
     "cache_write_tokens",
 )
 """The tasks figures counted from LLM calls that a format without calls has not."""
+
+
+def assert_attempts_keep(
+    what: str,
+    runs: Runs,
+    tasks: dict[Any, dict[str, Any]],
+    checks: dict[Any, list[tuple[str, bool | None]]],
+) -> None:
+    """The tasks rows have the figures ``tasks`` gives per (run_id, task_id, epoch)
+    (``errored``: whether ``error`` is set), and their checks the (check, passed) pairs
+    of ``checks``, in order."""
+    got = rows_by(
+        runs.tasks.with_columns(errored=pl.col("error").is_not_null()),
+        ["run_id", "task_id", "epoch"],
+    )
+    check_keys(f"{what}: tasks", got, tasks)
+    got_checks: dict[Any, list[tuple[str, bool | None]]] = {k: [] for k in tasks}
+    for r in runs.checks.iter_rows(named=True):
+        got_checks[(r["run_id"], r["task_id"], r["epoch"])].append((r["check"], r["passed"]))
+    assert got_checks == checks, f"{what}: checks {got_checks} != {checks}"
+
+
+def assert_summary_keeps(
+    what: str, runs: Runs, folders: list[Run], figures: tuple[str, ...]
+) -> None:
+    """``summary``'s ``figures`` equal the reference's of ``folders``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # no price for the played models
+        got = en.summary(runs)
+    want = reference.summary(folders)
+    check_keys(
+        f"{what}: summary",
+        rows_by(got, ["run_id"]),
+        {k: {f: v[f] for f in figures} for k, v in want.items()},
+    )

@@ -140,7 +140,7 @@ ONETOOL_COLUMNS = (
     "base_context",
     "context_growth_avg",
 )
-"""The header ``ot-bench run --csv`` writes."""
+"""The header ``ot-bench run --csv`` writes (spelt out here, not taken from the reader)."""
 
 
 def onetool_view(run: Run) -> Run:
