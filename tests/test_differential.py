@@ -7,7 +7,10 @@ guidance versions; several models playing repeated, failing and help-seeking com
 over epochs; provider errors, a hang cut by the time limit, a scenario whose setup
 fails; null, cached and huge token counts. Each world runs through the real runner, and
 its runs take every path a user's can; on each, evalnb's figures must equal the
-reference's (``tests/agreement.py``).
+reference's (``tests/agreement.py``). The bash runs are also written in the formats
+evalnb imports but does not write (``tests/foreign_writers.py``: bashkit-eval result
+files, an onetool-mcp bench CSV, a mira run folder) and read back, where every figure
+the format holds must equal the reference's recount of what it holds.
 
 The test command runs the fast profile (a few fixed examples); the thorough profile is
 ``HYPOTHESIS_PROFILE=thorough .venv/bin/python -m pytest -p no:cacheprovider
@@ -122,23 +125,21 @@ def check_each_import(live: list[Path], root: Path, chosen: int) -> None:
     (``tests/foreign_writers.py``), read by ``evalnb.load`` and by ``evalnb import``: every
     figure the format holds equals the reference's recount of what it holds."""
     bash = [read_run(f) for f in live if f.name.endswith("-bash")]
-    if bash:
-        source = bash[chosen % len(bash)]
-        files = write_bashkit_eval(source, root / "bashkit-eval")
-        views = [bashkit_eval_view(source, e) for e in range(1, len(files) + 1)]
-        assert_agrees(load(*files), views, lost=("stop_reason",))
-        assert_agrees(
-            load(*imported("bashkit-eval", files, root / "in")), views, lost=("stop_reason",)
-        )
+    if not bash:  # the formats hold bash tasks
+        return
+    source = bash[chosen % len(bash)]
+    files = write_bashkit_eval(source, root / "bashkit-eval")  # one file per epoch
+    views = [bashkit_eval_view(source, e) for e in sorted({r["epoch"] for r in source.records})]
+    for runs in (load(*files), load(*imported("bashkit-eval", files, root / "in"))):
+        assert_agrees(runs, views, lost=("stop_reason",))
     kept = [view for view in map(onetool_view, bash) if view.records]
-    if kept:  # every run of the world's bash tasks, in one CSV
+    if kept:  # every bash run of the world in one CSV
         csv = write_onetool_bench(kept, root / "bench.csv")
-        assert_onetool_keeps(load(csv), kept, "bench")
-        assert_onetool_keeps(load(*imported("onetool-bench", [csv], root / "in")), kept, "bench")
-    if bash:  # every run of the world's bash tasks, in one mira run folder
-        mira = write_mira(bash, root / "mira")
-        assert_mira_keeps(load(mira), bash, MIRA_RUN, MIRA_EVAL)
-        assert_mira_keeps(load(*imported("mira", [mira], root / "in")), bash, MIRA_RUN, MIRA_EVAL)
+        for runs in (load(csv), load(*imported("onetool-bench", [csv], root / "in"))):
+            assert_onetool_keeps(runs, kept, "bench")
+    mira = write_mira(bash, root / "mira")  # every bash run of the world in one folder
+    for runs in (load(mira), load(*imported("mira", [mira], root / "in"))):
+        assert_mira_keeps(runs, bash, MIRA_RUN, MIRA_EVAL)
 
 
 def world(tasks=(), scenarios=(), plays=(), **settings) -> World:
