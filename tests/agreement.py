@@ -331,3 +331,195 @@ SPAN_FIGURES = [
     "tool_calls_error",
 ]
 """The tasks figures OTel spans keep exactly (see :func:`assert_otel_keeps`)."""
+
+
+ONETOOL_TASK_FIGURES = (
+    "category",
+    "turns",
+    "llm_call_count",
+    "tool_call_count",
+    "total_input_tokens",
+    "total_output_tokens",
+    "duration_ms",
+    "base_context",
+    "context_growth_avg",
+    "passed",
+)
+"""The tasks figures an onetool-mcp bench row holds (see :func:`assert_onetool_keeps`)."""
+ONETOOL_SUMMARY = (
+    "total_tasks",
+    "distinct_tasks",
+    "total_passed",
+    "errored_tasks",
+    "total_tool_calls",
+    "total_turns",
+    "total_input_tokens",
+    "total_output_tokens",
+    "total_duration_ms",
+    "pass_rate",
+    "avg_turns_per_task",
+    "avg_tool_calls_per_task",
+    "avg_duration_ms",
+)
+"""The summary figures those give (the others need tool-call exit codes or checks)."""
+
+
+def assert_onetool_keeps(runs: Runs, views: list[Run], stem: str) -> None:
+    """An onetool-mcp bench CSV (file name ``stem``) written from ``views``' attempts
+    (one run each, distinct models) keeps exactly this of them, and has nothing (null)
+    where a row cannot say:
+
+    - per attempt, under ``<category>/<task id>`` and the n-th repeat of it in the run as
+      its epoch: :data:`ONETOOL_TASK_FIGURES`, whether it errored, one ``result`` check
+      with its verdict (none when it errored); no tool-call exit code, cache part, running
+      total or ending (``tool_calls_ok``, ``tool_calls_error``, ``cache_read_tokens``,
+      ``cache_write_tokens``, ``final_cumulative_input``, ``natural_stop`` null), no call;
+    - per run (``<stem>-<model>``): :data:`ONETOOL_SUMMARY` and spec 003's context growth
+      but the running total.
+    """
+    assert runs.llm_calls.height == runs.tool_calls.height == 0, "a bench row holds no call"
+    renamed_views = []
+    tasks: dict[Any, dict[str, Any]] = {}
+    checks: dict[Any, list[tuple[str, bool | None]]] = {}
+    for view in views:
+        run_id = f"{stem}-{view.model}"
+        records = []
+        for record in view.records:
+            row = attempt.task_row(view.info, record)
+            task_id = f"{row['category']}/{row['task_id']}"
+            epoch = 1 + sum(r["task"]["id"] == record["task"]["id"] for r in records)
+            records.append({**record, "epoch": epoch})
+            key = (run_id, task_id, epoch)
+            tasks[key] = {f: row[f] for f in ONETOOL_TASK_FIGURES}
+            tasks[key] |= dict.fromkeys(
+                ["tool_calls_ok", "tool_calls_error", "cache_read_tokens", "cache_write_tokens"]
+            )
+            tasks[key] |= {"final_cumulative_input": None, "natural_stop": None}
+            tasks[key]["errored"] = row["error"] is not None
+            checks[key] = [] if row["error"] is not None else [("result", row["passed"])]
+        renamed_views.append(Run({**view.info, "run_id": run_id}, records))
+    assert_attempts_keep("onetool", runs, tasks, checks)
+    assert_summary_keeps("onetool", runs, renamed_views, ONETOOL_SUMMARY)
+    unknown = dict.fromkeys(["final_cumulative_input_mean", "final_cumulative_input_median"])
+    check_keys(
+        "onetool: context_growth by run",
+        rows_by(en.context_growth(runs, by="run"), ["run_id"]),
+        {k: v | unknown for k, v in reference.context_growth(renamed_views, "run").items()},
+    )
+
+
+MIRA_TASK_FIGURES = (
+    "turns",
+    "tool_call_count",
+    "tool_calls_ok",
+    "tool_calls_error",
+    "natural_stop",
+    "total_input_tokens",
+    "total_output_tokens",
+    "duration_ms",
+    "passed",
+)
+"""The tasks figures a mira case holds as they are (see :func:`assert_mira_keeps`)."""
+MIRA_SUMMARY = (
+    *(f for f in ONETOOL_SUMMARY if f != "distinct_tasks"),
+    "distinct_tasks",
+    "tool_calls_ok",
+    "tool_calls_error",
+    "tool_call_success_rate",
+    "natural_stop_rate",
+)
+"""The summary figures those give (the scores are mira's one per case)."""
+
+
+def assert_mira_keeps(runs: Runs, views: list[Run], run_id: str, eval_name: str) -> None:
+    """A mira run folder (meta run id ``run_id``) written from ``views`` (bash runs of
+    distinct models, every attempt one case of eval ``eval_name``) keeps exactly this
+    of them, and has nothing (null) where a case cannot say:
+
+    - per attempt, as run ``<run_id>-<eval>-<provider>_<model>``, the task id and the
+      epoch: :data:`MIRA_TASK_FIGURES`, whether it errored, the cache reads (a 0 is not
+      written: null), its tool calls (commands, stdout, stderr, exit code); its category
+      is the eval; one check, bashkit's, passed when every check passed, scored the
+      weighted rate of 1 (none when the work never ran); its LLM calls' count (mira's
+      iterations) but no call, so no spec 003 figure or cache write;
+    - per run: :data:`MIRA_SUMMARY` and the interaction metrics (every command and a
+      pattern, per attempt and run).
+    """
+    assert runs.llm_calls.height == 0, "a mira case holds no LLM call"
+    renamed_views, tasks, tools, checks = [], {}, {}, {}
+    for view in views:
+        name = f"{run_id}-{eval_name}-{view.info['provider']}_{view.model}"
+        renamed_views.append(Run({**view.info, "run_id": name}, view.records))
+        for record in view.records:
+            row = attempt.task_row(view.info, record)
+            key = (name, row["task_id"], row["epoch"])
+            never = attempt.work_never_ran(record)
+            tasks[key] = {f: row[f] for f in MIRA_TASK_FIGURES} | {
+                "category": eval_name,
+                "errored": row["error"] is not None,
+                "cache_read_tokens": row["cache_read_tokens"] or None,
+                "score": 0.0 if never else row["rate"] or 0.0,
+                "max_score": 0.0 if never else 1.0,
+            }
+            tasks[key] |= dict.fromkeys(LLM_FIGURES) | {"llm_call_count": row["llm_call_count"]}
+            all_passed = all(r["passed"] is True for r in attempt.checks(record))
+            checks[key] = [] if never else [("bashkit_expectations", all_passed)]
+            for c in attempt.tool_calls(record):
+                figures = ("commands", "stdout", "stderr", "exit_code")
+                tools[(*key, c["call_index"])] = {f: c[f] for f in figures}
+    assert_attempts_keep("mira", runs, tasks, checks)
+    got_tools = rows_by(runs.tool_calls, ["run_id", "task_id", "epoch", "call_index"])
+    check_keys("mira: tool_calls", got_tools, tools)
+    assert_summary_keeps("mira", runs, renamed_views, MIRA_SUMMARY)
+    for pattern in (None, BASH_PATTERN):
+        for by, key in (("task", ["run_id", "task_id", "epoch"]), ("run", ["run_id"])):
+            check_keys(
+                f"mira: interaction by {by} with pattern {pattern}",
+                rows_by(en.interaction(runs, pattern, by=by), key),  # type: ignore[arg-type]
+                reference.interaction(renamed_views, pattern, by),
+            )
+
+
+LLM_FIGURES = (
+    "llm_call_count",
+    "base_context",
+    "context_growth_avg",
+    "final_cumulative_input",
+    "cache_write_tokens",
+)
+"""The tasks figures counted from LLM calls that a format without calls has not."""
+
+
+def assert_attempts_keep(
+    what: str,
+    runs: Runs,
+    tasks: dict[Any, dict[str, Any]],
+    checks: dict[Any, list[tuple[str, bool | None]]],
+) -> None:
+    """The tasks rows have the figures ``tasks`` gives per (run_id, task_id, epoch)
+    (``errored``: whether ``error`` is set), and their checks the (check, passed) pairs
+    of ``checks``, in order."""
+    got = rows_by(
+        runs.tasks.with_columns(errored=pl.col("error").is_not_null()),
+        ["run_id", "task_id", "epoch"],
+    )
+    check_keys(f"{what}: tasks", got, tasks)
+    got_checks: dict[Any, list[tuple[str, bool | None]]] = {k: [] for k in tasks}
+    for r in runs.checks.iter_rows(named=True):
+        got_checks[(r["run_id"], r["task_id"], r["epoch"])].append((r["check"], r["passed"]))
+    assert got_checks == checks, f"{what}: checks {got_checks} != {checks}"
+
+
+def assert_summary_keeps(
+    what: str, runs: Runs, folders: list[Run], figures: tuple[str, ...]
+) -> None:
+    """``summary``'s ``figures`` equal the reference's of ``folders``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # no price for the played models
+        got = en.summary(runs)
+    want = reference.summary(folders)
+    check_keys(
+        f"{what}: summary",
+        rows_by(got, ["run_id"]),
+        {k: {f: v[f] for f in figures} for k, v in want.items()},
+    )

@@ -312,14 +312,19 @@ def shard_and_merge(world: World, root: Path, shards: int = 2) -> Path:
     return merged
 
 
+def imported(key: str, paths: list[Path], out: Path) -> list[Path]:
+    """The run folders ``evalnb import <key> <paths>`` writes into ``out``."""
+    before = set(out.glob("*")) if out.exists() else set()
+    assert main(["import", key, *map(str, paths), "--out", str(out)]) == 0
+    return sorted(set(out.glob("*")) - before)
+
+
 def inspect_round_trip(folder: Path, root: Path) -> tuple[Path, Path]:
     """The run written as an Inspect log, and that log imported by ``evalnb import
     inspect`` as a run folder."""
     log = write_inspect_log(folder, root / "logs")
-    before = set((root / "imported").glob("*")) if (root / "imported").exists() else set()
-    assert main(["import", "inspect", str(log), "--out", str(root / "imported")]) == 0
-    [imported] = set((root / "imported").glob("*")) - before
-    return log, imported
+    [folder] = imported("inspect", [log], root / "imported")
+    return log, folder
 
 
 def inspect_fields_only(log: Path, root: Path) -> Path:

@@ -7,7 +7,10 @@ guidance versions; several models playing repeated, failing and help-seeking com
 over epochs; provider errors, a hang cut by the time limit, a scenario whose setup
 fails; null, cached and huge token counts. Each world runs through the real runner, and
 its runs take every path a user's can; on each, evalnb's figures must equal the
-reference's (``tests/agreement.py``).
+reference's (``tests/agreement.py``). The bash runs are also written in the formats
+evalnb imports but does not write (``tests/foreign_writers.py``: bashkit-eval result
+files, an onetool-mcp bench CSV, a mira run folder) and read back, where every figure
+the format holds must equal the reference's recount of what it holds.
 
 The test command runs the fast profile (a few fixed examples); the thorough profile is
 ``HYPOTHESIS_PROFILE=thorough .venv/bin/python -m pytest -p no:cacheprovider
@@ -31,12 +34,29 @@ from evalnb.errors import InputError
 from evalnb.present.report import write_report
 from evalnb.records import Task
 from evalnb.resources import data_path
-from tests.agreement import assert_agrees, assert_inspect_keeps, assert_otel_keeps, renamed
+from tests.agreement import (
+    assert_agrees,
+    assert_inspect_keeps,
+    assert_mira_keeps,
+    assert_onetool_keeps,
+    assert_otel_keeps,
+    renamed,
+)
+from tests.foreign_writers import (
+    MIRA_EVAL,
+    MIRA_RUN,
+    bashkit_eval_view,
+    onetool_view,
+    write_bashkit_eval,
+    write_mira,
+    write_onetool_bench,
+)
 from tests.generated_runs import (
     FILES,
     GATES,
     World,
     exported,
+    imported,
     inspect_fields_only,
     inspect_round_trip,
     replay,
@@ -97,6 +117,29 @@ def check_every_path(world: World, root: Path, chosen: int) -> None:
     assert_agrees(load(merged), [read_run(merged)])
     # the shards ran the same attempts as the whole run did: the same figures but time
     assert same_attempts(read_run(merged), read_run(live[0]), ignore=("duration_ms",))
+    check_each_import(live, root, chosen)
+
+
+def check_each_import(live: list[Path], root: Path, chosen: int) -> None:
+    """One of the world's runs written in each format evalnb imports but does not write
+    (``tests/foreign_writers.py``), read by ``evalnb.load`` and by ``evalnb import``: every
+    figure the format holds equals the reference's recount of what it holds."""
+    bash = [read_run(f) for f in live if f.name.endswith("-bash")]
+    if not bash:  # the formats hold bash tasks
+        return
+    source = bash[chosen % len(bash)]
+    files = write_bashkit_eval(source, root / "bashkit-eval")  # one file per epoch
+    views = [bashkit_eval_view(source, e) for e in sorted({r["epoch"] for r in source.records})]
+    for runs in (load(*files), load(*imported("bashkit-eval", files, root / "in"))):
+        assert_agrees(runs, views, lost=("stop_reason",))
+    kept = [view for view in map(onetool_view, bash) if view.records]
+    if kept:  # every bash run of the world in one CSV
+        csv = write_onetool_bench(kept, root / "bench.csv")
+        for runs in (load(csv), load(*imported("onetool-bench", [csv], root / "in"))):
+            assert_onetool_keeps(runs, kept, "bench")
+    mira = write_mira(bash, root / "mira")  # every bash run of the world in one folder
+    for runs in (load(mira), load(*imported("mira", [mira], root / "in"))):
+        assert_mira_keeps(runs, bash, MIRA_RUN, MIRA_EVAL)
 
 
 def world(tasks=(), scenarios=(), plays=(), **settings) -> World:

@@ -195,6 +195,13 @@ def test_a_case_whose_passed_disagrees_with_its_scores_warns(tmp_path):
         load(folder)
 
 
+def test_a_cases_iterations_are_its_llm_calls(tmp_path):
+    """Found by the differential tests (issue 25, "each import"): a case of 2 iterations
+    (2 LLM calls) had ``llm_call_count`` 0, the count of its absent call rows."""
+    runs = load(_folder(tmp_path, [_case("a")]))
+    assert runs.tasks.select("turns", "llm_call_count").row(0) == (2, 2)
+
+
 def test_a_folder_without_report_json_is_read_from_its_case_files(tmp_path):
     runs = load(_folder(tmp_path, [_case("a"), _case("b")], report=False))
     assert sorted(runs.tasks.get_column("task_id")) == ["a", "b"]

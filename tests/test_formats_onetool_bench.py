@@ -122,3 +122,14 @@ def test_a_malformed_row_names_file_line_and_column(tmp_path):
     path.write_text("scenario,task\nS,t\n")
     with pytest.raises(InputError, match="a CSV file"):  # not the bench's header
         load(path)
+
+
+def test_a_rows_llm_calls_is_the_attempts_call_count_and_its_ending_is_unknown(tmp_path):
+    """Found by the differential tests (issue 25, "each import"): a task of 3 LLM calls had
+    ``llm_call_count`` 0 (the empty llm_calls table counted instead of the row's
+    ``llm_calls``), and ``natural_stop`` True, which no column of the row says."""
+    path = _csv(tmp_path, "S,t,m/a,-,FAIL,30,3,3,2,1.0,0,10,5.0")
+    runs = load(path)
+    row = runs.tasks.select("llm_call_count", "turns", "natural_stop").row(0)
+    assert row == (3, 3, None)
+    assert summary(runs).get_column("natural_stop_rate").to_list() == [None]

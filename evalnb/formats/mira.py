@@ -21,11 +21,11 @@ same case alone. What this reader makes of it:
   ``reason``; they count as failed. A transcript ``error`` errors the task too.
 - Tasks: ``task_id`` is the sample (with ``[k=v,...]`` axis params when present);
   repeated trials are epochs 1..n in ``trial`` order; ``category`` is the eval.
-  Turns = ``iterations``; tokens from ``usage``, and its ``cost_usd`` as the task's
-  recorded cost (``recorded_cost_usd``, a recorded 0.0 included; prices fill in only
-  when mira wrote none); ``duration_ms`` from
-  ``timing``; ``natural_stop`` from ``metrics.natural_stop`` when recorded (else
-  "no error").
+  Turns and ``llm_call_count`` = ``iterations`` (one LLM call per iteration); tokens
+  from ``usage``, and its ``cost_usd`` as the task's recorded cost
+  (``recorded_cost_usd``, a recorded 0.0 included; prices fill in only when mira wrote
+  none); ``duration_ms`` from ``timing``; ``natural_stop`` from
+  ``metrics.natural_stop`` when recorded (else "no error").
 - Tool calls: ``metadata.bashkit.tool_outputs`` (commands, stdout, stderr,
   exit_code). Without it only the count is known: no tool-call rows, and the task's
   ``tool_calls_recorded`` column keeps mira's ``tool_calls_count``.
@@ -289,7 +289,11 @@ def _record(case: MiraCase, task_id: str, epoch: int) -> TaskRecord:
     extra: dict[str, Any] = {
         "recorded_cost_usd": tr.usage.cost_usd,
         # per-case totals, not per call: they replace the sums of the (absent) call rows
-        "recorded": {"cache_read_tokens": tr.usage.cache_read_tokens, "cache_write_tokens": None},
+        "recorded": {
+            "cache_read_tokens": tr.usage.cache_read_tokens,
+            "cache_write_tokens": None,
+            "llm_call_count": tr.iterations,  # one LLM call per iteration of the loop
+        },
     }
     if outputs is None:
         extra["tool_calls_recorded"] = tr.tool_calls_count

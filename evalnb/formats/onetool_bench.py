@@ -12,7 +12,8 @@ What this reader makes of it:
   scenario is part of the key; ``description`` is the task name), ``category`` =
   ``scenario``; a (scenario, task) row repeated for one model is a repeat, epochs 1, 2,
   ... in file order,
-  ``turns`` = ``llm_calls``, tokens, ``duration_ms`` = ``duration_s`` x 1000, the
+  ``turns`` and ``llm_call_count`` = ``llm_calls``, ``natural_stop`` null (a row does
+  not say how the agent ended), tokens, ``duration_ms`` = ``duration_s`` x 1000, the
   row's ``cost_usd`` as the task's recorded cost (``recorded_cost_usd``: its cost, not
   re-priced), ``base_context`` and ``context_growth_avg`` exactly as the
   harness computed them (spec 003), ``tool_call_count`` = ``tool_calls``
@@ -149,6 +150,7 @@ def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
     checks: list[ScoreResult] = []
     recorded: dict[str, Any] = {
         "tool_call_count": _number(path, line, row, "tool_calls", int),
+        "llm_call_count": _number(path, line, row, "llm_calls", int),
         "tool_calls_ok": None,
         "tool_calls_error": None,
         "base_context": _number(path, line, row, "base_context", int),
@@ -173,7 +175,7 @@ def _record(path: Path, line: int, row: dict[str, Any]) -> TaskRecord:
         task=Task(id=task_id, category=scenario, description=task, prompt=task),
         trace=AgentTrace(
             turns=_number(path, line, row, "llm_calls", int),
-            natural_stop=error is None,
+            natural_stop=None,  # a row does not say how the attempt ended
             total_input_tokens=_number(path, line, row, "total_input", int),
             total_output_tokens=_number(path, line, row, "total_output", int),
             duration_ms=_number(path, line, row, "duration_s", float) * 1000,

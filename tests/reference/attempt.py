@@ -9,7 +9,7 @@ specs are silent:
 - A token count is null when unknown; a figure whose formula needs an unknown count is
   null (the running total from the first unknown call on, base context when call 1's
   is unknown, growth when call 1's or call N's is), and spec 000's token totals add the
-  known counts.
+  known counts (the record's own totals where no call's count is known).
 - Checks that read the trace (spec 000's table: ``exit_code``, ``stdout_contains``,
   ``stdout_regex``, ``stderr_empty``, ``tool_calls_min``/``max``; spec 002's
   ``no_transcript_errors``) are decided again here from the recorded calls; the others
@@ -169,8 +169,9 @@ def task_row(run_info: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]
 
 def _total(calls: list[dict[str, Any]], name: str, recorded: int) -> int:
     """Spec 000's token total: the calls' known counts, or the record's own total for a
-    source without per-call rows."""
-    return sum(c[name] for c in calls if c[name] is not None) if calls else recorded
+    source without per-call counts (no call has one: a bashkit-eval file, a transcript)."""
+    known = [c[name] for c in calls if c[name] is not None]
+    return sum(known) if known else recorded
 
 
 def _growth(inputs: list[int | None]) -> float | None:

@@ -2,7 +2,9 @@
 friction signals, spec 003's context growth per run and model, spec 002's interaction
 metrics per attempt, run and subcommand, and its layers per run.
 
-Every rate is ``numerator / denominator`` and null when the denominator is 0.
+Every rate is ``numerator / denominator`` and null when the denominator is 0. Durations
+are summed and averaged over the attempts whose duration is known, null when none is
+(README "Metrics": a source may not record one).
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ def _share(num: float, den: float) -> float | None:
 def _mean(values: list[Any]) -> float | None:
     known = [v for v in values if v is not None]
     return sum(known) / len(known) if known else None
+
+
+def _known(rows: list[dict[str, Any]], figure: str) -> list[Any]:
+    return [r[figure] for r in rows if r[figure] is not None]
 
 
 def tasks(runs: list[Run]) -> list[dict[str, Any]]:
@@ -46,8 +52,8 @@ def summary(runs: list[Run]) -> dict[str, dict[str, Any]]:
             "distinct_tasks": len({r["task_id"] for r in rows}),
             "total_passed": sum(r["passed"] for r in rows),
             "errored_tasks": sum(r["error"] is not None for r in rows),
-            "total_score": sum(r["score"] for r in rows),
-            "total_max_score": sum(r["max_score"] for r in rows),
+            "total_score": float(sum(r["score"] for r in rows)),
+            "total_max_score": float(sum(r["max_score"] for r in rows)),
             "total_tool_calls": calls,
             "tool_calls_ok": ok,
             "tool_calls_error": error,
@@ -56,7 +62,7 @@ def summary(runs: list[Run]) -> dict[str, dict[str, Any]]:
             "natural_stop_rate": _mean([r["natural_stop"] for r in rows]),
             "total_input_tokens": sum(r["total_input_tokens"] for r in rows),
             "total_output_tokens": sum(r["total_output_tokens"] for r in rows),
-            "total_duration_ms": sum(r["duration_ms"] for r in rows),
+            "total_duration_ms": sum(timed) if (timed := _known(rows, "duration_ms")) else None,
         }
         figures |= {
             "pass_rate": _share(figures["total_passed"], n),
@@ -64,7 +70,7 @@ def summary(runs: list[Run]) -> dict[str, dict[str, Any]]:
             "tool_call_success_rate": _share(ok, ok + error),
             "avg_turns_per_task": _share(figures["total_turns"], n),
             "avg_tool_calls_per_task": _share(calls, n),
-            "avg_duration_ms": _share(figures["total_duration_ms"], n),
+            "avg_duration_ms": _share(figures["total_duration_ms"], len(timed)) if timed else None,
         }
         out[run.run_id] = figures | _layers(rows)
     return out
@@ -178,10 +184,12 @@ def interaction(runs: list[Run], pattern: str | None, by: str) -> dict[Any, dict
             }
             for row, found in per_attempt
         }
-    if by == "run":
+    if by == "run":  # a run without attempts has no row, as in context_growth
         out = {}
         for run in runs:
             mine = [(row, found) for row, found in per_attempt if row["run_id"] == run.run_id]
+            if not mine:
+                continue
             summed = {k: sum(counts(found)[k] for _, found in mine) for k in COUNTS}
             completed = [_completed(row) for row, _ in mine]
             out[run.run_id] = {
