@@ -12,7 +12,7 @@ minutes). The grid crosses:
   mean; each check, attempt or call passes with its task's rate;
 - 5, 10, 25, 50 and 100 tasks; 1, 3, 5 and 10 epochs.
 
-Methods: evalnb's interval (:func:`evalnb.analysis.stats.clustered_wilson_sums`:
+Methods: evalnb's interval (:func:`evalnb._analysis.stats.clustered_wilson_sums`:
 Agresti-Coull at the effective sample size, a pseudo-task, CR1 on the effective
 number of tasks; Clopper-Pearson's exact interval for one pass/fail trial per task)
 and the former one (Wilson at the effective sample size, CR1 on the number of tasks,
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import stdtrit
 
-from evalnb.analysis.stats import Z95, clustered_wilson_sums
+from evalnb._analysis.stats import Z95, clustered_wilson_sums
 
 REPS = 3000
 TASKS = [5, 10, 25, 50, 100]

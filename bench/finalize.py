@@ -13,7 +13,7 @@ with their messages), then times, on the same events.jsonl:
 Counting commands is measured on realistic scripts, every one distinct (so each is
 parsed): one to three commands from the bench's templates (bench/scale_data.py: pipes,
 quoted awk and jq programs, redirections, loops), against the 5 us per tool call goal,
-with the share split as plain scripts (evalnb/store/plain_scripts.py) rather than by
+with the share split as plain scripts (evalnb/_store/plain_scripts.py) rather than by
 bashkit's parser one by one.
 
 Run: ``python -m bench.finalize``
@@ -30,6 +30,10 @@ import numpy as np
 
 import evalnb as en
 from bench import scale_data
+from evalnb._store import RunStore
+from evalnb._store.command_counts import with_command_counts
+from evalnb._store.plain_scripts import plain_target_commands
+from evalnb._store.tables import tables_from_records
 from evalnb.records import (
     AgentTrace,
     LLMCall,
@@ -39,10 +43,6 @@ from evalnb.records import (
     TaskScore,
     ToolCallResult,
 )
-from evalnb.store import RunStore
-from evalnb.store.command_counts import with_command_counts
-from evalnb.store.plain_scripts import plain_target_commands
-from evalnb.store.tables import tables_from_records
 
 ATTEMPTS = 2000
 GOAL_US = 5.0

@@ -20,9 +20,9 @@ import pandas as pd
 import polars as pl
 
 import evalnb as en
-from evalnb.analysis.runs import Runs
+from evalnb._analysis.runs import Runs
+from evalnb._store.tables import TABLES
 from evalnb.records import RunMeta
-from evalnb.store.tables import TABLES
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "bashkit-eval"
 TARGET_ROWS = 1_000_000

@@ -28,7 +28,15 @@ from pathlib import Path
 import evalnb
 
 RUNS = 15
-HEAVY = ("evalnb.runtime", "evalnb.present", "altair", "anthropic", "openai", "bashkit", "IPython")
+HEAVY = (
+    "evalnb._runtime",
+    "evalnb._present",
+    "altair",
+    "anthropic",
+    "openai",
+    "bashkit",
+    "IPython",
+)
 
 
 def import_us(module: str) -> tuple[int, set[str]]:
@@ -71,7 +79,7 @@ def summary_lines() -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         run = ["run", "bash", "--model", "sim/careful", "--epochs", "3", "--quiet", "--out"]
         subprocess.run(
-            [sys.executable, "-m", "evalnb.cli", *run, tmp], capture_output=True, check=True
+            [sys.executable, "-m", "evalnb._cli", *run, tmp], capture_output=True, check=True
         )
         [folder] = Path(tmp).iterdir()
         times = [first_summary(folder) for _ in range(RUNS)]

@@ -39,7 +39,7 @@ from typing import TypeVar
 import polars as pl
 
 import evalnb as en
-from evalnb.analysis.runs import Runs
+from evalnb._analysis.runs import Runs
 
 T = TypeVar("T")
 

@@ -23,12 +23,12 @@ from pathlib import Path
 import polars as pl
 
 import evalnb as en
-from evalnb.analysis import summary as summary_module
-from evalnb.formats.scenario import load_scenario
+from evalnb._analysis import summary as summary_module
+from evalnb._formats.scenario import load_scenario
+from evalnb._resources import dataset_path
+from evalnb._runtime.providers.sim import SimProvider
+from evalnb._runtime.scenario_case import ScenarioCase
 from evalnb.records import AgentTrace, ToolCallResult
-from evalnb.resources import dataset_path
-from evalnb.runtime.providers.sim import SimProvider
-from evalnb.runtime.scenario_case import ScenarioCase
 
 PERSONAS = ("careful", "hasty", "flailing")
 ROUNDS = 15

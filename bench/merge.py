@@ -5,7 +5,7 @@ Writes ``SHARDS`` shard run folders holding ``ATTEMPTS`` attempts in all (the
 real attempt of the reference agent on the ``smoke`` dataset under its own task id: its
 events (``task_started``, LLM calls, tool calls, ``task_finished`` with the whole
 record) and its rows of every table, its texts (:data:`TEXTS`) made distinct. Then merges them with
-:func:`evalnb.store.merge.merge_shards` in a fresh process and reports its wall time,
+:func:`evalnb._store.merge.merge_shards` in a fresh process and reports its wall time,
 CPU seconds and peak RSS (VmHWM), the peak as a ratio to the 2 GiB limit, with the load
 average beside them. The data is deleted afterwards.
 
@@ -25,11 +25,11 @@ from pathlib import Path
 
 import polars as pl
 
+from evalnb._resources import dataset_path
+from evalnb._runtime.cases import load_cases
+from evalnb._runtime.runner import run_cases
+from evalnb._store.tables import TABLES
 from evalnb.records import RunMeta
-from evalnb.resources import dataset_path
-from evalnb.runtime.cases import load_cases
-from evalnb.runtime.runner import run_cases
-from evalnb.store.tables import TABLES
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTEMPTS = 1_000_000
@@ -40,7 +40,7 @@ TEXTS = ("stdout", "text", "commands", "detail")
 PEAK = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])"
 MERGE = f"""
 import sys, time
-from evalnb.store.merge import merge_shards
+from evalnb._store.merge import merge_shards
 started = time.perf_counter()
 merge_shards(sys.argv[2:], sys.argv[1])
 print(time.perf_counter() - started, {PEAK})

@@ -1,9 +1,9 @@
-"""Simulated coverage of the 95% intervals of pass@k and pass^k (:mod:`evalnb.analysis.pass_at_k`).
+"""Simulated coverage of the 95% intervals of pass@k and pass^k (:mod:`evalnb._analysis.pass_at_k`).
 
 ``python -m bench.pass_at_k_coverage`` prints a Markdown table (seeded; a few seconds).
 Each replication draws tasks whose pass probabilities follow Beta(a, b), gives each
 task ``n`` attempts, estimates pass@k and pass^k per task and takes evalnb's interval:
-the per-task values as clusters of :func:`evalnb.analysis.stats.clustered_wilson_sums`
+the per-task values as clusters of :func:`evalnb._analysis.stats.clustered_wilson_sums`
 (each task weighing 1). The targets are the population values
 ``1 - B(a, b + k) / B(a, b)`` (pass@k) and ``B(a + k, b) / B(a, b)`` (pass^k); a cell is
 the share of replications whose interval holds its target.
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betaln
 
-from evalnb.analysis.pass_at_k import estimates
-from evalnb.analysis.stats import clustered_wilson_sums
+from evalnb._analysis.pass_at_k import estimates
+from evalnb._analysis.stats import clustered_wilson_sums
 
 TASKS = [5, 10, 25, 60]
 EPOCHS_K = [(3, 1), (3, 3), (5, 2), (5, 5), (10, 3)]

@@ -16,8 +16,8 @@ import statistics
 import time
 import warnings
 
-from evalnb.resources import data_path
-from evalnb.runtime.sandbox import local
+from evalnb._resources import data_path
+from evalnb._runtime.sandbox import local
 
 ROUNDS = 30
 COMMAND = "notes list"

@@ -17,11 +17,11 @@ import time
 
 import polars as pl
 
-from evalnb.analysis.runs import read_run_folder
+from evalnb._analysis.runs import read_run_folder
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.runner import run_cases
 from evalnb.records import Task
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.runner import run_cases
 
 N_TASKS = 200
 LATENCY_S = 0.05

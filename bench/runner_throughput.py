@@ -36,7 +36,7 @@ EVALNB = """
 import asyncio, json, os, resource, sys, tempfile, time
 from bench.workers import cases
 from evalnb.records import Connection
-from evalnb.runtime.runner import run_cases
+from evalnb._runtime.runner import run_cases
 port, concurrency, tasks = (int(a) for a in sys.argv[1:4])
 connection = Connection(base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
 cpu = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])

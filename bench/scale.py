@@ -14,8 +14,8 @@ folder, then, each in a fresh process (so peak RSS is that of the analysis alone
 
 Both read only what a run folder stores in its tasks table: one row per attempt with the
 figures summed from its tool and LLM calls and its command counts, written once when the
-run ends (see bench/scale_data.py, :func:`evalnb.store.tables.with_call_figures` and
-:func:`evalnb.store.command_counts.with_command_counts`); neither reads the call rows.
+run ends (see bench/scale_data.py, :func:`evalnb._store.tables.with_call_figures` and
+:func:`evalnb._store.command_counts.with_command_counts`); neither reads the call rows.
 
 Before any timing, every parquet file is read once, so that neither engine pays for
 the disk (whichever ran first would otherwise read the files cold). Each engine then

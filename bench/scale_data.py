@@ -8,9 +8,9 @@ so the parquet files compress like real output rather than like copies.
 Tool-call scripts are drawn (skewed, like real agents repeating ``ls`` and ``cat``)
 from a pool of ``SCRIPTS`` distinct scripts built from command templates. Each tasks
 table stores its command counts as a run folder does when it is written
-(:func:`evalnb.store.command_counts.with_command_counts`, the same code), so writing
+(:func:`evalnb._store.command_counts.with_command_counts`, the same code), so writing
 the data includes that cost and ``interaction`` reads the stored counts; its figures
-summed from the call rows come from :func:`evalnb.store.tables.with_call_figures`, as in
+summed from the call rows come from :func:`evalnb._store.tables.with_call_figures`, as in
 every run folder.
 
 The ``messages`` table holds one block per attempt (the final answer), not one per
@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from evalnb._store.command_counts import with_command_counts
+from evalnb._store.tables import SCHEMAS, conform, with_call_figures
 from evalnb.records import RunMeta, RunSettings
-from evalnb.store.command_counts import with_command_counts
-from evalnb.store.tables import SCHEMAS, conform, with_call_figures
 
 TASKS = 1000
 RUNS = 20

@@ -57,8 +57,8 @@ def _children_cpu() -> float:
 
 def measure() -> dict[str, float]:
     """One run in this process: per-attempt scoring medians and the run's totals."""
-    from evalnb.cli import main
-    from evalnb.runtime.scenario_case import ScenarioCase
+    from evalnb._cli import main
+    from evalnb._runtime.scenario_case import ScenarioCase
 
     walls: list[float] = []
     cpus: list[float] = []

@@ -60,11 +60,11 @@ from bench import import_time, inspect_load, remote, runner_overhead, runner_thr
 from bench import merge as merge_bench
 from bench import scale as scale_bench
 from bench import workers as workers_bench
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.sandbox import BashkitSandbox
 from evalnb.records import Task
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.sandbox import BashkitSandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 SCALE = 100
@@ -337,7 +337,7 @@ def notebooks() -> list[str]:
     against its floor: as many notebooks that only start a kernel and import evalnb."""
     import nbformat
 
-    from evalnb.demo import ensure_demo_runs
+    from evalnb._demo import ensure_demo_runs
 
     ensure_demo_runs(str(ROOT / "runs" / "demo" / "*"))
     suite = ROOT / "notebooks"
@@ -361,7 +361,7 @@ def demo() -> list[str]:
         before = os.times()
         started = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "evalnb.cli", "demo"],
+            [sys.executable, "-m", "evalnb._cli", "demo"],
             cwd=tmp,
             capture_output=True,
             check=True,
@@ -421,7 +421,7 @@ PEAK = "int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).
 MEMORY_RUN = f"""
 import asyncio, tempfile
 from bench.runner_overhead import tasks
-from evalnb.runtime.runner import run_cases
+from evalnb._runtime.runner import run_cases
 asyncio.run(run_cases(tasks(1000), ["reference"], tempfile.mkdtemp(), progress=False))
 print({PEAK})
 """
@@ -436,7 +436,7 @@ frames = [pl.read_parquet(f) for f in glob.glob(sys.argv[1] + "/**/*.parquet", r
 print(sum(f.height for f in frames), {PEAK})
 """
 MEMORY_IMPORT = f"""
-import evalnb.runtime.runner, evalnb.runtime.bash_case
+import evalnb._runtime.runner, evalnb._runtime.bash_case
 print({PEAK})
 """
 

@@ -24,10 +24,10 @@ import time
 
 import polars as pl
 
-from evalnb.analysis.runs import read_run_folder
+from evalnb._analysis.runs import read_run_folder
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.runner import run_cases
 from evalnb.records import Connection, Task
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.runner import run_cases
 
 TASKS = 600
 CONCURRENCY = 256

@@ -36,22 +36,23 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from evalnb.analysis import categories as _categories
-from evalnb.analysis import compare as _compare
-from evalnb.analysis import context as _context
-from evalnb.analysis import diagnostics as _diagnostics
-from evalnb.analysis import flaky as _flaky
-from evalnb.analysis import guidance as _guidance
-from evalnb.analysis import interaction as _interaction
-from evalnb.analysis import judge_agreement as _judge_agreement
-from evalnb.analysis import load as _load
-from evalnb.analysis import pass_at_k as _pass_at_k
-from evalnb.analysis import regression as _regression
-from evalnb.analysis import stats as _stats
-from evalnb.analysis import summary as _summary
-from evalnb.analysis.boundary import checked
-from evalnb.analysis.runs import Runs
-from evalnb.analysis.thresholds import DiagnosisThresholds, GuidanceThresholds, Thresholds
+from evalnb._analysis import categories as _categories
+from evalnb._analysis import compare as _compare
+from evalnb._analysis import context as _context
+from evalnb._analysis import diagnostics as _diagnostics
+from evalnb._analysis import flaky as _flaky
+from evalnb._analysis import guidance as _guidance
+from evalnb._analysis import interaction as _interaction
+from evalnb._analysis import judge_agreement as _judge_agreement
+from evalnb._analysis import load as _load
+from evalnb._analysis import pass_at_k as _pass_at_k
+from evalnb._analysis import regression as _regression
+from evalnb._analysis import stats as _stats
+from evalnb._analysis import summary as _summary
+from evalnb._analysis.boundary import checked
+from evalnb._analysis.runs import Runs
+from evalnb._analysis.thresholds import DiagnosisThresholds, GuidanceThresholds, Thresholds
+from evalnb._version import __version__
 from evalnb.errors import (
     DamagedInputWarning,
     DataQualityWarning,
@@ -64,9 +65,8 @@ from evalnb.errors import (
     ProviderError,
     SetupError,
 )
-from evalnb.version import __version__
 
-# the public analysis API checks its arguments' types (evalnb.analysis.boundary)
+# the public analysis API checks its arguments' types (evalnb._analysis.boundary)
 by_category = checked(_categories.by_category)
 compare = checked(_compare.compare)
 compare_all = checked(_compare.compare_all)
@@ -92,13 +92,17 @@ tasks_needed = checked(_stats.tasks_needed)
 summary = checked(_summary.summary)
 
 if TYPE_CHECKING:
-    from evalnb.demo import ensure_demo_runs
-    from evalnb.present import charts, widgets
+    from evalnb._demo import ensure_demo_runs
+    from evalnb._present import charts, groups, story, widgets
+    from evalnb._present.tables import show
 
 _LAZY = {  # name: (module, attribute or None for the module, the pip extra it needs)
-    "charts": ("evalnb.present.charts", None, None),
-    "widgets": ("evalnb.present.widgets", None, "notebooks"),
-    "ensure_demo_runs": ("evalnb.demo", "ensure_demo_runs", None),
+    "charts": ("evalnb._present.charts", None, None),
+    "widgets": ("evalnb._present.widgets", None, "notebooks"),
+    "groups": ("evalnb._present.groups", None, None),
+    "story": ("evalnb._present.story", None, None),
+    "show": ("evalnb._present.tables", "show", None),
+    "ensure_demo_runs": ("evalnb._demo", "ensure_demo_runs", None),
 }
 
 
@@ -150,12 +154,15 @@ __all__ = [
     "failing_commands",
     "flaky_tasks",
     "friction",
+    "groups",
     "interaction",
     "judge_agreement",
     "judge_scores",
     "load",
     "pass_at_k",
     "regression_gate",
+    "show",
+    "story",
     "summary",
     "task_diff",
     "tasks_needed",

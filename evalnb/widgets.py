@@ -1,7 +1,7 @@
-"""``import evalnb.widgets``: :mod:`evalnb.present.widgets` by the name the README uses.
+"""``import evalnb.widgets``: :mod:`evalnb._present.widgets` by the name the README uses.
 
 This module stands for that one: after ``import evalnb.widgets``, ``evalnb.widgets`` is
-:mod:`evalnb.present.widgets` itself (as ``en.widgets`` is); without the
+:mod:`evalnb._present.widgets` itself (as ``en.widgets`` is); without the
 ``notebooks`` extra the import raises :class:`~evalnb.errors.SetupError` naming it.
 """
 

@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 import evalnb as en
-from evalnb.analysis.runs import Runs
+from evalnb._analysis.runs import Runs
 from tests.reference import attempt, pairs
 from tests.reference import runs as reference
 from tests.reference.folder import Run

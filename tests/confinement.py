@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalnb.runtime.sandbox import local
+from evalnb._runtime.sandbox import local
 
 CONFINED = [mode for mode in local.MODES[:-1] if local.works(mode)]
 """The confinement modes that work here (bubblewrap, namespaces made with unshare)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from evalnb.runtime.sandbox import local
+from evalnb._runtime.sandbox import local
 from tests.confinement import CONFINED
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalnb.analysis.runs import Runs
+from evalnb._analysis.runs import Runs
+from evalnb._store.tables import tables_from_records
 from evalnb.records import (
     AgentTrace,
     LLMCall,
@@ -21,7 +22,6 @@ from evalnb.records import (
     TaskScore,
     ToolCallResult,
 )
-from evalnb.store.tables import tables_from_records
 
 
 def record(

@@ -24,15 +24,15 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from evalnb.cli import main
-from evalnb.formats.inspect_write import write_inspect_log
-from evalnb.formats.scenario import load_scenario
+from evalnb._cli import main
+from evalnb._formats.inspect_write import write_inspect_log
+from evalnb._formats.scenario import load_scenario
+from evalnb._resources import data_path
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.case import Case
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.scenario_case import ScenarioCase
 from evalnb.records import Task
-from evalnb.resources import data_path
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.case import Case
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.scenario_case import ScenarioCase
 from tests.played import PlayedAgent, PlayedJudge, Turn
 
 NOTES = data_path("tools", "notes")

@@ -2,7 +2,7 @@
 
 :func:`agentic_log` runs a small Inspect task (4 samples x 2 epochs) whose model is
 Inspect's ``mockllm`` with scripted outputs, and whose ``bash`` tool runs in an evalnb
-:class:`~evalnb.runtime.sandbox.bashkit.BashkitSandbox` (the tool reports a non-zero
+:class:`~evalnb._runtime.sandbox.bashkit.BashkitSandbox` (the tool reports a non-zero
 exit code as ``Exit code: N`` in its result, like evalnb's agent). It covers:
 
 - ``count``: two tool calls (one failing with exit 2), then an answer; scored C by
@@ -29,7 +29,7 @@ from inspect_ai.scorer import Score, Scorer, Target, includes, mean, scorer
 from inspect_ai.solver import TaskState, generate, use_tools
 from inspect_ai.tool import Tool, ToolError, tool
 
-from evalnb.runtime.sandbox.bashkit import BashkitSandbox
+from evalnb._runtime.sandbox.bashkit import BashkitSandbox
 
 MODEL = "mockllm/model"
 LOOP_CALLS = 4  # the message limit (8) stops the loop sample after 4 model calls

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import yaml
 
+from evalnb._runtime.agent import run_agent
+from evalnb._runtime.providers.offline import ScriptedProvider
+from evalnb._runtime.sandbox import BashkitSandbox
 from evalnb.errors import ProviderError
 from evalnb.records import Task, ToolCallResult
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
 from evalnb.records.trace import tool_result_text
-from evalnb.runtime.agent import run_agent
-from evalnb.runtime.providers.offline import ScriptedProvider
-from evalnb.runtime.sandbox import BashkitSandbox
 
 TASK = Task(
     id="t",

@@ -14,14 +14,14 @@ import asyncio
 import httpx2
 import pytest
 
-from evalnb.analysis.runs import read_run_folder
+from evalnb._analysis.runs import read_run_folder
+from evalnb._runtime.agent import MAX_REPLY_CHARS, run_agent
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.providers.anthropic import AnthropicProvider
+from evalnb._runtime.providers.openai import OpenAIProvider
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.sandbox import BashkitSandbox
 from evalnb.records import Task
-from evalnb.runtime.agent import MAX_REPLY_CHARS, run_agent
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.providers.anthropic import AnthropicProvider
-from evalnb.runtime.providers.openai import OpenAIProvider
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.sandbox import BashkitSandbox
 from tests.http_fixtures import (
     MockAPI,
     anthropic_message,

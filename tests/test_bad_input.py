@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.cli import main
+from evalnb._cli import main
 
 TASK = {
     "id": "a",
@@ -420,7 +420,7 @@ def test_the_corpus_is_large_enough():
 
 
 def test_line_and_paragraph_separators_inside_strings_do_not_split_records(tmp_path):
-    from evalnb.formats.tasks import load_tasks
+    from evalnb._formats.tasks import load_tasks
 
     prompt = "first\u2028second\u2029third\u0085fourth"
     path = tmp_path / "t.jsonl"

@@ -1,5 +1,5 @@
 """Scoring is bounded: an attempt's checks and gates share one deadline (``--task-timeout``)
-and never block the event loop (:mod:`evalnb.scoring.deadline`).
+and never block the event loop (:mod:`evalnb._scoring.deadline`).
 
 Each run here is a real ``evalnb run`` in a child process with a time limit, so a run that
 hangs (as every one of them did before the deadline) fails the test instead of stalling
@@ -24,7 +24,7 @@ TIMED_OUT = f"timed out: scoring ran past its {DEADLINE_S}s deadline"
 
 def evalnb_run(dataset: Path, model: str, out: Path) -> tuple[float, list[dict]]:
     """Run ``evalnb run`` with the deadline; return its wall time and its task records."""
-    argv = [sys.executable, "-m", "evalnb.cli", "run", str(dataset), "--model", model]
+    argv = [sys.executable, "-m", "evalnb._cli", "run", str(dataset), "--model", model]
     argv += ["--out", str(out), "--task-timeout", str(DEADLINE_S), "--quiet"]
     started = time.monotonic()
     done = subprocess.run(argv, capture_output=True, text=True, timeout=HANG_LIMIT_S, check=False)

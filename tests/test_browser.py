@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.present import charts
+from evalnb._present import charts
 from tests.test_charts import make_runs
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")
@@ -82,8 +82,8 @@ def test_saved_chart_html_draws_with_the_network_off(browser, tmp_path):
 
 @pytest.mark.slow
 def test_the_demo_notebooks_exported_as_html_draw_every_chart_offline(browser, tmp_path):
-    from evalnb.demo import ensure_demo_runs, execute_notebooks
-    from evalnb.resources import notebooks_path
+    from evalnb._demo import ensure_demo_runs, execute_notebooks
+    from evalnb._resources import notebooks_path
 
     runs_dir = tmp_path / "runs" / "demo"
     ensure_demo_runs(str(runs_dir / "*"))
@@ -98,7 +98,7 @@ def test_the_demo_notebooks_exported_as_html_draw_every_chart_offline(browser, t
 
 
 def test_report_html_draws_every_chart_offline_from_one_inlined_bundle(browser, tmp_path):
-    from evalnb.present.report_html import write_report_html
+    from evalnb._present.report_html import write_report_html
 
     page = write_report_html(make_runs(), tmp_path)
     text = page.read_text()
@@ -140,7 +140,7 @@ def test_a_real_click_on_a_heatmap_cell_lists_its_tasks_in_the_drill_down(browse
     import altair as alt
     from selenium.webdriver.common.action_chains import ActionChains
 
-    from evalnb.present import widgets
+    from evalnb._present import widgets
     from tests.test_widgets import attempts_by_filter, click, pooled_runs
 
     runs = pooled_runs()

@@ -9,16 +9,17 @@ import altair as alt
 import polars as pl
 import pytest
 
-from evalnb.analysis.categories import by_category
-from evalnb.analysis.guidance import compare_guidance
-from evalnb.analysis.interaction import interaction
-from evalnb.analysis.pass_at_k import pass_at_k
-from evalnb.analysis.runs import Runs
-from evalnb.analysis.stats import clustered_wilson, wilson
-from evalnb.analysis.summary import summary
-from evalnb.present import charts, groups
-from evalnb.present.charts.parts import OVERALL_LABEL, PASS_LABEL, SIMULATED_NOTE, run_color
-from evalnb.present.charts.tools import ALL_CATEGORIES
+from evalnb._analysis.categories import by_category
+from evalnb._analysis.guidance import compare_guidance
+from evalnb._analysis.interaction import interaction
+from evalnb._analysis.pass_at_k import pass_at_k
+from evalnb._analysis.runs import Runs
+from evalnb._analysis.stats import clustered_wilson, wilson
+from evalnb._analysis.summary import summary
+from evalnb._present import charts, groups
+from evalnb._present.charts.parts import OVERALL_LABEL, PASS_LABEL, SIMULATED_NOTE, run_color
+from evalnb._present.charts.tools import ALL_CATEGORIES
+from evalnb._store.tables import TABLES, TOOL_CALL_FIGURES, tables_from_records
 from evalnb.records import (
     AgentTrace,
     ContentBlock,
@@ -31,7 +32,6 @@ from evalnb.records import (
     TaskScore,
     ToolCallResult,
 )
-from evalnb.store.tables import TABLES, TOOL_CALL_FIGURES, tables_from_records
 from tests.factories import run_of
 from tests.factories import runs_of as make_metric_runs
 from tests.test_context_peaks import attempt
@@ -588,7 +588,7 @@ def test_save_all_draws_each_chart_once_as_the_same_svg_save_writes_and_a_png(ru
 
 
 def test_the_vega_bundle_is_built_once_and_then_read_from_the_cache(tmp_path, monkeypatch):
-    from evalnb.present import offline
+    from evalnb._present import offline
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     offline._packed_bundle.cache_clear()

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from evalnb.analysis.cost import task_cost
-from evalnb.analysis.runs import Runs, read_run_folder
-from evalnb.cli import main
-from evalnb.cli.imports import import_format
-from evalnb.formats.claude_code import read_claude_code, read_session
+from evalnb._analysis.cost import task_cost
+from evalnb._analysis.runs import Runs, read_run_folder
+from evalnb._cli import main
+from evalnb._cli.imports import import_format
+from evalnb._formats.claude_code import read_claude_code, read_session
 
 FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures" / "claude-code"
 STREAM = FIXTURES / "fn-10-vep.48.jsonl"

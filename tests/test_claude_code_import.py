@@ -10,19 +10,19 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.interaction import interaction, interaction_from_transcript
-from evalnb.analysis.runs import Runs, read_run_folder
-from evalnb.cli import main
-from evalnb.cli.imports import import_format
-from evalnb.errors import InputError
-from evalnb.formats.claude_code import (
+from evalnb._analysis.interaction import interaction, interaction_from_transcript
+from evalnb._analysis.runs import Runs, read_run_folder
+from evalnb._cli import main
+from evalnb._cli.imports import import_format
+from evalnb._formats.claude_code import (
     NO_RESULT,
     PROMPT_MISSING,
     read_claude_code,
 )
-from evalnb.formats.transcript import read_transcripts
+from evalnb._formats.transcript import read_transcripts
+from evalnb._store.tables import tables_from_records
+from evalnb.errors import InputError
 from evalnb.records.scenario import default_command_pattern
-from evalnb.store.tables import tables_from_records
 
 SONNET = "claude-sonnet-4-5-20250929"
 SESSION = "5b1d3e1a-8f0c-4c1e-9a51-3f2d7c0b9e41"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from evalnb.analysis.stats import mcnemar_exact
-from evalnb.cli import main
+from evalnb._analysis.stats import mcnemar_exact
+from evalnb._cli import main
 
 
 def test_compare_prints_the_paired_comparison_of_two_result_files(bashkit_eval_files, capsys):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.load import load
-from evalnb.cli import main
+from evalnb._analysis.load import load
+from evalnb._cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 import random
 
-from evalnb.analysis.context import context_peaks
-from evalnb.analysis.load import load
-from evalnb.analysis.runs import Runs
-from evalnb.cli import main
-from evalnb.formats.claude_code import read_claude_code
+from evalnb._analysis.context import context_peaks
+from evalnb._analysis.load import load
+from evalnb._analysis.runs import Runs
+from evalnb._cli import main
+from evalnb._formats.claude_code import read_claude_code
+from evalnb._store import RunStore
+from evalnb._store.tables import tables_from_records
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
-from evalnb.store import RunStore
-from evalnb.store.tables import tables_from_records
 from tests.factories import run_of
 from tests.test_claude_code_import import session_lines, write
 

@@ -1,4 +1,4 @@
-"""Prices and task costs (evalnb.analysis.cost): lookup rules, formula, unknown and free models."""
+"""Prices and task costs (evalnb._analysis.cost): lookup rules, formula, unknown and free models."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import warnings
 import polars as pl
 import pytest
 
-from evalnb.analysis.cost import Price, Prices, load_prices, price_for, run_costs, task_cost
-from evalnb.analysis.runs import Runs
+from evalnb._analysis.cost import Price, Prices, load_prices, price_for, run_costs, task_cost
+from evalnb._analysis.runs import Runs
+from evalnb._store.tables import tables_from_records
 from evalnb.errors import InputError
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
-from evalnb.store.tables import tables_from_records
 from tests.factories import run_of
 
 PRICES = Prices(

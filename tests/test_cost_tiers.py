@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from evalnb.analysis.cost import LongContext, Price, Prices, load_prices, task_cost
-from evalnb.analysis.runs import Runs
-from evalnb.analysis.summary import summary
-from evalnb.formats.claude_code import read_claude_code
+from evalnb._analysis.cost import LongContext, Price, Prices, load_prices, task_cost
+from evalnb._analysis.runs import Runs
+from evalnb._analysis.summary import summary
+from evalnb._formats.claude_code import read_claude_code
 from evalnb.records import AgentTrace, LLMCall, Task, TaskRecord, TaskScore
 from tests import factories
 from tests.test_claude_code_import import session_lines, write

@@ -16,10 +16,10 @@ import polars as pl
 import pytest
 
 import evalnb as en
-from evalnb.analysis.runs import read_run_folder
-from evalnb.cli import main
+from evalnb._analysis.runs import read_run_folder
+from evalnb._cli import main
+from evalnb._version import __version__
 from evalnb.errors import InputError
-from evalnb.version import __version__
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.cli import main
+from evalnb._cli import main
+from evalnb._formats.tasks import load_tasks
 from evalnb.errors import InputError
-from evalnb.formats.tasks import load_tasks
 
 GOOD = {"id": "a", "category": "c", "prompt": "p", "expectations": [{"check": "exit_code:0"}]}
 

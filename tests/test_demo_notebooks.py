@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from evalnb.demo import execute_notebooks
+from evalnb._demo import execute_notebooks
 
 pytestmark = pytest.mark.slow
 
@@ -91,7 +91,7 @@ class Watch:
 
 sys.meta_path.insert(0, Watch())
 atexit.register(lambda: print("OFF-MAIN", json.dumps(sorted(set(off_main)))))
-from evalnb.cli import main
+from evalnb._cli import main
 
 code = main(["demo", "--runs", sys.argv[1], "--out", sys.argv[2]])
 """

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.load import load
+from evalnb._analysis.load import load
+from evalnb._formats.detect import recognise
 from evalnb.errors import InputError
-from evalnb.formats.detect import recognise
 from tests.conftest import shared_fixture
 
 

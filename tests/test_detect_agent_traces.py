@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalnb.cli import main
-from evalnb.formats.detect import importable, recognise
+from evalnb._cli import main
+from evalnb._formats.detect import importable, recognise
 from tests.trace_figures import SHARED, fixture
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # local times, unpriced models

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from pydantic import ValidationError
 
-from evalnb.analysis.diagnostics import (
+from evalnb._analysis.diagnostics import (
     DIAGNOSES,
     common_errors,
     diagnose,
@@ -21,8 +21,8 @@ from evalnb.analysis.diagnostics import (
     friction,
     normalise_error,
 )
-from evalnb.analysis.runs import Runs
-from evalnb.analysis.thresholds import DiagnosisThresholds, Thresholds
+from evalnb._analysis.runs import Runs
+from evalnb._analysis.thresholds import DiagnosisThresholds, Thresholds
 from evalnb.records import (
     AgentTrace,
     ScoreResult,
@@ -416,7 +416,7 @@ def test_normalise_error(line, normalised):
 
 
 def test_real_runs(bashkit_eval_files):
-    from evalnb.analysis.load import load
+    from evalnb._analysis.load import load
 
     runs = load(*bashkit_eval_files)
     assert isinstance(runs, Runs)

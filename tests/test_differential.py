@@ -29,11 +29,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import evalnb as en
-from evalnb.cli import main
+from evalnb._cli import main
+from evalnb._present.report import write_report
+from evalnb._resources import data_path
 from evalnb.errors import InputError
-from evalnb.present.report import write_report
 from evalnb.records import Task
-from evalnb.resources import data_path
 from tests.agreement import (
     assert_agrees,
     assert_inspect_keeps,

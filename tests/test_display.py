@@ -7,11 +7,11 @@ import html
 import polars as pl
 import pytest
 
-from evalnb import display
-from evalnb.analysis.summary import summary
-from evalnb.present.report import write_report
-from evalnb.present.report_html import report_html
-from evalnb.present.tables import table_html
+from evalnb import _display as display
+from evalnb._analysis.summary import summary
+from evalnb._present.report import write_report
+from evalnb._present.report_html import report_html
+from evalnb._present.tables import table_html
 from tests.test_charts import make_runs
 
 pytestmark = pytest.mark.filterwarnings("ignore:no price for model")

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 import evalnb
-from evalnb.analysis.runs import Runs
-from evalnb.cli import _parser, main
-from evalnb.formats import detect
+from evalnb._analysis.runs import Runs
+from evalnb._cli import _parser, main
+from evalnb._formats import detect
 from evalnb.records import AgentTrace, Task, TaskRecord, TaskScore, ToolCallResult
 from tests.conftest import ROOT
 from tests.factories import run_of
@@ -48,10 +48,10 @@ OTHER_PROGRAMS_OPTIONS = {
 }
 """Options the docs name that belong to programs other than evalnb."""
 RECIPE_ADDS = {
-    "evalnb.formats.toy_agent",
+    "evalnb._formats.toy_agent",
     "evalnb.timeout_share",
-    "evalnb/formats/toy_agent.py",
-    "evalnb/analysis/timeouts.py",
+    "evalnb/_formats/toy_agent.py",
+    "evalnb/_analysis/timeouts.py",
     "tests/test_formats_toy_agent.py",
     "tests/test_timeouts.py",
 }
@@ -155,11 +155,11 @@ def test_the_checks_find_a_dead_name_option_and_file(tmp_path):
     page.write_text(
         "Thresholds are data in `evalnb.diagnostics.Thresholds`; see `en.summry(runs)`.\n\n"
         "```\nevalnb run bash --model reference --concurency 8\nevalnb sumary runs/*\n```\n\n"
-        "`--max-turn N` and `runs.taks`, as `evalnb/analysis/nope.py` and [x](nope.md) do.\n"
+        "`--max-turn N` and `runs.taks`, as `evalnb/_analysis/nope.py` and [x](nope.md) do.\n"
     )
     assert dead_names(page) == {"evalnb.diagnostics.Thresholds", "en.summry", "runs.taks"}
     assert dead_options(page) == {"evalnb run --concurency", "evalnb sumary", "--max-turn"}
-    assert dead_files(page) == {"evalnb/analysis/nope.py", "nope.md"}
+    assert dead_files(page) == {"evalnb/_analysis/nope.py", "nope.md"}
 
 
 def test_the_readme_is_short_and_starts_with_the_demo_and_the_test_command():
@@ -288,7 +288,7 @@ def runs_with_calls(timed_out: list[bool]) -> Runs:
 def test_the_add_a_format_recipe_reads_its_log_everywhere(tmp_path, monkeypatch):
     (code,) = recipe("Add a format")
     (log,) = recipe("Add a format", "json")
-    module = types.ModuleType("evalnb.formats.toy_agent")
+    module = types.ModuleType("evalnb._formats.toy_agent")
     monkeypatch.setitem(sys.modules, module.__name__, module)
     exec(compile(code, "toy_agent.py", "exec"), module.__dict__)
     last = len(detect.READERS) - 1  # plain-text transcripts stay last
@@ -307,7 +307,7 @@ def test_the_add_a_format_recipe_reads_its_log_everywhere(tmp_path, monkeypatch)
 def test_the_add_a_metric_and_add_a_chart_recipes_count_timeouts():
     (metric,) = recipe("Add a metric")
     (chart,) = recipe("Add a chart")
-    from evalnb.present.charts import parts
+    from evalnb._present.charts import parts
 
     namespace = dict(vars(parts))
     exec(metric, namespace)
@@ -322,8 +322,8 @@ def test_the_add_a_metric_and_add_a_chart_recipes_count_timeouts():
 
 def test_the_add_a_gate_recipe_fits_the_gate_code():
     model, verdict = recipe("Add a gate")
+    from evalnb._scoring import gates
     from evalnb.records import scenario
-    from evalnb.scoring import gates
 
     namespace = dict(vars(scenario))
     exec(model, namespace)

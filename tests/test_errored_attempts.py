@@ -17,17 +17,17 @@ import polars as pl
 import pytest
 
 import evalnb as en
-from evalnb.analysis.runs import read_run_folder
-from evalnb.formats.inspect_write import write_inspect_log
-from evalnb.formats.scenario import load_scenario
-from evalnb.present.report import write_report
-from evalnb.present.widgets import task_html
+from evalnb._analysis.runs import read_run_folder
+from evalnb._formats.inspect_write import write_inspect_log
+from evalnb._formats.scenario import load_scenario
+from evalnb._present.report import write_report
+from evalnb._present.widgets import task_html
+from evalnb._resources import data_path
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.scenario_case import ScenarioCase
+from evalnb._store import RunStore
 from evalnb.records import Task
-from evalnb.resources import data_path
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.scenario_case import ScenarioCase
-from evalnb.store import RunStore
 from tests.played import PlayedAgent, Turn
 
 # the checks of issue 25's example: the first three pass when nothing ran at all

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import evalnb as en
-from evalnb.cli import main
+from evalnb._cli import main
+from evalnb._store import RunStore
 from evalnb.records import LLMCall, RunMeta
-from evalnb.store import RunStore
 
 from .test_remote import _record
 
@@ -45,7 +45,7 @@ def test_a_fault_evalnb_does_not_know_is_not_blamed_on_the_options(tmp_path, mon
     def broken(*args, **kwargs):
         raise ValueError("a bug")
 
-    monkeypatch.setattr("evalnb.runtime.runner.run_cases", broken)
+    monkeypatch.setattr("evalnb._runtime.runner.run_cases", broken)
     with pytest.raises(ValueError, match="a bug"):
         main(["run", "smoke", "--model", "reference", "--out", str(tmp_path), "--quiet"])
 

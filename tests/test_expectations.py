@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
+from evalnb._runtime.sandbox import BashkitSandbox
+from evalnb._scoring.expectations import evaluate_check, score_task
 from evalnb.records import AgentTrace, Expectation, Task, ToolCallResult
-from evalnb.runtime.sandbox import BashkitSandbox
-from evalnb.scoring.expectations import evaluate_check, score_task
 
 
 @pytest.fixture

@@ -9,9 +9,10 @@ import jsonschema
 import pytest
 
 import evalnb as en
-from evalnb.cli import main
-from evalnb.formats.agent_logs import parse_time
-from evalnb.formats.atif_write import write_atif
+from evalnb._cli import main
+from evalnb._formats.agent_logs import parse_time
+from evalnb._formats.atif_write import write_atif
+from evalnb._store import RunStore
 from evalnb.records import (
     AgentTrace,
     LLMCall,
@@ -22,7 +23,6 @@ from evalnb.records import (
     ToolCallResult,
     ToolInvocation,
 )
-from evalnb.store import RunStore
 from tests.trace_figures import SHARED, SUMMARY_FIGURES, sim_run
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "atif.schema.json").read_text())

@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 import evalnb as en
-from evalnb.cli import main
-from evalnb.formats.otel_write import write_otel
+from evalnb._cli import main
+from evalnb._formats.otel_write import write_otel
 from tests.conftest import ROOT
 from tests.trace_figures import sim_run
 

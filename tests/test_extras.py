@@ -7,7 +7,7 @@ from importlib import metadata
 
 import pytest
 
-from evalnb import extras
+from evalnb import _extras as extras
 from evalnb.errors import SetupError
 
 

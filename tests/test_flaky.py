@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from evalnb.analysis.flaky import consistency, flaky_tasks
-from evalnb.analysis.stats import wilson
-from evalnb.cli import main
+from evalnb._analysis.flaky import consistency, flaky_tasks
+from evalnb._analysis.stats import wilson
+from evalnb._cli import main
+from evalnb._store import RunStore
 from evalnb.records import RunMeta
-from evalnb.store import RunStore
 from tests import factories
 from tests.test_pass_at_k import attempts
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from evalnb._formats.atif import read_atif
+from evalnb._formats.detect import recognise
 from evalnb.errors import InputError
-from evalnb.formats.atif import read_atif
-from evalnb.formats.detect import recognise
 from tests.trace_figures import figures, fixture, growth, quiet_load, span_ms
 
 XDOTLI = (
@@ -328,8 +328,8 @@ def test_an_invalid_trajectory_names_the_file_line_and_field(tmp_path, change, f
 
 
 def test_a_trajectory_without_a_zone_or_tokens_still_loads_with_every_analysis(tmp_path):
-    from evalnb.analysis.context import context_growth
-    from evalnb.analysis.summary import summary
+    from evalnb._analysis.context import context_growth
+    from evalnb._analysis.summary import summary
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from evalnb.cli import main
+from evalnb._cli import main
+from evalnb._formats.codex import read_exec_json, read_rollout
 from evalnb.errors import InputError
-from evalnb.formats.codex import read_exec_json, read_rollout
 from tests.trace_figures import figures, fixture, growth, quiet_load, span_ms
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from evalnb._formats.gemini_cli import read_gemini_session
 from evalnb.errors import InputError
-from evalnb.formats.gemini_cli import read_gemini_session
 from tests.trace_figures import figures, fixture, growth, quiet_load, span_ms
 
 

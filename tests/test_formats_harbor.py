@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 import evalnb as en
-from evalnb.analysis.load import load
+from evalnb._analysis.load import load
+from evalnb._formats.detect import recognise
 from evalnb.errors import InputError
-from evalnb.formats.detect import recognise
 from tests.trace_figures import figures, fixture, quiet_load, span_ms
 
 JOB = (

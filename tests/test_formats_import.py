@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.load import load
-from evalnb.cli import main
+from evalnb._analysis.load import load
+from evalnb._cli import main
 
 FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures"
 SOURCES = {

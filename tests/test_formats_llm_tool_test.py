@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.load import load
-from evalnb.analysis.summary import summary
-from evalnb.cli import main
+from evalnb._analysis.load import load
+from evalnb._analysis.summary import summary
+from evalnb._cli import main
 from evalnb.errors import InputError
 
 LTT = Path(__file__).parents[2] / "shared" / "fixtures" / "llm-tool-test"

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalnb.analysis.cost import task_cost
-from evalnb.analysis.load import load
-from evalnb.analysis.summary import summary
+from evalnb._analysis.cost import task_cost
+from evalnb._analysis.load import load
+from evalnb._analysis.summary import summary
+from evalnb._formats.mira import read_mira
+from evalnb._present.report import terminal_report
+from evalnb._resources import data_path
+from evalnb._store.tables import KEYS
 from evalnb.errors import InputError
-from evalnb.formats.mira import read_mira
-from evalnb.present.report import terminal_report
-from evalnb.resources import data_path
-from evalnb.store.tables import KEYS
 
 MIRA = Path(__file__).parents[2] / "shared" / "fixtures" / "mira" / "20260626T043009Z-34f5"
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.cost import task_cost
-from evalnb.analysis.load import load
-from evalnb.analysis.summary import summary
+from evalnb._analysis.cost import task_cost
+from evalnb._analysis.load import load
+from evalnb._analysis.summary import summary
+from evalnb._present.report import terminal_report
 from evalnb.errors import InputError
-from evalnb.present.report import terminal_report
 
 CSV = Path(__file__).parents[2] / "shared" / "fixtures" / "onetool-bench" / "result-20260119.csv"
 HEADER = (
@@ -68,7 +68,7 @@ def test_the_recorded_costs_are_the_cost_and_the_prices_only_shown_beside_them(b
 def test_the_per_call_tables_stay_empty_and_the_run_says_so(bench, tmp_path):
     runs = load(bench)
     assert (runs.llm_calls.height, runs.tool_calls.height, runs.messages.height) == (0, 0, 0)
-    from evalnb.formats.onetool_bench import read_onetool_bench
+    from evalnb._formats.onetool_bench import read_onetool_bench
 
     (meta, _), *_ = read_onetool_bench(bench)
     assert {"llm_calls", "tool_calls", "messages"} <= set(meta.settings.unavailable)

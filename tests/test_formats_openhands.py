@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from evalnb._formats.openhands import read_openhands
 from evalnb.errors import InputError
-from evalnb.formats.openhands import read_openhands
 from tests.trace_figures import figures, fixture, growth, quiet_load, span_ms
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*without a time zone")  # OpenHands' own times

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from evalnb._formats.otel import read_otel
 from evalnb.errors import InputError
-from evalnb.formats.otel import read_otel
 from tests.trace_figures import figures, fixture, growth, quiet_load, span_ms
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.load import load
-from evalnb.cli import main
+from evalnb._analysis.load import load
+from evalnb._cli import main
+from evalnb._formats.scenario import load_scenario
 from evalnb.errors import InputError
-from evalnb.formats.scenario import load_scenario
 
 SCENARIOS = Path(__file__).parents[2] / "shared" / "fixtures" / "llm-tool-test" / "scenarios"
 

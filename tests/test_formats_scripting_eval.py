@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.load import load
+from evalnb._analysis.load import load
+from evalnb._formats.scripting_eval import read_scripting_eval
 from evalnb.errors import InputError
-from evalnb.formats.scripting_eval import read_scripting_eval
 
 FOLDER = Path(__file__).parents[2] / "shared" / "fixtures" / "bashkit-scripting-eval"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from evalnb._formats.swe_agent import read_swe_agent
 from evalnb.errors import InputError
-from evalnb.formats.swe_agent import read_swe_agent
 from tests.trace_figures import figures, fixture, quiet_load
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.load import load
-from evalnb.analysis.summary import summary
+from evalnb._analysis.load import load
+from evalnb._analysis.summary import summary
+from evalnb._present.report import terminal_report
 from evalnb.errors import InputError
-from evalnb.present.report import terminal_report
 
 TB = Path(__file__).parents[2] / "shared" / "fixtures" / "terminal-bench"
 

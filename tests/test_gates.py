@@ -9,11 +9,11 @@ import multiprocessing
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from evalnb._runtime.sandbox import BashkitSandbox
+from evalnb._runtime.sandbox.local import LocalSandbox
+from evalnb._scoring.gates import GateResult, gate_rows, json_path_check, run_gates
 from evalnb.records import AgentTrace, ToolCallResult
 from evalnb.records.scenario import Gate
-from evalnb.runtime.sandbox import BashkitSandbox
-from evalnb.runtime.sandbox.local import LocalSandbox
-from evalnb.scoring.gates import GateResult, gate_rows, json_path_check, run_gates
 
 PATTERN = r"\bnotes\s+(\S+)"
 GATE = TypeAdapter(Gate)

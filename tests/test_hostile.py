@@ -21,16 +21,16 @@ import pytest
 import yaml
 from pydantic import TypeAdapter
 
-from evalnb.analysis.runs import read_run_folder
+from evalnb._analysis.runs import read_run_folder
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.sandbox import local
+from evalnb._runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, MAX_READ_BYTES, READ_CUT_NOTE
+from evalnb._runtime.sandbox.local import FULL_NOTE, LocalSandbox, confinement
+from evalnb._scoring.expectations import evaluate_check
+from evalnb._scoring.gates import run_gates
 from evalnb.records import AgentTrace, Expectation, Task
 from evalnb.records.scenario import Gate
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.sandbox import local
-from evalnb.runtime.sandbox.base import DEFAULT_MAX_OUTPUT_CHARS, MAX_READ_BYTES, READ_CUT_NOTE
-from evalnb.runtime.sandbox.local import FULL_NOTE, LocalSandbox, confinement
-from evalnb.scoring.expectations import evaluate_check
-from evalnb.scoring.gates import run_gates
 from tests.confinement import CONFINED
 from tests.hostile import ESCAPE_PROBES, HOSTILE_COMMANDS
 
@@ -219,7 +219,7 @@ def test_commands_die_with_a_killed_evalnb_and_its_workspace_is_reaped(confined,
     child = tmp_path / "child.py"
     child.write_text(
         "import asyncio, sys\n"
-        "from evalnb.runtime.sandbox import local\n"
+        "from evalnb._runtime.sandbox import local\n"
         f"local.confinement = lambda: {confined!r}\n"
         "box = local.LocalSandbox(timeout_s=300)\n"
         "print(box.workdir, flush=True)\n"

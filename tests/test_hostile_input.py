@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 import evalnb as en
-from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb._analysis.runs import Runs, read_run_folder
+from evalnb._formats.yamlio import MAX_ALIAS_NODES, load_model
 from evalnb.errors import InputError
-from evalnb.formats.yamlio import MAX_ALIAS_NODES, load_model
 from tests.fault_server import FaultServer
 from tests.test_bad_input import SCENARIO, TASK, check_message, jsonl, run_cli, task
 
@@ -307,7 +307,7 @@ def test_hostile_command_lines_end_in_their_one_outcome(tmp_path, capsys, monkey
     argv = write_case(case, tmp_path, monkeypatch)
     if case.hung_before:  # first in a child process with a time limit: a hang fails
         child = subprocess.run(
-            [sys.executable, "-m", "evalnb.cli", *argv],
+            [sys.executable, "-m", "evalnb._cli", *argv],
             capture_output=True,
             text=True,
             timeout=HANG_LIMIT_S,

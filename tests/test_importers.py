@@ -8,17 +8,17 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.interaction import interaction
-from evalnb.analysis.runs import Runs, read_run_folder
-from evalnb.analysis.summary import summary
-from evalnb.cli.imports import import_format
+from evalnb._analysis.interaction import interaction
+from evalnb._analysis.runs import Runs, read_run_folder
+from evalnb._analysis.summary import summary
+from evalnb._cli.imports import import_format
+from evalnb._formats.bashkit_eval import read_bashkit_eval
+from evalnb._formats.json_file import line_of
+from evalnb._formats.tasks import load_tasks
+from evalnb._store import RunStore
+from evalnb._store.command_counts import COUNTS
+from evalnb._store.tables import tables_from_records
 from evalnb.errors import InputError
-from evalnb.formats.bashkit_eval import read_bashkit_eval
-from evalnb.formats.json_file import line_of
-from evalnb.formats.tasks import load_tasks
-from evalnb.store import RunStore
-from evalnb.store.command_counts import COUNTS
-from evalnb.store.tables import tables_from_records
 
 # Counted by hand from the files: the tool_use blocks in each file's assistant messages.
 TOOL_CALLS = {"haiku": 116, "opus": 141, "gpt": 84}

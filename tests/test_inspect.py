@@ -18,13 +18,13 @@ from inspect_ai.analysis import events_df, samples_df
 from inspect_ai.log import read_eval_log
 
 import evalnb as en
-from evalnb.analysis.runs import TABLES, runs_from_records
-from evalnb.cli import main
+from evalnb._analysis.runs import TABLES, runs_from_records
+from evalnb._cli import main
+from evalnb._formats.inspect_log import log_to_run, read_inspect_log
+from evalnb._formats.inspect_write import eval_log, write_inspect_log
+from evalnb._store import RunStore
 from evalnb.errors import InputError, SetupError
-from evalnb.formats.inspect_log import log_to_run, read_inspect_log
-from evalnb.formats.inspect_write import eval_log, write_inspect_log
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
-from evalnb.store import RunStore
 from tests.conftest import ROOT
 from tests.inspect_logs import agentic_log
 

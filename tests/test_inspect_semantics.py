@@ -24,9 +24,9 @@ from inspect_ai.scorer import model_graded_fact
 from inspect_ai.solver import generate
 
 import evalnb as en
-from evalnb.analysis.cost import task_cost
+from evalnb._analysis.cost import task_cost
+from evalnb._present.report import terminal_report, write_report
 from evalnb.errors import InputError
-from evalnb.present.report import terminal_report, write_report
 from tests.conftest import shared_fixture
 from tests.inspect_logs import agentic_log
 

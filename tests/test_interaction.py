@@ -10,18 +10,18 @@ import importlib
 import polars as pl
 import pytest
 
-from evalnb.analysis.interaction import command_rows, interaction, interaction_from_transcript
-from evalnb.analysis.runs import Runs
+from evalnb._analysis.interaction import command_rows, interaction, interaction_from_transcript
+from evalnb._analysis.runs import Runs
+from evalnb._scoring.commands import pattern_matches, target_commands
+from evalnb._store.tables import TABLES
 from evalnb.records import AgentTrace, Task, TaskRecord, TaskScore, ToolCallResult
 from evalnb.records.rust_regex import compile_pattern
 from evalnb.records.scenario import default_command_pattern
-from evalnb.scoring.commands import pattern_matches, target_commands
-from evalnb.store.tables import TABLES
 from tests.factories import run_of
 
 NOTES = r"notes\s+(\S+)"
 # the module itself (the package re-exports the function `interaction` under the same name)
-command_counts_module = importlib.import_module("evalnb.store.command_counts")
+command_counts_module = importlib.import_module("evalnb._store.command_counts")
 
 
 def record(
@@ -392,7 +392,7 @@ def test_transcript_without_commands():
 
 
 def test_every_failing_call_of_a_real_run_is_charged_to_its_commands(bashkit_eval_files):
-    from evalnb.analysis.load import load
+    from evalnb._analysis.load import load
 
     runs = load(*bashkit_eval_files)
     assert isinstance(runs, Runs)
@@ -408,7 +408,7 @@ def test_every_failing_call_of_a_real_run_is_charged_to_its_commands(bashkit_eva
 
 
 def test_row_order_of_the_tool_calls_table_does_not_change_the_metrics(bashkit_eval_files):
-    from evalnb.analysis.load import load
+    from evalnb._analysis.load import load
 
     runs = load(*bashkit_eval_files)
     shuffled = Runs(
@@ -429,7 +429,7 @@ def test_row_order_of_the_tool_calls_table_does_not_change_the_metrics(bashkit_e
 def test_per_attempt_counts_agree_with_the_flags_of_every_command_row(bashkit_eval_files):
     # interaction() counts straight from the lined-up executions, command_rows() restores
     # the row order to attach the flags: both must tell the same story per attempt
-    from evalnb.analysis.load import load
+    from evalnb._analysis.load import load
 
     runs = load(*bashkit_eval_files)
     assert isinstance(runs, Runs)

@@ -12,13 +12,10 @@ import json
 
 import pytest
 
-from evalnb.errors import InputError
-from evalnb.records import AgentTrace, ContentBlock, Message, Task, ToolCallResult
-from evalnb.records.scenario import Rubric
-from evalnb.runtime.providers.anthropic import AnthropicProvider
-from evalnb.runtime.providers.openai import OpenAIProvider
-from evalnb.runtime.scenario_case import load_scenario_cases
-from evalnb.scoring.judge import (
+from evalnb._runtime.providers.anthropic import AnthropicProvider
+from evalnb._runtime.providers.openai import OpenAIProvider
+from evalnb._runtime.scenario_case import load_scenario_cases
+from evalnb._scoring.judge import (
     JUDGE_ENV,
     TRANSCRIPT_LIMIT,
     judge_expectation,
@@ -27,6 +24,9 @@ from evalnb.scoring.judge import (
     render_transcript,
     run_judge,
 )
+from evalnb.errors import InputError
+from evalnb.records import AgentTrace, ContentBlock, Message, Task, ToolCallResult
+from evalnb.records.scenario import Rubric
 from tests.http_fixtures import (
     MockAPI,
     anthropic_error,
@@ -336,8 +336,8 @@ def test_the_judge_is_resolved_once_at_load_and_refused_if_under_test(tmp_path, 
 def test_a_scenario_outcome_needs_the_gates_and_the_judge(
     tmp_path, scores, outcome, reason, passed
 ):
-    from evalnb.formats.scenario import load_scenario
-    from evalnb.runtime.scenario_case import ScenarioCase
+    from evalnb._formats.scenario import load_scenario
+    from evalnb._runtime.scenario_case import ScenarioCase
 
     payload = {**FULL, "scores": scores, "weighted_score": None}
     provider, _ = anthropic(
@@ -362,9 +362,9 @@ def test_a_scenario_outcome_needs_the_gates_and_the_judge(
 
 
 def test_a_bash_tasks_llm_judge_check_uses_the_judge_through_a_run(tmp_path):
-    from evalnb.analysis.runs import read_run_folder
-    from evalnb.runtime.bash_case import BashCase
-    from evalnb.runtime.runner import run_cases
+    from evalnb._analysis.runs import read_run_folder
+    from evalnb._runtime.bash_case import BashCase
+    from evalnb._runtime.runner import run_cases
 
     bash_task = Task(
         id="tidy",

@@ -8,13 +8,13 @@ import json
 import polars as pl
 import pytest
 
-from evalnb.analysis.judge_agreement import judge_agreement, judge_scores, read_labels
-from evalnb.analysis.load import load
-from evalnb.analysis.runs import Runs
-from evalnb.cli import main
+from evalnb._analysis.judge_agreement import judge_agreement, judge_scores, read_labels
+from evalnb._analysis.load import load
+from evalnb._analysis.runs import Runs
+from evalnb._cli import main
+from evalnb._store import RunStore
 from evalnb.errors import InputError
 from evalnb.records import RunMeta
-from evalnb.store import RunStore
 from tests.fault_server import FaultServer
 from tests.test_judge_event_loop import AGENT, JUDGED
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.load import load
-from evalnb.cli import main
+from evalnb._analysis.load import load
+from evalnb._cli import main
+from evalnb._runtime.providers.openai import OpenAIProvider
 from evalnb.records import ContentBlock, Message, Task
 from evalnb.records.interfaces import ChatRequest
-from evalnb.runtime.providers.openai import OpenAIProvider
 from tests.fault_server import FaultServer
 
 ROOT = Path(__file__).resolve().parents[1]

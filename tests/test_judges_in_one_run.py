@@ -20,20 +20,20 @@ import polars as pl
 import pytest
 
 import evalnb as en
-from evalnb.analysis.cost import Price, Prices
-from evalnb.analysis.judge_agreement import judge_agreement, judge_scores
-from evalnb.cli import main
-from evalnb.formats.scenario import load_scenario
-from evalnb.present.report_html import report_html
+from evalnb._analysis.cost import Price, Prices
+from evalnb._analysis.judge_agreement import judge_agreement, judge_scores
+from evalnb._cli import main
+from evalnb._formats.scenario import load_scenario
+from evalnb._present.report_html import report_html
+from evalnb._resources import data_path
+from evalnb._runtime.providers.anthropic import AnthropicProvider
+from evalnb._runtime.providers.openai import OpenAIProvider
+from evalnb._runtime.providers.sim import SimProvider
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.scenario_case import ScenarioCase
+from evalnb._scoring.judge import JUDGE_ENV, run_judge
 from evalnb.records import AgentTrace, Task, ToolCallResult
 from evalnb.records.scenario import Rubric
-from evalnb.resources import data_path
-from evalnb.runtime.providers.anthropic import AnthropicProvider
-from evalnb.runtime.providers.openai import OpenAIProvider
-from evalnb.runtime.providers.sim import SimProvider
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.scenario_case import ScenarioCase
-from evalnb.scoring.judge import JUDGE_ENV, run_judge
 from tests.fault_server import FaultServer
 from tests.http_fixtures import (
     MockAPI,
@@ -260,7 +260,7 @@ def test_a_replay_re_scored_by_a_third_judge_joins_the_agreement(judged, tmp_pat
 
 def test_the_inspect_export_carries_every_judges_rating(judged, tmp_path):
     pytest.importorskip("inspect_ai")
-    from evalnb.formats.inspect_write import write_inspect_log
+    from evalnb._formats.inspect_write import write_inspect_log
 
     _, _, both, _ = judged
     log = write_inspect_log(both, tmp_path / "logs")

@@ -98,8 +98,8 @@ def wait_for(what: str, check: Any, timeout: float) -> Any:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory) -> Iterator[str]:
     """A JupyterLab on 127.0.0.1 serving notebooks 01 and 07 beside the demo runs: its URL."""
-    from evalnb.demo import ensure_demo_runs
-    from evalnb.resources import notebooks_path
+    from evalnb._demo import ensure_demo_runs
+    from evalnb._resources import notebooks_path
 
     root = tmp_path_factory.mktemp("lab")
     for name in NOTEBOOKS:

@@ -11,10 +11,10 @@ from tests.conftest import ROOT
 
 def test_import_evalnb_charts_and_widgets_by_the_readmes_names():
     code = (
-        "import evalnb.charts, evalnb.widgets, evalnb.present.charts, evalnb.present.widgets\n"
+        "import evalnb.charts, evalnb.widgets, evalnb._present.charts, evalnb._present.widgets\n"
         "import evalnb as en\n"
-        "assert evalnb.charts is evalnb.present.charts is en.charts\n"
-        "assert evalnb.widgets is evalnb.present.widgets is en.widgets\n"
+        "assert evalnb.charts is evalnb._present.charts is en.charts\n"
+        "assert evalnb.widgets is evalnb._present.widgets is en.widgets\n"
         "from evalnb.charts import save\n"
         "from evalnb.widgets import comparer\n"
     )

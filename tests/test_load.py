@@ -12,13 +12,13 @@ import polars as pl
 import pytest
 
 import evalnb as en
-from evalnb.analysis.load import load
-from evalnb.analysis.runs import PandasRuns, Runs
-from evalnb.cli.imports import import_format
+from evalnb._analysis.load import load
+from evalnb._analysis.runs import PandasRuns, Runs
+from evalnb._cli.imports import import_format
+from evalnb._formats.detect import READERS
+from evalnb._store import RunStore
 from evalnb.errors import InputError
-from evalnb.formats.detect import READERS
 from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
-from evalnb.store import RunStore
 
 
 def _native_run(root: Path, run_id: str = "native") -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.runtime.sandbox.local import CUT_NOTE, TIMEOUT_EXIT, LocalSandbox
+from evalnb._runtime.sandbox.local import CUT_NOTE, TIMEOUT_EXIT, LocalSandbox
 
 
 def run(box: LocalSandbox, commands: str):

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.cli import main
+from evalnb._cli import main
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.providers.anthropic import AnthropicProvider
+from evalnb._runtime.providers.openai import OpenAIProvider
+from evalnb._runtime.runner import run_cases
+from evalnb._store import RunStore
 from evalnb.records import ContentBlock, Message, Task
 from evalnb.records.interfaces import ChatRequest, Provider
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.providers.anthropic import AnthropicProvider
-from evalnb.runtime.providers.openai import OpenAIProvider
-from evalnb.runtime.runner import run_cases
-from evalnb.store import RunStore
 from tests import http_fixtures as hf
 from tests.fault_server import FaultServer
 

@@ -1,7 +1,7 @@
 """Many run folders load as one scan per table, with the figures each folder gives alone.
 
 ``en.load`` over a folder of run folders scans each table once over all of their files
-(:mod:`evalnb.analysis.folders`). Whatever mix of folders it meets (runs of several
+(:mod:`evalnb._analysis.folders`). Whatever mix of folders it meets (runs of several
 models and guidance versions, a run without attempts, an import whose tasks hold
 ``recorded`` figures, a damaged folder rebuilt from its events, a run in progress), every
 table and every figure equals what the same folders give read one at a time, with the
@@ -17,11 +17,11 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import evalnb as en
-from evalnb.analysis import folders
-from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb._analysis import folders
+from evalnb._analysis.runs import Runs, read_run_folder
+from evalnb._store import RunStore
+from evalnb._store.tables import KEYS, TABLES
 from evalnb.records import LLMCall, RunMeta, Task, TaskRecord, TaskScore
-from evalnb.store import RunStore
-from evalnb.store.tables import KEYS, TABLES
 
 from .test_remote import _record
 

@@ -16,15 +16,15 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import evalnb as en
-from evalnb.cli import main
-from evalnb.store import RunStore
-from evalnb.store.command_counts import with_command_counts
-from evalnb.store.folder import merging_folder
-from evalnb.store.tables import TABLES, conform, tables_from_records
+from evalnb._cli import main
+from evalnb._store import RunStore
+from evalnb._store.command_counts import with_command_counts
+from evalnb._store.folder import merging_folder
+from evalnb._store.tables import TABLES, conform, tables_from_records
 from tests.test_run_lock import HOLD_THE_LOCK
 from tests.test_shard import run, totals
 
-MERGE = [sys.executable, "-m", "evalnb.cli", "merge"]
+MERGE = [sys.executable, "-m", "evalnb._cli", "merge"]
 
 
 @pytest.fixture(scope="module")

@@ -12,13 +12,13 @@ import polars as pl
 import pytest
 from scipy.stats import binomtest
 
-from evalnb.analysis.categories import by_category
-from evalnb.analysis.compare import compare, compare_all
-from evalnb.analysis.context import context_growth
-from evalnb.analysis.cost import Price, Prices
-from evalnb.analysis.flaky import epoch_variance
-from evalnb.analysis.load import load
-from evalnb.analysis.stats import (
+from evalnb._analysis.categories import by_category
+from evalnb._analysis.compare import compare, compare_all
+from evalnb._analysis.context import context_growth
+from evalnb._analysis.cost import Price, Prices
+from evalnb._analysis.flaky import epoch_variance
+from evalnb._analysis.load import load
+from evalnb._analysis.stats import (
     agresti_coull,
     clustered_wilson,
     detectable_difference,
@@ -28,11 +28,11 @@ from evalnb.analysis.stats import (
     sign_flip_test,
     wilson,
 )
-from evalnb.analysis.summary import summary
+from evalnb._analysis.summary import summary
+from evalnb._store import RunStore
 from evalnb.records import (
     RunMeta,
 )
-from evalnb.store import RunStore
 from tests.factories import record, runs_of
 
 FREE = Prices(models={"*": Price(free=True, source="test")})

@@ -20,9 +20,9 @@ import polars as pl
 import pytest
 from nbclient import NotebookClient
 
-from evalnb.analysis.load import load
-from evalnb.cli.imports import import_format
-from evalnb.resources import notebooks_path
+from evalnb._analysis.load import load
+from evalnb._cli.imports import import_format
+from evalnb._resources import notebooks_path
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT.parent / "shared" / "fixtures"

@@ -10,11 +10,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.categories import by_category
-from evalnb.analysis.load import load
-from evalnb.analysis.summary import summary
-from evalnb.cli import main
-from evalnb.present.report import PARTIAL_MARK, SIZE_MARK, comparison_markdown, terminal_report
+from evalnb._analysis.categories import by_category
+from evalnb._analysis.load import load
+from evalnb._analysis.summary import summary
+from evalnb._cli import main
+from evalnb._present.report import PARTIAL_MARK, SIZE_MARK, comparison_markdown, terminal_report
 
 FIXTURES = Path(__file__).parents[2] / "shared" / "fixtures" / "bashkit-eval"
 HAIKU = FIXTURES / "eval-anthropic-claude-haiku-4-5-2026-02-07-052023.json"
@@ -191,7 +191,7 @@ def test_model_family_joins_dated_snapshots_and_provider_prefixes(tmp_path):
 
 
 def test_the_trend_chart_joins_a_family_and_draws_partial_runs_apart(tmp_path):
-    from evalnb.present import charts
+    from evalnb._present import charts
 
     haiku_27 = derived(HAIKU, tmp_path, model="claude-haiku-4-5-20251001", day="2026-02-27")
     opus_27 = derived(OPUS, tmp_path, keep=5, day="2026-02-27")
@@ -248,7 +248,7 @@ def test_a_run_with_a_task_outside_the_dataset_is_not_a_run_of_it(tmp_path):
 
 
 def test_a_result_file_of_the_packaged_bash_suite_is_checked_against_it(tmp_path):
-    from evalnb.resources import dataset_path
+    from evalnb._resources import dataset_path
 
     suite = [json.loads(line) for line in dataset_path("bash").read_text().splitlines() if line]
     smoke = {json.loads(line)["id"] for line in dataset_path("smoke").read_text().splitlines()}
@@ -275,7 +275,7 @@ def test_a_result_file_of_the_packaged_bash_suite_is_checked_against_it(tmp_path
 
 
 def test_summary_dataset_option_marks_the_run_partial(tmp_path, capsys):
-    from evalnb.cli import main
+    from evalnb._cli import main
 
     kept = derived(OPUS, tmp_path, keep=20)
     dataset = _dataset_of(OPUS, tmp_path, ["added_later"])

@@ -10,11 +10,11 @@ import random
 import pytest
 from inspect_ai.scorer import Score, pass_at, pass_k
 
-from evalnb.analysis.load import load
-from evalnb.analysis.pass_at_k import pass_at_k
-from evalnb.cli import main
+from evalnb._analysis.load import load
+from evalnb._analysis.pass_at_k import pass_at_k
+from evalnb._cli import main
+from evalnb._store import RunStore
 from evalnb.records import RunMeta
-from evalnb.store import RunStore
 from tests.factories import record, runs_of
 
 

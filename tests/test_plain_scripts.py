@@ -1,8 +1,8 @@
 """Plain scripts split all together give exactly what bashkit's parser gives, script by script.
 
-:func:`evalnb.store.plain_scripts.plain_target_commands` finds the target commands of
+:func:`evalnb._store.plain_scripts.plain_target_commands` finds the target commands of
 plain scripts with polars' regular expressions, for speed; every script it calls plain
-must give the commands :func:`evalnb.scoring.commands.target_commands` (bashkit's
+must give the commands :func:`evalnb._scoring.commands.target_commands` (bashkit's
 parser) gives, and it must leave every other kind of script to that parser. Checked on
 generated scripts (hypothesis) mixing every token the grammar knows with ones it must
 refuse, on the scripts of the published runs, and on hand-picked edge cases.
@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evalnb as en
-from evalnb.scoring.commands import target_commands
-from evalnb.store.plain_scripts import plain_target_commands
+from evalnb._scoring.commands import target_commands
+from evalnb._store.plain_scripts import plain_target_commands
 
 
 def _parsed(script: str) -> list[tuple]:

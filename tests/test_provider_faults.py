@@ -14,13 +14,13 @@ import httpx2
 import polars as pl
 import pytest
 
-from evalnb.analysis.runs import read_run_folder
-from evalnb.analysis.summary import summary
+from evalnb._analysis.runs import read_run_folder
+from evalnb._analysis.summary import summary
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.providers.anthropic import AnthropicProvider
+from evalnb._runtime.providers.openai import OpenAIProvider
+from evalnb._runtime.runner import run_cases
 from evalnb.records import Task
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.providers.anthropic import AnthropicProvider
-from evalnb.runtime.providers.openai import OpenAIProvider
-from evalnb.runtime.runner import run_cases
 from tests import http_fixtures as hf
 
 RETRIES = 2

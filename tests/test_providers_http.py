@@ -12,14 +12,14 @@ import asyncio
 import httpx2
 import pytest
 
+from evalnb._runtime.agent import AgentOutcome, bash_tool_spec, default_system_prompt, run_agent
+from evalnb._runtime.providers import anthropic as anthropic_provider
+from evalnb._runtime.providers import openai as openai_provider
+from evalnb._runtime.providers.anthropic import AnthropicProvider
+from evalnb._runtime.providers.openai import OpenAIProvider
+from evalnb._runtime.sandbox import BashkitSandbox
 from evalnb.errors import ProviderError
 from evalnb.records import Connection, Task
-from evalnb.runtime.agent import AgentOutcome, bash_tool_spec, default_system_prompt, run_agent
-from evalnb.runtime.providers import anthropic as anthropic_provider
-from evalnb.runtime.providers import openai as openai_provider
-from evalnb.runtime.providers.anthropic import AnthropicProvider
-from evalnb.runtime.providers.openai import OpenAIProvider
-from evalnb.runtime.sandbox import BashkitSandbox
 from tests.http_fixtures import (
     MockAPI,
     anthropic_error,

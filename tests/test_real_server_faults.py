@@ -12,13 +12,13 @@ import socket
 import polars as pl
 import pytest
 
-from evalnb.analysis.runs import read_run_folder
+from evalnb._analysis.runs import read_run_folder
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.fail_fast import FAIL_FAST_AFTER
+from evalnb._runtime.providers.registry import resolve_provider
+from evalnb._runtime.runner import RunStopped, resume, run_cases
+from evalnb._store import RunStore
 from evalnb.records import Connection, Task
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.fail_fast import FAIL_FAST_AFTER
-from evalnb.runtime.providers.registry import resolve_provider
-from evalnb.runtime.runner import RunStopped, resume, run_cases
-from evalnb.store import RunStore
 from tests.fault_server import MASKED_KEY, FaultServer
 from tests.test_secrets import everything_written
 

@@ -1,4 +1,4 @@
-"""One way in: every reader is one entry of the registry (``evalnb.formats.detect``), read
+"""One way in: every reader is one entry of the registry (``evalnb._formats.detect``), read
 the same by ``en.load``, ``evalnb summary`` and ``evalnb import``, its options declared."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.load import load
-from evalnb.cli import main
+from evalnb._analysis.load import load
+from evalnb._cli import main
+from evalnb._formats.detect import declared_options, formats, importable, recognise
 from evalnb.errors import InputError
-from evalnb.formats.detect import declared_options, formats, importable, recognise
 from tests.conftest import ROOT, shared_fixture
 
 HARBOR_STREAM = (

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.compare import compare
-from evalnb.analysis.regression import regression_gate, task_diff
-from evalnb.analysis.stats import holm, mcnemar_exact
+from evalnb._analysis.compare import compare
+from evalnb._analysis.regression import regression_gate, task_diff
+from evalnb._analysis.stats import holm, mcnemar_exact
+from evalnb._store import RunStore
 from evalnb.records import RunMeta, ScoreResult
-from evalnb.store import RunStore
 from tests.factories import record, runs_of
 
 
@@ -79,7 +79,7 @@ def test_the_gate_is_holm_adjusted_over_the_metrics_it_watches():
 def evalnb(*args: str) -> subprocess.CompletedProcess[str]:
     """The installed command line, as CI runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "evalnb.cli", *args], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "evalnb._cli", *args], capture_output=True, text=True, check=False
     )
 
 

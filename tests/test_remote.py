@@ -18,12 +18,12 @@ import polars as pl
 import pytest
 
 import evalnb as en
-from evalnb.analysis.runs import Runs
+from evalnb._analysis.runs import Runs
+from evalnb._formats.detect import recognise
+from evalnb._store import RunStore
+from evalnb._store.tables import TABLES
 from evalnb.errors import InputError, SetupError
-from evalnb.formats.detect import recognise
 from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore, ToolCallResult
-from evalnb.store import RunStore
-from evalnb.store.tables import TABLES
 
 from .conftest import FIXTURES
 

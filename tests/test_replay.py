@@ -7,13 +7,13 @@ import json
 
 import polars as pl
 
-from evalnb.analysis.load import load
-from evalnb.analysis.runs import read_run_folder
-from evalnb.cli import main
+from evalnb._analysis.load import load
+from evalnb._analysis.runs import read_run_folder
+from evalnb._cli import main
+from evalnb._runtime.cases import load_cases
+from evalnb._runtime.runner import run_cases
+from evalnb._store import RunStore
 from evalnb.records import ReplayAgreement
-from evalnb.runtime.cases import load_cases
-from evalnb.runtime.runner import run_cases
-from evalnb.store import RunStore
 
 
 def test_replaying_an_evalnb_run_reproduces_its_commands_and_verdicts(tmp_path):

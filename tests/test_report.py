@@ -8,13 +8,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.categories import by_category
-from evalnb.analysis.load import load
-from evalnb.analysis.runs import Runs
+from evalnb._analysis.categories import by_category
+from evalnb._analysis.load import load
+from evalnb._analysis.runs import Runs
+from evalnb._present.report import terminal_report, write_report
+from evalnb._store.tables import TABLES
 from evalnb.errors import InputError
-from evalnb.present.report import terminal_report, write_report
 from evalnb.records import AgentTrace, ScoreResult, Task, TaskRecord, TaskScore
-from evalnb.store.tables import TABLES
 from tests.factories import run_of
 
 SPEC_ROWS = [

@@ -8,14 +8,14 @@ import re
 import polars as pl
 import pytest
 
-from evalnb.analysis.baseline import baseline_runs
-from evalnb.analysis.compare import compare_all
-from evalnb.analysis.regression import task_diff
-from evalnb.analysis.runs import Runs
-from evalnb.present import charts, report_transcripts
-from evalnb.present.report import PAIRED_NOTE, write_report
-from evalnb.present.report_html import report_html
-from evalnb.store.tables import TABLES
+from evalnb._analysis.baseline import baseline_runs
+from evalnb._analysis.compare import compare_all
+from evalnb._analysis.regression import task_diff
+from evalnb._analysis.runs import Runs
+from evalnb._present import charts, report_transcripts
+from evalnb._present.report import PAIRED_NOTE, write_report
+from evalnb._present.report_html import report_html
+from evalnb._store.tables import TABLES
 from tests.test_charts import make_runs
 from tests.test_report import _record, _run
 

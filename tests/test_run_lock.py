@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 
 import evalnb as en
-from evalnb.present.report import report_markdown
-from evalnb.store import RunStore
+from evalnb._present.report import report_markdown
+from evalnb._store import RunStore
 from tests.test_runner import CLI_RUN, crash_after, dataset, totals
 
-CLI = [sys.executable, "-m", "evalnb.cli"]
+CLI = [sys.executable, "-m", "evalnb._cli"]
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -96,7 +96,7 @@ def test_a_refused_resume_leaves_the_folder_byte_for_byte_as_it_was(tmp_path):
 
 HOLD_THE_LOCK = """
 import sys, time
-from evalnb.store.lock import RunLock
+from evalnb._store.lock import RunLock
 with RunLock(sys.argv[1]):
     print("held", flush=True)
     time.sleep(60)

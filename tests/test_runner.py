@@ -15,13 +15,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.runs import read_run_folder
+from evalnb._analysis.runs import read_run_folder
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.cases import load_cases
+from evalnb._runtime.runner import resume, run_cases
+from evalnb._runtime.shard import in_shard
+from evalnb._store import RunStore
 from evalnb.records import RunMeta, Task
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.cases import load_cases
-from evalnb.runtime.runner import resume, run_cases
-from evalnb.runtime.shard import in_shard
-from evalnb.store import RunStore
 
 
 def dataset(tmp_path: Path, n: int = 12, sleep: float = 0.0) -> Path:
@@ -157,7 +157,7 @@ def uninterrupted(tmp_path_factory) -> tuple[Path, dict]:
 CLI_RUN = [
     sys.executable,
     "-m",
-    "evalnb.cli",
+    "evalnb._cli",
     "run",
     "--model",
     "reference",
@@ -188,7 +188,7 @@ def test_sigkill_at_a_random_point_then_resume_matches_an_uninterrupted_run(
     assert read_run_folder(killed_dir).tasks.height < 17
 
     resumed = subprocess.run(
-        [sys.executable, "-m", "evalnb.cli", "run", "--resume", str(killed_dir), "--quiet"],
+        [sys.executable, "-m", "evalnb._cli", "run", "--resume", str(killed_dir), "--quiet"],
         capture_output=True,
         text=True,
     )

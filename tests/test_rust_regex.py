@@ -6,9 +6,9 @@ import unicodedata
 
 import pytest
 
+from evalnb._scoring.expectations import evaluate_check
 from evalnb.records import AgentTrace, Expectation, ToolCallResult
 from evalnb.records.rust_regex import WHITE_SPACE, WORD, compile_pattern
-from evalnb.scoring.expectations import evaluate_check
 
 
 def matches(pattern: str, text: str) -> bool:

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.interaction import interaction
-from evalnb.analysis.runs import Runs, read_run_folder
-from evalnb.formats.scenario import load_rubric, load_scenario
+from evalnb._analysis.interaction import interaction
+from evalnb._analysis.runs import Runs, read_run_folder
+from evalnb._formats.scenario import load_rubric, load_scenario
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.scenario_case import ScenarioCase, load_scenario_cases
 from evalnb.records.interfaces import ChatRequest, ChatResponse, ToolUse
 from evalnb.records.scenario import ASSERTION
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.scenario_case import ScenarioCase, load_scenario_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"

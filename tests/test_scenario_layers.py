@@ -33,16 +33,16 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.categories import by_category
-from evalnb.analysis.runs import Runs, read_run_folder
-from evalnb.analysis.summary import summary
-from evalnb.formats.scenario import load_scenario
-from evalnb.present.report import report_markdown, terminal_report
-from evalnb.resources import data_path
-from evalnb.runtime.providers.anthropic import AnthropicProvider
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.scenario_case import ScenarioCase
-from evalnb.scoring.judge import JUDGE_ENV
+from evalnb._analysis.categories import by_category
+from evalnb._analysis.runs import Runs, read_run_folder
+from evalnb._analysis.summary import summary
+from evalnb._formats.scenario import load_scenario
+from evalnb._present.report import report_markdown, terminal_report
+from evalnb._resources import data_path
+from evalnb._runtime.providers.anthropic import AnthropicProvider
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.scenario_case import ScenarioCase
+from evalnb._scoring.judge import JUDGE_ENV
 from tests.http_fixtures import MockAPI, anthropic_message, anthropic_ok
 
 NOTES = data_path("tools", "notes")
@@ -190,8 +190,8 @@ def test_the_run_limit_is_null_when_the_scenarios_limits_differ(tmp_path):
 
 
 def test_a_composite_is_summarised_only_where_a_scenario_configures_one():
+    from evalnb._store.tables import tables_from_records
     from evalnb.records import RunMeta, ScenarioResult, Task, TaskRecord, TaskScore
-    from evalnb.store.tables import tables_from_records
 
     def record(task_id: str, composite: float | None) -> TaskRecord:
         return TaskRecord(

@@ -19,12 +19,16 @@ import pytest
 from pydantic import ValidationError
 
 import evalnb as en
-from evalnb.analysis.guidance import compare_guidance
-from evalnb.analysis.runs import Runs
-from evalnb.analysis.summary import summary
-from evalnb.analysis.thresholds import GuidanceThresholds
+from evalnb._analysis.guidance import compare_guidance
+from evalnb._analysis.runs import Runs
+from evalnb._analysis.summary import summary
+from evalnb._analysis.thresholds import GuidanceThresholds
+from evalnb._formats.scenario import load_scenario
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.scenario_case import WORKDIR, load_scenario_cases
+from evalnb._store import RunStore
+from evalnb._store.tables import tables_from_records
 from evalnb.errors import InputError, SetupError
-from evalnb.formats.scenario import load_scenario
 from evalnb.records import (
     AgentTrace,
     RunMeta,
@@ -34,10 +38,6 @@ from evalnb.records import (
     TaskScore,
     ToolCallResult,
 )
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.scenario_case import WORKDIR, load_scenario_cases
-from evalnb.store import RunStore
-from evalnb.store.tables import tables_from_records
 
 KV = """
 import json, os, sys

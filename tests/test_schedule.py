@@ -6,13 +6,13 @@ import asyncio
 import json
 from pathlib import Path
 
-from evalnb.cli import main
+from evalnb._cli import main
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.schedule import longest_first
+from evalnb._store import RunStore
 from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
 from evalnb.records.interfaces import ChatRequest, ChatResponse
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.schedule import longest_first
-from evalnb.store import RunStore
 from tests.test_runner import crash_after
 
 

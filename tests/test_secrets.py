@@ -8,12 +8,12 @@ from pathlib import Path
 import polars as pl
 import yaml
 
-from evalnb.analysis.load import load
-from evalnb.present.report import write_report
+from evalnb._analysis.load import load
+from evalnb._present.report import write_report
+from evalnb._redact import REDACTED, redact
+from evalnb._runtime.bash_case import BashCase
+from evalnb._runtime.runner import run_cases
 from evalnb.records import Task
-from evalnb.redact import REDACTED, redact
-from evalnb.runtime.bash_case import BashCase
-from evalnb.runtime.runner import run_cases
 
 ENV_KEY = "sk-ant-api03-evalnbFAKEkey0123456789abcdefXYZ"
 SHAPED_KEY = "sk-proj-NotInTheEnvironment0123456789"
@@ -86,7 +86,7 @@ def test_redact_handles_env_values_and_key_shapes(monkeypatch):
 def test_a_key_printed_by_a_notebook_is_redacted_from_its_export(tmp_path, monkeypatch):
     import nbformat
 
-    from evalnb.demo import execute_notebooks
+    from evalnb._demo import execute_notebooks
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", ENV_KEY)
     nb = nbformat.v4.new_notebook(

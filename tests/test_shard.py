@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import evalnb as en
-from evalnb.cli import main
-from evalnb.runtime.shard import in_shard
+from evalnb._cli import main
+from evalnb._runtime.shard import in_shard
 
 TOTALS = ["total_tasks", "total_passed", "total_score", "total_max_score", "total_tool_calls"]
 
@@ -92,8 +92,8 @@ def test_a_bad_shard_argument_is_an_input_error(tmp_path, capsys):
 
 @pytest.mark.parametrize("spec", ["0/2", "x/2", "1"])
 def test_shard_must_be_i_of_n(spec):
+    from evalnb._runtime.shard import parse_shard
     from evalnb.errors import InputError
-    from evalnb.runtime.shard import parse_shard
 
     with pytest.raises(InputError):
         parse_shard(spec)

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from evalnb.runtime.sandbox.local import PREFIX, reap_stale_workspaces
-from evalnb.store import RunStore
+from evalnb._runtime.sandbox.local import PREFIX, reap_stale_workspaces
+from evalnb._store import RunStore
 from tests.test_runner import dataset
 
 
@@ -20,7 +20,7 @@ from tests.test_runner import dataset
 def test_a_hangup_or_terminate_marks_the_run_partial_and_names_it_for_resume(tmp_path, signum):
     data = dataset(tmp_path, n=16, sleep=0.3)
     out = tmp_path / "runs"
-    cli = [sys.executable, "-m", "evalnb.cli", "run", str(data), "--model", "reference"]
+    cli = [sys.executable, "-m", "evalnb._cli", "run", str(data), "--model", "reference"]
     proc = subprocess.Popen(
         [*cli, "--concurrency", "1", "--out", str(out), "--quiet"],
         stderr=subprocess.PIPE,
@@ -43,7 +43,7 @@ def test_a_hangup_or_terminate_marks_the_run_partial_and_names_it_for_resume(tmp
     assert RunStore.open(run).meta.status == "partial"
 
     resumed = subprocess.run(
-        [sys.executable, "-m", "evalnb.cli", "run", "--resume", str(run), "--quiet"],
+        [sys.executable, "-m", "evalnb._cli", "run", "--resume", str(run), "--quiet"],
         capture_output=True,
         text=True,
     )

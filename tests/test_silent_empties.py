@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.analysis.load import load
-from evalnb.cli import main
+from evalnb._analysis.load import load
+from evalnb._cli import main
 from evalnb.errors import InputError
 from tests.conftest import shared_fixture
 
@@ -65,7 +65,7 @@ def test_an_empty_claude_code_file_is_an_error_not_a_run_of_model_unknown(tmp_pa
     assert main(["import", "claude-code", str(empty), "--out", str(out)]) == 2
     assert "session.jsonl: not a Claude Code session" in capsys.readouterr().err
     assert not out.exists()
-    from evalnb.formats.claude_code import read_claude_code
+    from evalnb._formats.claude_code import read_claude_code
 
     with pytest.raises(InputError, match=r"session\.jsonl: no Claude Code messages"):
         read_claude_code([empty])

@@ -13,12 +13,9 @@ from statistics import mean, median
 import bashkit
 import pytest
 
-from evalnb.errors import ProviderError
-from evalnb.formats.tasks import load_tasks
-from evalnb.records import Task
-from evalnb.records.interfaces import ChatRequest
-from evalnb.runtime.agent import run_agent
-from evalnb.runtime.providers.sim import (
+from evalnb._formats.tasks import load_tasks
+from evalnb._runtime.agent import run_agent
+from evalnb._runtime.providers.sim import (
     PERSONAS,
     UNSUPPORTED,
     WRONG_FLAGS,
@@ -27,8 +24,11 @@ from evalnb.runtime.providers.sim import (
     persona_table,
     split_steps,
 )
-from evalnb.runtime.sandbox import BashkitSandbox
-from evalnb.scoring.expectations import score_task
+from evalnb._runtime.sandbox import BashkitSandbox
+from evalnb._scoring.expectations import score_task
+from evalnb.errors import ProviderError
+from evalnb.records import Task
+from evalnb.records.interfaces import ChatRequest
 
 DATASET = Path(__file__).resolve().parents[1] / "data" / "tasks" / "bash.jsonl"
 

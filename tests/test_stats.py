@@ -18,7 +18,7 @@ from scipy.stats import binom, binomtest, permutation_test
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from evalnb.analysis.stats import (
+from evalnb._analysis.stats import (
     _mcnemar_power,
     agresti_coull,
     clustered_wilson,

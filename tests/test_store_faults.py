@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.cli import main
+from evalnb._cli import main
+from evalnb._store import RunStore
 from evalnb.errors import StoreError
 from evalnb.records import RunMeta
-from evalnb.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,7 +38,7 @@ def test_a_full_disk_while_writing_run_json_leaves_the_old_one(tmp_path, monkeyp
     store = RunStore.create(tmp_path, RunMeta(run_id="r", provider="p", model="m"))
     before = (store.path / "run.json").read_text()
     store.meta.status = "complete"
-    monkeypatch.setattr("evalnb.store.folder.os.replace", full)
+    monkeypatch.setattr("evalnb._store.folder.os.replace", full)
     with pytest.raises(StoreError, match=r"cannot write .*/r/run.json: No space left on device"):
         store.write_meta()
     assert (store.path / "run.json").read_text() == before
@@ -72,7 +72,7 @@ def test_a_full_disk_mid_line_cuts_the_partial_line_off(tmp_path):
 
 
 def test_the_cli_names_the_file_exits_2_and_leaves_no_temp_file(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr("evalnb.store.folder.os.replace", full)
+    monkeypatch.setattr("evalnb._store.folder.os.replace", full)
     code = main(["run", "smoke", "--model", "reference", "--out", str(tmp_path), "--quiet"])
     err = capsys.readouterr().err
     assert code == 2
@@ -95,7 +95,7 @@ needs_mounts = pytest.mark.skipif(
 
 def in_private_mounts(script: str, tmp_path: Path) -> subprocess.CompletedProcess:
     """Run ``script`` (sh) in a private mount namespace; ``$EVALNB`` runs the CLI."""
-    env = {**os.environ, "EVALNB": f"{sys.executable} -m evalnb.cli", "T": str(tmp_path)}
+    env = {**os.environ, "EVALNB": f"{sys.executable} -m evalnb._cli", "T": str(tmp_path)}
     return subprocess.run(
         ["unshare", "-m", "--propagation", "private", "sh", "-c", script],
         capture_output=True,
@@ -149,7 +149,7 @@ def test_a_disk_that_fills_mid_run_stops_it_whole_and_resume_finishes_it(tmp_pat
     [resumed] = (tmp_path / "resumed").iterdir()
     meta = json.loads((resumed / "run.json").read_text())
     assert meta["status"] == "complete"
-    from evalnb.analysis.load import load
+    from evalnb._analysis.load import load
 
     tasks = load(resumed).tasks
     assert tasks.height == meta["task_count"] == 9

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evalnb.analysis.runs import Runs
-from evalnb.present import story
+from evalnb._analysis.runs import Runs
+from evalnb._present import story
 from evalnb.records import (
     AgentTrace,
     ScoreResult,

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.formats.tasks import load_tasks
+from evalnb._formats.tasks import load_tasks
+from evalnb._runtime.agent import run_agent
+from evalnb._runtime.providers.offline import ReferenceProvider
+from evalnb._runtime.sandbox.bashkit import BashkitSandbox
+from evalnb._scoring.expectations import score_task
 from evalnb.records import AgentTrace, Task, ToolCallResult
 from evalnb.records.task import FileCheck, FileLineRegex, StdoutContains, StdoutRegex
-from evalnb.runtime.agent import run_agent
-from evalnb.runtime.providers.offline import ReferenceProvider
-from evalnb.runtime.sandbox.bashkit import BashkitSandbox
-from evalnb.scoring.expectations import score_task
 
 TASK_DIR = Path(__file__).resolve().parents[1] / "data" / "tasks"
 DATASETS = {path.stem: load_tasks(path) for path in sorted(TASK_DIR.glob("*.jsonl"))}

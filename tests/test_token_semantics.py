@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 
-from evalnb.analysis.load import load
-from evalnb.analysis.runs import read_run_folder
-from evalnb.formats.agent_logs import Attempt, task_record
-from evalnb.formats.inspect_write import write_inspect_log
+from evalnb._analysis.load import load
+from evalnb._analysis.runs import read_run_folder
+from evalnb._formats.agent_logs import Attempt, task_record
+from evalnb._formats.inspect_write import write_inspect_log
+from evalnb._store import RunStore
 from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
-from evalnb.store import RunStore
 
 
 def _record(calls: list[LLMCall]) -> TaskRecord:
@@ -83,7 +83,7 @@ def test_a_run_in_progress_is_read_from_one_read_of_its_events(
 
 def test_the_agent_log_readers_leave_the_running_total_unknown_from_an_unknown_count():
     """Issue 25 item 5 on the ATIF, Codex, Gemini CLI, SWE-agent, OpenHands and OTel
-    readers (one rule for them all, :func:`evalnb.formats.agent_logs.task_record`)."""
+    readers (one rule for them all, :func:`evalnb._formats.agent_logs.task_record`)."""
     calls = [LLMCall(call_number=0, input_tokens=n) for n in (1000, None, 1600)]
     attempt = Attempt(task_id="t", category="c", llm_calls=calls)
     assert [c.cumulative_input for c in task_record(attempt).trace.llm_calls] == [

@@ -17,20 +17,20 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.interaction import command_rows, interaction
-from evalnb.analysis.runs import Runs, read_run_folder
+from evalnb._analysis.interaction import command_rows, interaction
+from evalnb._analysis.runs import Runs, read_run_folder
+from evalnb._formats.scenario import load_scenario
+from evalnb._resources import data_path
+from evalnb._runtime.runner import run_cases
+from evalnb._runtime.sandbox import local
+from evalnb._runtime.sandbox.local import LocalSandbox
+from evalnb._runtime.scenario_case import load_scenario_cases
+from evalnb._scoring.commands import target_commands
+from evalnb._store.command_counts import COUNTS
+from evalnb._store.tables import TABLES
 from evalnb.errors import InputError
-from evalnb.formats.scenario import load_scenario
 from evalnb.records.rust_regex import compile_pattern
 from evalnb.records.scenario import default_command_pattern
-from evalnb.resources import data_path
-from evalnb.runtime.runner import run_cases
-from evalnb.runtime.sandbox import local
-from evalnb.runtime.sandbox.local import LocalSandbox
-from evalnb.runtime.scenario_case import load_scenario_cases
-from evalnb.scoring.commands import target_commands
-from evalnb.store.command_counts import COUNTS
-from evalnb.store.tables import TABLES
 from tests.confinement import CONFINED
 
 NOTES = data_path("tools", "notes")
@@ -236,7 +236,7 @@ def test_a_killed_invocation_has_no_exit_code_and_counts_as_failed(tmp_path):
 
 
 def test_bash_tasks_and_imports_record_no_invocations():
-    from evalnb.runtime.sandbox.bashkit import BashkitSandbox
+    from evalnb._runtime.sandbox.bashkit import BashkitSandbox
 
     result = asyncio.run(BashkitSandbox().exec("echo hi"))
     assert result.invocations is None

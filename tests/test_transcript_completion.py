@@ -14,16 +14,16 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evalnb.analysis.interaction import interaction, interaction_from_transcript
-from evalnb.analysis.runs import Runs
-from evalnb.analysis.summary import summary
-from evalnb.formats.claude_code import read_claude_code
-from evalnb.formats.scenario import load_callable
-from evalnb.formats.transcript import read_transcripts
+from evalnb._analysis.interaction import interaction, interaction_from_transcript
+from evalnb._analysis.runs import Runs
+from evalnb._analysis.summary import summary
+from evalnb._formats.claude_code import read_claude_code
+from evalnb._formats.scenario import load_callable
+from evalnb._formats.transcript import read_transcripts
+from evalnb._resources import data_path
+from evalnb._runtime.sandbox.bashkit import BashkitSandbox
+from evalnb._store.tables import tables_from_records
 from evalnb.records.scenario import default_command_pattern
-from evalnb.resources import data_path
-from evalnb.runtime.sandbox.bashkit import BashkitSandbox
-from evalnb.store.tables import tables_from_records
 
 PATTERN = default_command_pattern("notes")
 COMMANDS = [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.cli import main
+from evalnb._cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"

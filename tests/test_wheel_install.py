@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from evalnb.cli import main
-from evalnb.resources import data_path, notebooks_path
+from evalnb._cli import main
+from evalnb._resources import data_path, notebooks_path
 
 ROOT = Path(__file__).resolve().parents[1]
 

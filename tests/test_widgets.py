@@ -8,8 +8,8 @@ import polars as pl
 import pytest
 from IPython.display import HTML
 
-from evalnb.analysis.runs import Runs
-from evalnb.present import charts, widgets
+from evalnb._analysis.runs import Runs
+from evalnb._present import charts, widgets
 from evalnb.records import (
     AgentTrace,
     ScoreResult,

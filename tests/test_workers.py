@@ -17,10 +17,10 @@ import time
 
 import pytest
 
+from evalnb._runtime.cases import load_cases
+from evalnb._runtime.runner import run_cases
+from evalnb._store import RunStore
 from evalnb.records import RunMeta
-from evalnb.runtime.cases import load_cases
-from evalnb.runtime.runner import run_cases
-from evalnb.store import RunStore
 from tests.test_runner import dataset, totals
 
 
@@ -54,7 +54,7 @@ def test_a_run_over_two_worker_processes_gives_the_totals_of_a_one_process_run(t
 
 def test_an_interrupted_worker_run_is_partial_and_resumes_to_the_same_totals(tmp_path):
     data = dataset(tmp_path, n=16, sleep=0.3)
-    cli = [sys.executable, "-m", "evalnb.cli", "run", "--quiet", "--concurrency", "2"]
+    cli = [sys.executable, "-m", "evalnb._cli", "run", "--quiet", "--concurrency", "2"]
     subprocess.run(
         [*cli, str(data), "--model", "reference", "--out", str(tmp_path / "full")], check=True
     )

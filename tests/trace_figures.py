@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from evalnb.analysis.load import load
-from evalnb.analysis.runs import Runs
+from evalnb._analysis.load import load
+from evalnb._analysis.runs import Runs
 from tests.conftest import ROOT
 
 SHARED = ROOT.parent / "shared" / "fixtures"
@@ -74,7 +74,7 @@ def span_ms(times: list[str]) -> float:
 def sim_run(out: Path) -> Path:
     """A finished evalnb run of the packaged ``smoke`` tasks x 2 epochs by ``sim/flailing``
     (token usage, latencies, failed commands and failed tasks)."""
-    from evalnb.cli import main
+    from evalnb._cli import main
 
     assert (
         main(["run", "smoke", "--model", "sim/flailing", "--epochs", "2", "--out", str(out)]) == 0

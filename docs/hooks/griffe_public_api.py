@@ -8,7 +8,7 @@ that way:
   docstring). Griffe sees a variable; each such public name becomes an alias of the
   function it wraps, so its page shows that function's signature and docstring.
 - ``evalnb/charts.py`` and ``evalnb/widgets.py`` replace themselves in ``sys.modules``
-  with ``evalnb.present.charts`` and ``evalnb.present.widgets``. Griffe sees a module with
+  with ``evalnb._present.charts`` and ``evalnb._present.widgets``. Griffe sees a module with
   nothing in it; each such stand-in gets the docstring and the public members of the
   module it stands for (public as griffe judges it, with ``griffe_public_redundant_aliases``
   counting ``from x import y as y`` as a re-export), under its own name.

@@ -2,7 +2,7 @@
 they cannot drift from the code.
 
 - ``<!-- personas -->`` becomes the simulated agents' parameters
-  (:func:`evalnb.runtime.providers.sim.persona_table`).
+  (:func:`evalnb._runtime.providers.sim.persona_table`).
 - ``<!-- options: NAME -->`` becomes the table of subcommand NAME, from the argparse
   parsers ``evalnb`` itself runs: one row per argument and option, with its value, its
   default and its help. The page that holds such lines must hold one for every
@@ -27,8 +27,8 @@ import html
 import re
 from typing import Any
 
-from evalnb.cli import _parser
-from evalnb.runtime.providers.sim import persona_table
+from evalnb._cli import _parser
+from evalnb._runtime.providers.sim import persona_table
 
 _PLACEHOLDER = re.compile(r"^<!-- options: (\S+) -->$", re.MULTILINE)
 _STATED_DEFAULT = re.compile(r"\s*\(default:? ([^)]+)\)")

@@ -84,7 +84,7 @@ class RunSettings(Record):
     not exact), ``checks_available`` (False when some tasks carry no check verdicts) and
     ``skipped`` (cases the source skipped and evalnb left out, counted).
     ``shard`` (``"i/N"``): the run holds only shard i of N of the attempts (see
-    :mod:`evalnb.runtime.shard`); ``evalnb merge`` combines the N shard runs.
+    :mod:`evalnb._runtime.shard`); ``evalnb merge`` combines the N shard runs.
     ``judges``: the ``--judge`` values, in order (the first decides, the others rate
     beside it); ``--resume`` judges the attempts left with them.
 
@@ -117,7 +117,7 @@ class RunSettings(Record):
 
 RUN_FORMAT = 1
 """The run-folder format this evalnb writes (``run.json``'s ``format``) and reads: the
-layout of ``run.json``, ``events.jsonl`` and the parquet tables (:mod:`evalnb.store`)."""
+layout of ``run.json``, ``events.jsonl`` and the parquet tables (:mod:`evalnb._store`)."""
 
 
 class RunMeta(Record):

@@ -97,7 +97,7 @@ def default_command_pattern(binary: str) -> str:
     the end of the text, so ``notes.txt``, ``notesx`` and ``notes-x`` are not ``notes``.
     A parsed command is matched at the start of its text, its name reduced to its
     basename (``./notes``, ``/x/bin/notes``); in plain text a match must also start a
-    word, which :func:`evalnb.scoring.commands.pattern_matches` checks, so ``my-notes``
+    word, which :func:`evalnb._scoring.commands.pattern_matches` checks, so ``my-notes``
     and ``cat ./notes`` are not ``notes`` there.
 
     Example:
@@ -115,7 +115,7 @@ class _Strict(Record):
 
 
 class LoadContext(TypedDict, total=False):
-    """What :func:`evalnb.formats.scenario.load_scenario` passes to validation.
+    """What :func:`evalnb._formats.scenario.load_scenario` passes to validation.
 
     ``base_dir`` is the scenario file's folder (paths are relative to it; the current
     directory without it); ``load_rubric`` and ``load_callable`` load a judge's rubric

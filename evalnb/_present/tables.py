@@ -1,0 +1,153 @@
+"""Tables for people: every row and every character, rates as percentages with intervals.
+
+polars prints 10 rows and cuts strings at about 30 characters, which hides error
+texts, friction messages and diagnosis evidence. :func:`show` renders a DataFrame as
+an HTML table with up to :data:`MAX_ROWS` rows and full, wrapped texts, its figures
+rendered by :mod:`evalnb._display`:
+
+- a rate column ``x`` with ``x_lo`` and ``x_hi`` beside it becomes one column
+  "62.5% [40.1–80.2%]" (the interval columns are folded in; an interval reaching
+  below zero, as a difference's can, reads "-12.0% [-30.0% to 5.0%]");
+- columns named ``*_rate`` or ``*_share`` are percentages;
+- ``*_ms`` columns are durations: "850 ms", "12.3 s" or "4.2 min"; ``*_usd`` columns
+  costs: "$1.50";
+- a missing value reads "–"; other floats keep 3 significant digits; lists are joined
+  with "; ".
+
+Example:
+    >>> frame = pl.DataFrame({"pass_rate": [0.5], "pass_rate_lo": [0.2], "pass_rate_hi": [0.8],
+    ...                       "avg_duration_ms": [252_000.0]})
+    >>> formatted(frame).row(0)
+    ('50.0% [20.0–80.0%]', '4.2 min')
+    >>> formatted(pl.DataFrame({"diff": [-0.12], "diff_lo": [-0.3], "diff_hi": [0.05]})).item()
+    '-12.0% [-30.0% to 5.0%]'
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from typing import Any
+
+import polars as pl
+
+from evalnb import _display as fmt
+
+MAX_ROWS = 500
+"""A table shows at most this many rows (and says how many it left out)."""
+
+STYLE = """<style>
+table.evalnb-table {border-collapse: collapse; font-size: 12px; margin: 6px 0}
+table.evalnb-table td, table.evalnb-table th {border: 1px solid #ddd; padding: 3px 6px;
+  text-align: left; vertical-align: top; white-space: pre-wrap; word-break: break-word;
+  max-width: 640px}
+table.evalnb-table th {white-space: normal; word-break: normal; overflow-wrap: normal}
+</style>"""
+"""Cells wrap anywhere (long texts); headers wrap only between words (:func:`header`)."""
+
+
+def header(column: str) -> str:
+    """A column name for people: words, not snake_case, so it wraps between words.
+
+    Example:
+        >>> header("tool_call_success_rate")
+        'tool call success rate'
+    """
+    return column.replace("_", " ")
+
+
+def formatted(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with every column as display text (see the module docstring for the rules).
+
+    Example:
+        >>> formatted(pl.DataFrame({"error_rate": [0.25], "n": [3]})).row(0)
+        ('25.0%', '3')
+    """
+    folded = {c for c in frame.columns if c.endswith(("_lo", "_hi")) and c[:-3] in frame.columns}
+    out = {}
+    for column in frame.columns:
+        if column in folded:
+            continue
+        values = frame.get_column(column).to_list()
+        if f"{column}_lo" in folded and f"{column}_hi" in folded:
+            los, his = frame.get_column(f"{column}_lo"), frame.get_column(f"{column}_hi")
+            out[column] = [
+                fmt.rate_interval(v, lo, hi) for v, lo, hi in zip(values, los, his, strict=True)
+            ]
+        elif column.endswith(("_rate", "_share")):
+            out[column] = [fmt.rate(v) for v in values]
+        elif column.endswith("_ms"):
+            out[column] = [fmt.duration(v) for v in values]
+        elif column.endswith("_usd"):
+            out[column] = [fmt.cost(v) for v in values]
+        else:
+            out[column] = [_text(v) for v in values]
+    return pl.DataFrame(out, schema=dict.fromkeys(out, pl.Utf8))
+
+
+def csv_link(frame: pl.DataFrame, filename: str = "table.csv") -> str:
+    """A link that downloads ``frame`` (every row, raw values) as CSV; works offline.
+
+    Nested columns (lists) are joined with "; ".
+
+    Example:
+        >>> 'download="t.csv"' in csv_link(pl.DataFrame({"a": [1]}), "t.csv")
+        True
+    """
+    flat = frame.with_columns(
+        pl.col(c).cast(pl.List(pl.Utf8)).list.join("; ")
+        for c, dtype in frame.schema.items()
+        if isinstance(dtype, pl.List)
+    )
+    data = base64.b64encode(flat.write_csv().encode("utf-8")).decode("ascii")
+    return (
+        f'<a download="{html.escape(filename)}" href="data:text/csv;base64,{data}">'
+        f"download CSV ({frame.height} rows)</a>"
+    )
+
+
+def table_html(frame: pl.DataFrame, max_rows: int = MAX_ROWS, csv: str | None = None) -> str:
+    """``frame`` as an HTML table of full, escaped texts (at most ``max_rows`` rows), its
+    headers in words (:func:`header`).
+
+    With ``csv`` (a file name), a link above the table downloads every row as CSV.
+
+    Example:
+        >>> "x" * 200 in table_html(pl.DataFrame({"message": ["x" * 200]}))
+        True
+    """
+    shown = formatted(frame.head(max_rows))
+    head = "".join(f"<th>{html.escape(header(c))}</th>" for c in shown.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>"
+        for row in shown.rows()
+    )
+    more = (
+        f"<p class='meta'>showing {max_rows} of {frame.height} rows</p>"
+        if frame.height > max_rows
+        else ""
+    )
+    link = f"<p>{csv_link(frame, csv)}</p>" if csv else ""
+    return f'{STYLE}{link}<table class="evalnb-table"><tr>{head}</tr>{body}</table>{more}'
+
+
+def show(frame: pl.DataFrame, max_rows: int = MAX_ROWS, csv: str | None = "table.csv") -> Any:
+    """Display ``frame`` in Jupyter as a readable table, with a CSV download link.
+
+    Example:
+        >>> show(pl.DataFrame({"a": [1]})).data.count("<tr>")
+        2
+    """
+    from IPython.display import HTML
+
+    return HTML(table_html(frame, max_rows, csv))
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return fmt.MISSING
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, list):
+        return "; ".join(_text(v) for v in value)
+    return str(value)

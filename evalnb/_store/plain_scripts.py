@@ -1,0 +1,226 @@
+"""The target commands of plain scripts, found for many scripts at once.
+
+Most scripts an agent runs are plain: simple commands joined by ``&&``, ``||``, ``|``,
+``;`` or newlines, of words that are literal text or quoted literal text, perhaps with
+file redirections (``cat a | grep -c x > out``). Their target commands
+(:func:`evalnb._scoring.commands.target_commands` without a pattern) follow from the
+words alone, so they are found here for all of them together, with polars' regular
+expressions (compiled, linear time) and no Python per script: splitting a million
+distinct scripts costs about as much as reading them. Every other script (variables,
+substitutions, loops and other compound commands, heredocs, comments, escapes,
+assignments, ``exec``/``command``/``env``/``nohup``, anything odd) is left to bashkit's
+parser by the caller.
+
+A script is plain when it is, from start to end, tokens separated by blanks:
+
+- a *word*: unquoted characters other than blanks, quotes, ``\\ $ ` | & ; < > ( ) # { }``
+  (``{}`` itself is one), ``'single-quoted'`` text and ``"double-quoted"`` text without
+  ``\\ $ ` !``, run together, holding no ``[[`` or ``]]`` and not ``!``; its text is the
+  characters with the quotes taken off;
+- a *separator*: ``&&``, ``||``, ``|``, ``;`` or a newline;
+- a *redirection*: ``>``, ``>>``, ``<``, ``>|``, ``<>``, ``&>``, ``&>>``, with an optional
+  file descriptor (``2>``), followed by its target word; or ``N>&M``, ``>&N``, ``N<&M``
+  followed by a blank, a separator or the end.
+
+It does not end in ``|``, ``&&`` or ``||``, and each of its simple commands has words, the
+first of which is a command name: not a reserved word, an assignment, a path ending in
+``/``, a command that runs its arguments, nor a name with quotes, ``~`` or glob
+characters (``[`` itself is one). The tests check, script by script, that this gives
+what bashkit's parser gives (tests/test_plain_scripts.py, with generated scripts).
+
+Example:
+    >>> plain, found = plain_target_commands(pl.Series(["cat a | grep -c 'x y' > o", "echo $HOME"]))
+    >>> plain.to_list(), found.select("script", "command_index", "command").rows()
+    ([True, False], [(0, 0, 'cat a'), (0, 1, "grep -c 'x y'")])
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import polars as pl
+
+from evalnb._scoring.commands import SHORT_HELP
+
+_WORD = r"""(?:[^\s'"\\$`|&;<>()#{}]|\{\}|'[^']*'|"[^"\\$`!]*")+"""
+_TARGETED = r"(?:[0-9]?(?:>>|>\||<>|>|<)|&>>|&>)"
+_DUPLICATE = r"(?:[0-9]?[<>]&[0-9])"
+_SEPARATOR = r"(?:&&|\|\||[|;\n])"
+_TOKEN = rf"{_DUPLICATE}|{_TARGETED}|{_SEPARATOR}|{_WORD}"
+# a duplication (2>&1) ends at a blank, a separator or the end: ">&2x" redirects to file "2x"
+_ONE = rf"{_DUPLICATE}(?:[ \t]+|$|{_SEPARATOR}[ \t]*)|(?:{_TARGETED}|{_SEPARATOR}|{_WORD})[ \t]*"
+_PLAIN = rf"^[ \t]*(?:{_ONE})*$"
+
+_FDS = ["", *"0123456789"]
+SEPARATORS: Final = ["&&", "||", "|", ";", "\n"]
+TARGETED: Final = [f"{fd}{op}" for fd in _FDS for op in (">>", ">|", "<>", ">", "<")] + [
+    "&>>",
+    "&>",
+]
+"""Redirections followed by their target word (the grammar's, spelt out)."""
+DUPLICATING: Final = [f"{fd}{op}&{to}" for fd in _FDS for op in "<>" for to in "0123456789"]
+"""Redirections that duplicate a file descriptor (``2>&1``): no target word."""
+WORD, SEPARATOR, TARGETED_KIND, DUPLICATING_KIND = range(4)
+_KINDS = {
+    **dict.fromkeys(SEPARATORS, SEPARATOR),
+    **dict.fromkeys(TARGETED, TARGETED_KIND),
+    **dict.fromkeys(DUPLICATING, DUPLICATING_KIND),
+}
+
+NOT_PLAIN_NAMES: Final = frozenset(
+    {
+        *("if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done"),
+        *("case", "esac", "function", "select", "time", "coproc", "in"),
+        *("{", "}", "!", "[[", "]]"),
+        *("exec", "command", "env", "nohup", "eval", "source", ".", "alias"),
+    }
+)
+"""Command names whose script is left to bashkit's parser: reserved words and the
+commands that run (or read) other commands."""
+
+COLUMNS: Final = {
+    "script": pl.UInt32,
+    "command_index": pl.Int64,
+    "command": pl.Utf8,
+    "subcommand": pl.Utf8,
+    "is_help": pl.Boolean,
+    "name": pl.Utf8,
+    "dash_h": pl.Boolean,
+}
+
+
+def plain_target_commands(scripts: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
+    """Which ``scripts`` are plain (see the module docstring) and their target commands:
+    one row per command, ``script`` its script's position in ``scripts``, with the fields
+    of :class:`~evalnb._scoring.commands.TargetCommand` (no pattern: the subcommand is the
+    command name).
+
+    Example:
+        >>> plain, found = plain_target_commands(pl.Series(["jq -h . a.json && /bin/ls", "a=$x"]))
+        >>> plain.to_list(), found.select("script", "command", "name", "is_help").rows()
+        ([True, False], [(0, 'jq -h . a.json', 'jq', True), (0, 'ls', 'ls', False)])
+    """
+    # the token grammar, and no [[ ]] or lone !, nor a trailing |, && or || (bashkit and bash
+    # differ on those)
+    grammar = (
+        scripts.str.contains(_PLAIN)
+        & ~scripts.str.contains(r"\[\[|\]\]|(?:^|[ \t;|&\n])!(?:[ \t]|$)|(?:\|\||&&|\|)[ \t\n]*$")
+    ).fill_null(False)
+    token, script, kind = pl.col("token"), pl.col("script"), pl.col("_kind")
+    same = script == script.shift(1)  # tokens of one script are consecutive rows
+    tokens = (
+        pl.DataFrame({"text": scripts})
+        .with_row_index("script")
+        .filter(grammar)
+        .select("script", token=pl.col("text").str.extract_all(_TOKEN))
+        .explode("token")
+        .drop_nulls("token")
+        .with_columns(_kind=token.replace_strict(_KINDS, default=WORD, return_dtype=pl.UInt8))
+        .with_columns(
+            # a command starts with its script or after a separator (which ends its command)
+            _cmd=(~same.fill_null(False) | ((kind.shift(1) == SEPARATOR) & same).fill_null(False))
+            .cum_sum()
+            .cast(pl.UInt32)
+            .set_sorted(),
+            # a word, unless a redirection's target
+            _word=(kind == WORD) & ~((kind.shift(1) == TARGETED_KIND) & same).fill_null(False),
+            # a redirection without its target word
+            _bad=(kind == TARGETED_KIND)
+            & ~((kind.shift(-1) == WORD) & (script == script.shift(-1))).fill_null(False),
+        )
+    )
+    # per command, from running counts read at its last token (no grouping): its words,
+    # redirections, bad redirections and the separator ending it
+    counts = ("_words", "_redirects", "_bad")
+    commands = (
+        tokens.select(
+            "script",
+            _end=pl.when(kind == SEPARATOR).then(token),
+            _words=pl.col("_word").cum_sum(),
+            _redirects=kind.is_in([TARGETED_KIND, DUPLICATING_KIND]).cum_sum(),
+            _bad=pl.col("_bad").cum_sum(),
+            _last=(pl.col("_cmd") != pl.col("_cmd").shift(-1)).fill_null(True),
+        )
+        .filter("_last")
+        .with_columns(pl.col(c) - pl.col(c).shift(1).fill_null(0) for c in counts)
+    )
+    # an empty command where bash (or bashkit) would not take one makes the script not plain
+    prev_end = pl.when(script == script.shift(1)).then(pl.col("_end").shift(1))
+    empty = pl.col("_words") == 0
+    broken = commands.filter(
+        (pl.col("_bad") > 0)
+        | (
+            empty
+            & (
+                (pl.col("_redirects") > 0)
+                | (pl.col("_end").is_not_null() & (pl.col("_end") != "\n"))
+                | (pl.col("_end").is_null() & prev_end.is_in(["&&", "||", "|"]).fill_null(False))
+            )
+        )
+    ).get_column("script")
+    # per word: its text without quotes and as the command shows it: a word with quotes is
+    # quoted as shlex.quote would when it holds blanks, quotes, a backslash, < or >, or is
+    # empty (a word without quotes holds none of those, so it shows as it is); the first
+    # word shows as the command's name, its basename (a name that would need quotes makes
+    # the script not plain, below)
+    words = tokens.filter("_word").select(
+        "script",
+        "_cmd",
+        _first=(pl.col("_cmd") != pl.col("_cmd").shift(1)).fill_null(True),
+        _raw=token,
+    )
+    raw = words.get_column("_raw")
+    quoted = raw.str.contains(r"""['"]""").arg_true()
+    unquoted = raw.gather(quoted).str.replace_all(r"""'([^']*)'|"([^"]*)\"""", "${1}${2}")
+    text = raw.scatter(quoted, unquoted)
+    quote = pl.concat_str(
+        pl.lit("'"), pl.lit(unquoted).str.replace_all("'", "'\"'\"'", literal=True), pl.lit("'")
+    )
+    special = pl.lit(unquoted).str.contains(r"""^$|[\s'"\\<>]""")
+    shown = raw.scatter(
+        quoted, pl.select(pl.when(special).then(quote).otherwise(pl.lit(unquoted))).to_series()
+    )
+    firsts = words.get_column("_first").arg_true()
+    shown = shown.scatter(firsts, text.gather(firsts).str.replace(r"^.*/", ""))
+    word, first = pl.col("word"), pl.col("_first")
+    found = (
+        words.with_columns(word=text, _shown=shown)
+        .with_columns(
+            _help=~first & ((word == "--help") | (first.shift(1) & (word == "help"))),
+            _dash_h=~first & (word == "-h"),
+        )
+        .group_by("_cmd", maintain_order=True)  # sorted: each command's words are one slice
+        .agg(
+            script=script.first(),
+            command=pl.col("_shown"),
+            name=pl.col("_shown").first(),
+            _word0=word.first(),
+            _raw0=pl.col("_raw").first(),
+            _help=pl.col("_help").any(),
+            dash_h=pl.col("_dash_h").any(),
+        )
+        .with_columns(pl.col("command").list.join(" "))
+    )
+    word0, raw0 = pl.col("_word0"), pl.col("_raw0")
+    named_badly = found.filter(
+        word0.is_in(list(NOT_PLAIN_NAMES))
+        | word0.str.contains(r"^[A-Za-z_][A-Za-z0-9_]*=|/$|^$")
+        | (raw0.str.contains(r"""[*?\[\]'"~]""") & (raw0 != "["))
+    ).get_column("script")
+    failed = pl.concat([broken, named_badly]).implode()
+    plain = grammar & ~pl.int_range(scripts.len(), dtype=pl.UInt32, eager=True).is_in(failed)
+    row = pl.int_range(pl.len())
+    found = found.filter(~script.is_in(failed)).select(
+        "script",
+        # each script's commands are consecutive rows
+        command_index=row
+        - pl.when(script != script.shift(1).fill_null(-1)).then(row).forward_fill(),
+        command="command",
+        subcommand="name",
+        is_help=(pl.col("name") == "help")
+        | pl.col("_help")
+        | (pl.col("dash_h") & pl.col("name").is_in(list(SHORT_HELP))),
+        name="name",
+        dash_h="dash_h",
+    )
+    return plain.rename("plain"), found.cast(COLUMNS)  # type: ignore[arg-type]

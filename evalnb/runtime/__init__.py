@@ -1,5 +1,0 @@
-"""Running evaluations: the agent loop, the runner, providers and sandboxes.
-
-The runtime writes run folders through :mod:`evalnb.store` and never imports the
-analysis or presentation layers.
-"""
