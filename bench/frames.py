@@ -91,7 +91,7 @@ def analyse(path: Path) -> dict[str, float]:
 def naive_summary(path: Path) -> float:
     """The same per-run summary in pandas with per-task Python loops (the slow way)."""
     started = time.perf_counter()
-    runs = en.load(path, backend="pandas")
+    runs = en.load(path).to_pandas()
     tasks, calls = runs.tasks, runs.tool_calls
     out = []
     for run_id in tasks["run_id"].unique():
