@@ -13,6 +13,7 @@ import pytest
 from evalnb.analysis.metrics import compare
 from evalnb.analysis.regression import regression_gate, task_diff
 from evalnb.analysis.stats import holm, mcnemar_exact
+from evalnb.cli import main
 from evalnb.records import RunMeta, ScoreResult
 from evalnb.store import RunStore
 from tests.test_metrics import make_runs, record
@@ -169,3 +170,22 @@ def test_the_gate_json_is_machine_readable(folders):
     assert [r["metric"] for r in doc["regression"]] == ["pass_rate"]
     assert len(doc["flipped"]) == 10 and doc["flipped"][0]["flip"] == "pass→fail"
     assert doc["p"] == mcnemar_exact(10, 0)
+
+
+def test_the_flips_text_keeps_each_check_on_one_line(tmp_path, capsys):
+    multi = record("t1", [(False, 1)])
+    multi.score.results.append(ScoreResult(check="stdout_contains:first\nsecond", passed=False))
+    trace = "Traceback (most recent call last):\n" + "  frame\n" * 40 + "Boom"
+    meta = {"provider": "reference", "model": "reference"}
+    base = [record("t1", [(True, 1)]), record("t2", [(True, 1)])]
+    head = [multi, record("t2", [(True, 1)], error=trace)]
+    a = RunStore.write_records(tmp_path, RunMeta(run_id="base", **meta), base)
+    b = RunStore.write_records(tmp_path, RunMeta(run_id="head", **meta), head)
+    assert main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    flips = out[out.index("Tasks that flipped") :].splitlines()
+    assert flips[2] == "      B failed: exit_code:0, stdout_contains:first\\nsecond"
+    error = flips[4].removeprefix("      B failed: ")
+    assert error.startswith("error: Traceback (most recent call last):\\n  frame\\n")
+    assert len(error) == 120 and error.endswith("…")
+    assert len(flips) == 5  # the head, then two lines for each flipped task

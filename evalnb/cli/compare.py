@@ -118,14 +118,24 @@ def _flips_text(flips: Any) -> str:
     lines = [head]
     for r in flips.iter_rows(named=True):
         lines.append(
-            f"  {r['flip']}  {r['task_id']}  A {r['passed_a']}/{r['attempts_a']} passed, "
-            f"B {r['passed_b']}/{r['attempts_b']}"
+            f"  {r['flip']}  {_one_line(r['task_id'])}  A {r['passed_a']}/{r['attempts_a']} "
+            f"passed, B {r['passed_b']}/{r['attempts_b']}"
         )
         for side in ("a", "b"):
             if r[f"failed_checks_{side}"]:
-                failed = ", ".join(r[f"failed_checks_{side}"])
+                failed = ", ".join(map(_one_line, r[f"failed_checks_{side}"]))
                 lines.append(f"      {side.upper()} failed: {failed}")
     return "\n".join(lines)
+
+
+NAME_LIMIT = 120
+"""The flips text cuts a check name (or ``error: ...``) longer than this, marking it ``…``."""
+
+
+def _one_line(name: str) -> str:
+    """``name`` on one line: line breaks and tabs as visible escapes, cut at NAME_LIMIT."""
+    flat = name.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+    return flat if len(flat) <= NAME_LIMIT else flat[: NAME_LIMIT - 1] + "…"
 
 
 def _errored_attempts(runs: Any, result: Any, run_ids: tuple[str, str]) -> tuple[int, int]:
