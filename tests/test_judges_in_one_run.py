@@ -190,7 +190,7 @@ def test_report_labels_reach_the_judge_agreement_of_report_html(judged, tmp_path
     ratings = {k: {"person": float(v == "pass"), "judge": careful[k]} for k, v in person.items()}
     alpha = package_alpha(ratings, ["person", "judge"])
     assert f"{alpha:.1%}" in section  # as report.html formats it
-    assert "Judge agreement" not in (report_html(en.load(first)))
+    assert "Judge agreement" not in report_html(en.load(first))
 
     # bad labels: exit 2 naming the file, line and field, and no report written
     labels.write_text("task_id,epoch,label\nj0_clean,1,maybe\n")

@@ -81,10 +81,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
         page = write_report_html(runs, args.out, labels=args.labels)
     else:
-        print(
-            "report.html skipped: pip install 'evalnb[export]'"
-            + (" (--labels go there)" if args.labels else "")
-        )
+        dropped = " (and with it --labels)" if args.labels else ""
+        print(f"report.html skipped{dropped}: pip install 'evalnb[export]'")
     written = write_report(runs, args.out, prices)
     if page is not None:
         written["report.html"] = page
