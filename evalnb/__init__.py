@@ -16,7 +16,7 @@ The analysis API, one function per tidy table or figure::
     en.flaky_tasks(runs)         # tasks whose attempts disagree, per model
     en.consistency(runs)         # per run: share of repeated tasks whose attempts agree
     en.task_diff(runs, "a", "b")      # the tasks that flipped from run a to run b
-    en.regression_gate(en.compare(runs, "a", "b"))   # is b significantly worse than a?
+    en.regression_gate(en.compare(runs, "a", "b", include_errored=True))  # b worse than a?
     en.context_peaks(runs)       # per attempt: peak context, drops, tokens re-read
     en.judge_agreement(runs, labels="human.csv")   # Krippendorff's alpha of the judges
     en.judge_scores(runs)        # one row per attempt and judge that scored it

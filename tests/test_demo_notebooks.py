@@ -97,19 +97,35 @@ code = main(["demo", "--runs", sys.argv[1], "--out", sys.argv[2]])
 """
 
 
-def test_the_demo_imports_what_its_threads_share_before_they_start(tmp_path):
-    # Two threads importing IPython's modules at once can see each other's half-made
-    # modules (a circular-import error, seen once on a fresh install), so the demo
-    # imports them on the main thread before its threads start.
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """One whole ``evalnb demo``, watched for imports off the main thread: the finished
+    process and its output folder."""
+    root = tmp_path_factory.mktemp("demo")
     done = subprocess.run(
-        [sys.executable, "-c", WATCH_IMPORTS, str(tmp_path / "runs"), str(tmp_path / "out")],
+        [sys.executable, "-c", WATCH_IMPORTS, str(root / "runs"), str(root / "out")],
         capture_output=True,
         text=True,
         timeout=300,
     )
+    return done, root / "out"
+
+
+def test_the_demo_imports_what_its_threads_share_before_they_start(demo):
+    # Two threads importing IPython's modules at once can see each other's half-made
+    # modules (a circular-import error, seen once on a fresh install), so the demo
+    # imports them on the main thread before its threads start.
+    done, out = demo
     assert done.returncode == 0, done.stderr[-2000:]
     [line] = [line for line in done.stdout.splitlines() if line.startswith("OFF-MAIN")]
     assert json.loads(line.removeprefix("OFF-MAIN ")) == []
-    out = tmp_path / "out"
     assert len(list((out / "charts").glob("*.png"))) == len(list((out / "charts").glob("*.svg")))
     assert (out / "report.html").exists() and len(list((out / "notebooks").glob("*.html"))) == 7
+
+
+def test_the_demos_report_html_stays_a_file_to_mail(demo):
+    done, out = demo
+    assert done.returncode == 0, done.stderr[-2000:]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert len(page.encode()) < 5_000_000  # 5 MB, transcripts and charts included
+    assert "Transcripts of failed attempts" in page

@@ -319,7 +319,7 @@ def test_efficiency_gaps_show_the_figures():
     ]
 
 
-def test_category_fails_for_all_models():
+def test_categories_fail_for_all_models_or_differ_only_where_the_attempts_show_it():
     def rec(task_id: str, category: str, passed: bool) -> TaskRecord:
         return attempt(task_id, passed, category=category)
 
@@ -327,14 +327,27 @@ def test_category_fails_for_all_models():
     m2 = [rec("a1", "archive", False), rec("a2", "archive", False), rec("a3", "archive", True)]
     m1 += [rec("j1", "json", True), rec("f1", "files", True)]
     m2 += [rec("j1", "json", False), rec("f1", "files", True)]
+    # sed: m1 passes all 5 attempts, m2 none: Fisher's p = 2 / C(10, 5) shows the split
+    m1 += [rec(f"s{i}", "sed", True) for i in range(5)]
+    m2 += [rec(f"s{i}", "sed", False) for i in range(5)]
     frame = diagnose(Runs.concat([run("r1", "m1", m1), run("r2", "m2", m2)]), by="category")
     assert dict(frame.select("category", "diagnosis").iter_rows()) == {
         "archive": "tool missing builtins for domain",  # 1/3 and 1/3, both below 0.5
         "files": "consistent",
-        "json": "model capability difference",
+        "json": "not enough attempts",  # 1/1 against 0/1: Fisher's p is 1
+        "sed": "model capability difference",
     }
     archive = frame.filter(category="archive").row(0, named=True)
     assert archive["evidence"] == ["m1: rate 33.3%", "m2: rate 33.3%"]
+    evidence = dict(frame.select("category", "evidence").iter_rows())
+    assert (
+        evidence["json"][-1]
+        == "passed attempts: m1 1/1, m2 0/1; Fisher exact p = 1 across 2 models"
+    )
+    assert evidence["sed"][-1] == (
+        f"passed attempts: m1 5/5, m2 0/5; Fisher exact p = {2 / math.comb(10, 5):.3g} "
+        "across 2 models"
+    )
 
 
 def test_diagnose_rejects_an_unknown_level():

@@ -172,6 +172,34 @@ def test_the_judges_command_and_report_html_show_the_agreement_of_one_run(judged
     assert "sim/careful, sim/hasty" in agreement[:3000]
 
 
+def test_report_labels_reach_the_judge_agreement_of_report_html(judged, tmp_path, capsys):
+    _, _, _, first = judged  # one judge: without labels report.html has no agreement section
+    careful = {key: r["sim/careful"] for key, r in recorded_ratings(first).items()}
+    labels = tmp_path / "labels.csv"
+    person = {key: "pass" if score >= 0.5 else "fail" for key, score in careful.items()}
+    labels.write_text(
+        "task_id,epoch,label\n" + "".join(f"{t},{e},{v}\n" for (t, e), v in person.items())
+    )
+    out = tmp_path / "report"
+    assert main(["report", str(first), "--out", str(out), "--labels", str(labels)]) == 0
+    page = (out / "report.html").read_text()
+    section = page[page.index("<h2>Judge agreement</h2>") : page.index("<h2>Charts</h2>")]
+    assert "human labels, sim/careful" in section
+    # the alpha shown is the krippendorff package's over the labels and the judge's ratings
+    ratings = {k: {"person": float(v == "pass"), "judge": careful[k]} for k, v in person.items()}
+    alpha = package_alpha(ratings, ["person", "judge"])
+    assert f"{alpha:.1%}" in section  # as report.html formats it
+    assert "Judge agreement" not in report_html(en.load(first))
+
+    # bad labels: exit 2 naming the file, line and field, and no report written
+    labels.write_text("task_id,epoch,label\nj0_clean,1,maybe\n")
+    capsys.readouterr()
+    fresh = tmp_path / "fresh"
+    assert main(["report", str(first), "--out", str(fresh), "--labels", str(labels)]) == 2
+    assert "labels.csv:2: label: 'maybe'" in capsys.readouterr().err
+    assert not fresh.exists() or not any(fresh.iterdir())
+
+
 def test_the_second_judge_never_changes_the_outcome_or_the_checks(judged):
     _, _, both, first = judged
     decided = [

@@ -7,15 +7,19 @@ import json
 import math
 import random
 
+import polars as pl
 import pytest
 from inspect_ai.scorer import Score, pass_at, pass_k
 
+import evalnb as en
 from evalnb._analysis.load import load
 from evalnb._analysis.pass_at_k import pass_at_k
+from evalnb._analysis.summary import summary
 from evalnb._cli import main
 from evalnb._store import RunStore
 from evalnb.records import RunMeta
 from tests.factories import record, runs_of
+from tests.test_metrics import FREE
 
 
 def attempts(task_id: str, outcomes: list[bool], error_on: int | None = None) -> list:
@@ -79,6 +83,41 @@ def test_intervals_hold_the_estimate_and_never_collapse():
             for name in ("pass_at_k", "pass_hat_k"):
                 lo, value, hi = row[f"{name}_lo"], row[name], row[f"{name}_hi"]
                 assert lo <= value <= hi and hi - lo > 0.01
+
+
+def test_k_may_be_one_whole_number():
+    runs = runs_of(("r", "m", [a for t, oks in random_tasks(5).items() for a in attempts(t, oks)]))
+    assert en.pass_at_k(runs, k=3).equals(en.pass_at_k(runs, k=[3]))
+
+
+def pass_rate_and_pass_at_1(runs) -> tuple[tuple, tuple]:
+    """``(value, lo, hi)`` of the summary's pass rate and of pass@1."""
+    rate = summary(runs, prices=FREE).select("pass_rate", "pass_rate_lo", "pass_rate_hi")
+    at_1 = pass_at_k(runs, k=[1]).select("pass_at_k", "pass_at_k_lo", "pass_at_k_hi")
+    return rate.row(0), at_1.row(0)
+
+
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_pass_at_1_is_the_pass_rate_interval_and_all(epochs):
+    rng = random.Random(epochs)
+    tasks = {f"t{i}": [rng.random() < 0.6 for _ in range(epochs)] for i in range(9)}
+    runs = runs_of(("r", "m", [a for t, oks in tasks.items() for a in attempts(t, oks)]))
+    rate, at_1 = pass_rate_and_pass_at_1(runs)
+    assert at_1 == pytest.approx(rate, abs=1e-12)
+
+
+def test_an_unscored_attempt_is_left_out_as_in_the_pass_rate():
+    runs = runs_of(("r", "m", [*attempts("a", [True, False]), *attempts("b", [False, False])]))
+    # b's second attempt has no verdict (an Inspect sample no scorer scored)
+    runs.tasks = runs.tasks.with_columns(
+        pl.when((pl.col("task_id") == "b") & (pl.col("epoch") == 2))
+        .then(None)
+        .otherwise(pl.col("passed"))
+        .alias("passed")
+    )
+    rate, at_1 = pass_rate_and_pass_at_1(runs)
+    assert rate[0] == 1 / 3 and at_1[0] == (1 / 2 + 0 / 1) / 2
+    assert pass_at_k(runs, k=2).get_column("tasks").item() == 1  # b has one attempt left
 
 
 def test_k_must_be_at_least_one():

@@ -13,6 +13,7 @@ import pytest
 from evalnb._analysis.compare import compare
 from evalnb._analysis.regression import regression_gate, task_diff
 from evalnb._analysis.stats import holm, mcnemar_exact
+from evalnb._cli import main
 from evalnb._store import RunStore
 from evalnb.records import RunMeta, ScoreResult
 from tests.factories import record, runs_of
@@ -83,19 +84,29 @@ def evalnb(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def mostly_errored(tasks: int, errored: int) -> list:
+    """One failed attempt per task, the first ``errored`` of them errored (as an outage)."""
+    return [
+        record(f"t{i}", [(False, 1)], error="provider unreachable" if i < errored else None)
+        for i in range(tasks)
+    ]
+
+
 @pytest.fixture(scope="module")
-def folders(tmp_path_factory) -> tuple[Path, Path]:
+def folders(tmp_path_factory) -> tuple[Path, Path, Path]:
+    """Base passing all 12 tasks; head passing 2; head with 10 of 12 attempts errored."""
     root = tmp_path_factory.mktemp("gate")
     worse = {f"t{i}": [i < 2] for i in range(12)}
     base = outcomes_run({t: [True] for t in worse})
     meta = {"provider": "reference", "model": "reference"}
     a = RunStore.write_records(root, RunMeta(run_id="base", **meta), base)
     b = RunStore.write_records(root, RunMeta(run_id="head", **meta), outcomes_run(worse))
-    return a, b
+    broken = RunStore.write_records(root, RunMeta(run_id="broken", **meta), mostly_errored(12, 10))
+    return a, b, broken
 
 
 def test_the_gate_exits_1_on_a_significant_regression_and_0_otherwise(folders):
-    base, head = map(str, folders)
+    base, head, _ = map(str, folders)
     failed = evalnb("compare", base, head, "--fail-on-regression")
     assert failed.returncode == 1, failed.stderr
     assert "pass_rate: A - B +0.833" in failed.stdout and "FAIL: B regressed" in failed.stdout
@@ -107,8 +118,36 @@ def test_the_gate_exits_1_on_a_significant_regression_and_0_otherwise(folders):
     assert evalnb("compare", base, head).returncode == 0
 
 
+def test_the_gate_counts_errored_attempts_as_failed(folders):
+    base, _, broken = map(str, folders)
+    # 10 of B's 12 attempts errored, the other 2 failed: B passed nothing
+    done = evalnb("compare", base, broken, "--fail-on-regression")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Tasks that flipped from A to B: 12 pass→fail, 0 fail→pass" in done.stdout
+    assert "pass_rate: A - B +1.000" in done.stdout
+    assert "errored attempts counted as failed: 0 in A, 10 in B" in done.stdout
+    doc = json.loads(evalnb("compare", base, broken, "--fail-on-regression", "--json").stdout)
+    assert doc["p"] == mcnemar_exact(12, 0) and doc["regressed"] is True
+    assert (doc["errored_counted_failed_a"], doc["errored_counted_failed_b"]) == (0, 10)
+    # without the gate, compare still leaves errored attempts out, and says so
+    plain = evalnb("compare", base, broken)
+    assert plain.returncode == 0
+    assert "errored attempts left out: 0 in A, 10 in B" in plain.stdout
+
+
+def test_the_gate_refuses_a_comparison_that_left_errored_attempts_out():
+    runs = runs_of(
+        ("a", "ma", [record(f"t{i}", [(True, 1)]) for i in range(12)]),
+        ("b", "mb", mostly_errored(12, 10)),
+    )
+    with pytest.raises(ValueError, match="left 10 errored attempts out"):
+        regression_gate(compare(runs, "a", "b"))
+    gate = regression_gate(compare(runs, "a", "b", include_errored=True))
+    assert gate.select("b", "regressed").row(0) == (0.0, True)
+
+
 def test_the_gate_exits_2_on_bad_input(folders, tmp_path):
-    base, head = map(str, folders)
+    base, head, _ = map(str, folders)
     for args in (
         ["--fail-on-regression", "--metric", "speed"],
         ["--fail-on-regression", "--alpha", "1.5"],
@@ -123,7 +162,7 @@ def test_the_gate_exits_2_on_bad_input(folders, tmp_path):
 
 
 def test_the_gate_json_is_machine_readable(folders):
-    base, head = map(str, folders)
+    base, head, _ = map(str, folders)
     done = evalnb("compare", base, head, "--fail-on-regression", "--json")
     assert done.returncode == 1
     doc = json.loads(done.stdout)
@@ -131,3 +170,22 @@ def test_the_gate_json_is_machine_readable(folders):
     assert [r["metric"] for r in doc["regression"]] == ["pass_rate"]
     assert len(doc["flipped"]) == 10 and doc["flipped"][0]["flip"] == "pass→fail"
     assert doc["p"] == mcnemar_exact(10, 0)
+
+
+def test_the_flips_text_keeps_each_check_on_one_line(tmp_path, capsys):
+    multi = record("t1", [(False, 1)])
+    multi.score.results.append(ScoreResult(check="stdout_contains:first\nsecond", passed=False))
+    trace = "Traceback (most recent call last):\n" + "  frame\n" * 40 + "Boom"
+    meta = {"provider": "reference", "model": "reference"}
+    base = [record("t1", [(True, 1)]), record("t2", [(True, 1)])]
+    head = [multi, record("t2", [(True, 1)], error=trace)]
+    a = RunStore.write_records(tmp_path, RunMeta(run_id="base", **meta), base)
+    b = RunStore.write_records(tmp_path, RunMeta(run_id="head", **meta), head)
+    assert main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    flips = out[out.index("Tasks that flipped") :].splitlines()
+    assert flips[2] == "      B failed: exit_code:0, stdout_contains:first\\nsecond"
+    error = flips[4].removeprefix("      B failed: ")
+    assert error.startswith("error: Traceback (most recent call last):\\n  frame\\n")
+    assert len(error) == 120 and error.endswith("…")
+    assert len(flips) == 5  # the head, then two lines for each flipped task

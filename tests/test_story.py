@@ -13,6 +13,7 @@ from evalnb.records import (
     ToolCallResult,
 )
 from tests.factories import run_of
+from tests.test_diagnostics import cross_model_runs
 
 
 def run(model: str, outcomes: list[int]) -> Runs:
@@ -87,3 +88,11 @@ def test_the_guidance_story_prints_each_change_from_the_first_version_to_the_las
 def test_the_guidance_story_says_when_a_model_ran_one_version_only():
     v1 = guided("v1", [("x1", 0)], [1, 0])
     assert story.guidance(v1) == "- **m** ran one guidance version only: nothing to compare."
+
+
+def test_cross_model_names_the_flaky_tasks_and_their_models():
+    text = story.cross_model(cross_model_runs())
+    # only "epochs" has attempts that disagree: m1 passed 2 of 3, m2 1 of 2
+    assert "1 task(s) were flaky, a model's attempts there disagreeing: epochs (m1, m2)." in text
+    steady = story.cross_model(Runs.concat([run("x", [1, 0]), run("y", [0, 1])]))
+    assert "flaky" not in steady

@@ -275,9 +275,13 @@ def diagnose(
 
     ``by="category"``: one row per category: the category "fails" for a model when
     its rate (score / max_score) is below ``category_fail_rate``; all models fail
-    -> "tool missing builtins for domain", some -> "model capability difference",
-    none -> "consistent" (fewer than 2 models -> "single model"). ``failed_by`` lists
-    the models under the cut-off; evidence gives each model's rate.
+    -> "tool missing builtins for domain"; some -> "model capability difference" by
+    the task level's rule, Fisher's exact test of model against pass/fail over the
+    category's attempts (each model's passed attempts of its attempts there, taken as
+    independent) at p <= ``capability_alpha``, else "not enough attempts"; none
+    -> "consistent" (fewer than 2 models -> "single model"). ``failed_by`` lists the
+    models under the cut-off; evidence gives each model's rate, and for a split the
+    test.
 
     Example:
         >>> diagnose(Runs.empty()).columns[-3:]
@@ -418,16 +422,26 @@ def _evidence(
 
 def _diagnose_categories(latest: Runs, limits: DiagnosisThresholds) -> pl.DataFrame:
     out = []
-    rates = by_category(latest).filter(pl.col("rate").is_not_null()).sort("category", "model")
+    rates = (
+        by_category(latest)
+        .filter(pl.col("rate").is_not_null())
+        .rename({"tasks": "attempts"})  # spec 000's count of a category's tasks: attempts
+        .sort("category", "model")
+    )
     for (category,), group in rates.group_by("category", maintain_order=True):
         rows = group.select("model", "rate").rows()
         failed = [m for m, rate in rows if rate < limits.category_fail_rate]
+        evidence = [f"{m}: rate {fmt.rate(rate)}" for m, rate in rows]
         if len(rows) < 2:
             diagnosis = "single model"
         elif len(failed) == len(rows):
             diagnosis = "tool missing builtins for domain"
+        elif failed:
+            attempts = group.select("model", pl.col("passed").alias("passes"), "attempts")
+            diagnosis, test = _split(attempts.to_dicts(), limits.capability_alpha)
+            evidence += test
         else:
-            diagnosis = "model capability difference" if failed else "consistent"
+            diagnosis = "consistent"
         out.append(
             {
                 "category": category,
@@ -435,7 +449,7 @@ def _diagnose_categories(latest: Runs, limits: DiagnosisThresholds) -> pl.DataFr
                 "passed_by": [m for m, _ in rows if m not in failed],
                 "failed_by": failed,
                 "diagnosis": diagnosis,
-                "evidence": [f"{m}: rate {fmt.rate(rate)}" for m, rate in rows],
+                "evidence": evidence,
             }
         )
     return pl.DataFrame(out, schema=_DIAGNOSIS_SCHEMA)

@@ -1,7 +1,8 @@
 """pass@k and pass^k per run: how often k attempts hold one success, and how often all k pass.
 
-Per task (one run's attempts at it: ``n`` attempts, ``c`` of them passed, an errored
-attempt counting as not passed, as in the pass rate):
+Per task (one run's attempts at it that have a verdict: ``n`` attempts, ``c`` of them
+passed, an errored attempt counting as not passed and an unscored one left out, as in
+the pass rate):
 
 - pass@k, the unbiased estimator of Chen et al. (2021): ``1 - C(n-c, k) / C(n, k)``,
   the chance that at least one of k attempts drawn without replacement passed;
@@ -13,17 +14,23 @@ has no estimate and is left out; ``tasks`` says how many were used). pass@1 =
 pass^1 is the mean of the tasks' pass shares, which equals the pass rate when every
 task has the same number of attempts.
 
-Interval: 95%, the task as the cluster, like every interval in evalnb: the per-task
-values are the clusters of :func:`evalnb._analysis.rates.clustered_interval` (each task
-weighs 1) as counts, so the interval is Wilson's at the effective number of tasks,
-capped at the number of tasks: a task's value lies in [0, 1], so its variance is at
-most that of a pass/fail outcome with the same mean (the Bhatia-Davis inequality), and
-the cap keeps the interval from being narrower than that worst case allows. It never
-collapses when every task has the same value. Simulated coverage
-(``python -m bench.pass_at_k_coverage``, ``bench/PASS_AT_K_COVERAGE.md``): mean 0.975
-over 5-60 tasks, 3-10 attempts and task rates near 0, in the middle and near 1; the
-cells below 0.93 (lowest 0.881) all have k = n, where each task's value is 0 or 1 and
-the interval is the plain Wilson interval, with its known dip near 0 and 1.
+Interval: 95%, the task as the cluster, like every interval in evalnb. For k = 1 it is
+the pass rate's own interval over the same attempts: the clusters of
+:func:`evalnb._analysis.rates.clustered_interval` are the tasks' passes and attempts
+(as counts), each task reweighted to the mean attempts per task so that tasks weigh
+alike, as in the mean; when every task has the same attempts that is exactly the
+clusters of the pass rate, so pass@1 and the pass rate then agree, interval and all. For
+k > 1 the per-task values are the clusters, each task one trial of weight 1 (as counts),
+so it is Clopper-Pearson's exact interval of Σvalue successes in as many trials as
+tasks: the interval of one pass/fail trial per task. A task's value lies in [0, 1], so
+its variance is at most that of a pass/fail trial with the same mean (the Bhatia-Davis
+inequality): the interval is exact where k = n (each task's value is 0 or 1) and
+conservative where 1 < k < n, and it never collapses when every task has the same value.
+Simulated coverage (``python -m bench.pass_at_k_coverage``,
+``bench/PASS_AT_K_COVERAGE.md``, 5-60 tasks, 3-10 attempts, task rates near 0, in the
+middle and near 1): mean 0.987, no cell below 0.95; at k = 1 0.950 to 0.997 (the pass
+rate's interval), where k = n 0.957 to 0.999, and where 1 < k < n 0.992 to 1.000, wider
+there than the tasks' spread needs.
 
 Example:
     >>> from evalnb._analysis.runs import Runs
@@ -40,7 +47,7 @@ import polars as pl
 
 from evalnb._analysis.rates import clustered_interval
 from evalnb._analysis.runs import Runs
-from evalnb._analysis.verdicts import PASSED
+from evalnb._analysis.verdicts import PASSED, SCORED
 
 COLUMNS = [
     "run_id",
@@ -58,7 +65,8 @@ COLUMNS = [
 
 
 def task_passes(runs: Runs) -> pl.DataFrame:
-    """Per (run, task): ``n`` attempts and ``c`` passed (an errored attempt is not passed).
+    """Per (run, task): ``n`` attempts with a verdict and ``c`` passed (an errored attempt
+    is not passed; an unscored one, :data:`~evalnb._analysis.metrics.SCORED`, is left out).
 
     Example:
         >>> task_passes(Runs.empty()).columns
@@ -66,6 +74,7 @@ def task_passes(runs: Runs) -> pl.DataFrame:
     """
     return (
         runs.scan("tasks")
+        .filter(SCORED)
         .select("run_id", "model", "task_id", PASSED.alias("_passed"))
         .group_by("run_id", "model", "task_id")
         .agg(pl.len().cast(pl.Int64).alias("n"), pl.col("_passed").sum().cast(pl.Int64).alias("c"))
@@ -88,13 +97,13 @@ def estimates(n: np.ndarray, c: np.ndarray, k: int) -> tuple[np.ndarray, np.ndar
     return 1.0 - comb(n - c, k, exact=False) / total, comb(c, k, exact=False) / total
 
 
-def pass_at_k(runs: Runs, k: Iterable[int] = (1, 3, 5)) -> pl.DataFrame:
+def pass_at_k(runs: Runs, k: int | Iterable[int] = (1, 3, 5)) -> pl.DataFrame:
     """One row per (run, k): pass@k and pass^k with 95% task-clustered intervals.
 
-    Columns :data:`COLUMNS`: ``pass_at_k`` (+ ``_lo``/``_hi``), ``pass_hat_k`` (pass^k,
-    + ``_lo``/``_hi``) and ``tasks``, the tasks with at least k attempts that the means
-    are over; with none, the figures are null. See the module docstring for the
-    definitions and the interval.
+    ``k`` is one whole number or several. Columns :data:`COLUMNS`: ``pass_at_k`` (+
+    ``_lo``/``_hi``), ``pass_hat_k`` (pass^k, + ``_lo``/``_hi``) and ``tasks``, the tasks
+    with at least k attempts that the means are over; with none, the figures are null. See
+    the module docstring for the definitions and the interval.
 
     Example:
         >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
@@ -110,9 +119,9 @@ def pass_at_k(runs: Runs, k: Iterable[int] = (1, 3, 5)) -> pl.DataFrame:
         >>> [round(v, 3) for v in out.get_column("pass_hat_k")]  # (1/3 + 1) / 2, (0 + 1) / 2
         [0.667, 0.5]
     """
-    ks = sorted(set(k))
+    ks = sorted({k} if isinstance(k, int) else set(k))
     if not ks or ks[0] < 1:
-        raise ValueError(f"k must be whole numbers of at least 1, got {list(k)}")
+        raise ValueError(f"k must be whole numbers of at least 1, got {ks}")
     per_task = task_passes(runs)
     n, c = per_task.get_column("n").to_numpy(), per_task.get_column("c").to_numpy()
     rows = []
@@ -126,7 +135,7 @@ def pass_at_k(runs: Runs, k: Iterable[int] = (1, 3, 5)) -> pl.DataFrame:
                 pl.lit(kk, dtype=pl.Int64).alias("k"),
                 pl.Series("pass_at_k", at, dtype=pl.Float64),
                 pl.Series("pass_hat_k", hat, dtype=pl.Float64),
-                pl.lit(1.0).alias("_one"),
+                pl.col("n").alias("_attempts"),
             )
         )
     values = pl.concat(rows)
@@ -147,5 +156,11 @@ def pass_at_k(runs: Runs, k: Iterable[int] = (1, 3, 5)) -> pl.DataFrame:
 
 
 def _interval(values: pl.DataFrame, name: str) -> pl.DataFrame:
-    """Per (run, k): the 95% interval of the mean of ``name`` over tasks (module docstring)."""
-    return clustered_interval(values, ["run_id", "k"], name, "_one", name, counts=True)
+    """Per (run, k): the 95% interval of the mean of ``name`` over tasks (module docstring):
+    at k = 1 each task weighs the run's mean attempts per task, else 1."""
+    by = ["run_id", "k"]
+    weight = pl.when(pl.col("k") == 1).then(pl.col("_attempts").mean().over(by)).otherwise(1.0)
+    weighted = values.with_columns(weight.alias("_weight")).with_columns(
+        (pl.col(name) * pl.col("_weight")).alias("_weighted")
+    )
+    return clustered_interval(weighted, by, "_weighted", "_weight", name, counts=True)

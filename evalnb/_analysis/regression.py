@@ -8,7 +8,11 @@
 - :func:`regression_gate`: B is significantly worse than A on a metric of
   :func:`evalnb._analysis.compare.compare` when ``A - B > 0`` and its Holm-adjusted
   p-value, over the metrics named, is at most ``alpha``. ``evalnb compare A B
-  --fail-on-regression`` exits 1 then.
+  --fail-on-regression`` exits 1 then. For the gate an errored attempt is a failed
+  attempt, as spec 000's run summary counts it (``total_passed`` counts only attempts
+  that passed): a run whose attempts mostly errored is worse, not smaller. So the gate
+  reads a comparison made with ``include_errored=True``, and refuses one that left
+  errored attempts out.
 
 Example:
     >>> sorted(GATE_METRICS)
@@ -122,7 +126,9 @@ def regression_gate(
     (Holm's adjustment over the metrics named: they are tested together) and
     ``regressed``: ``diff > 0`` and ``p_holm <= alpha``. A metric without a value (a
     weighted rate without scores) never regresses. Raises ValueError for a metric not
-    in :data:`GATE_METRICS` or an ``alpha`` outside (0, 1).
+    in :data:`GATE_METRICS`, an ``alpha`` outside (0, 1), or a comparison that left
+    errored attempts out (make it with ``compare(..., include_errored=True)``: the gate
+    counts them as failed).
 
     Example:
         >>> from evalnb._analysis.compare import compare
@@ -136,7 +142,7 @@ def regression_gate(
         ...     return Runs(**tables_from_records(RunMeta(run_id=name, provider="p",
         ...         model=name), recs))
         >>> runs = Runs.concat([run("base", [1] * 8), run("new", [0] * 8)])
-        >>> gate = regression_gate(compare(runs, "base", "new"))
+        >>> gate = regression_gate(compare(runs, "base", "new", include_errored=True))
         >>> gate.select("metric", "diff", pl.col("p").round(6), "regressed").row(0)
         ('pass_rate', 1.0, 0.007813, True)
     """
@@ -148,6 +154,12 @@ def regression_gate(
         )
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    left_out = comparison.errored_a + comparison.errored_b
+    if left_out:
+        raise ValueError(
+            f"the comparison left {left_out} errored attempts out; the gate counts them as "
+            "failed: compare with include_errored=True"
+        )
     values: dict[str, tuple[float | None, float | None]] = {
         "pass_rate": (comparison.pass_rate_a, comparison.pass_rate_b),
         "weighted_rate": (comparison.rate_a, comparison.rate_b),

@@ -41,6 +41,12 @@ def register(sub: Any) -> None:
     )
     rep.add_argument("--prices", help="token price table (default: the packaged prices)")
     rep.add_argument("--dataset", help=DATASET_HELP)
+    rep.add_argument(
+        "--labels",
+        metavar="CSV",
+        help="a person's labels (task_id, epoch, label): report.html adds each judge's "
+        "agreement with them",
+    )
     add_reader_options(rep)
     rep.set_defaults(func=_cmd_report)
 
@@ -69,13 +75,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     prices = load_prices(args.prices)
     runs = load(*args.paths, dataset=args.dataset, options=reader_options(args))
-    written = write_report(runs, args.out, prices)
+    page = None  # first, so that bad --labels leave no report half-written
     if importlib.util.find_spec("vl_convert"):
         from evalnb._present.report_html import write_report_html
 
-        written["report.html"] = write_report_html(runs, args.out)
+        page = write_report_html(runs, args.out, labels=args.labels)
     else:
-        print("report.html skipped: pip install 'evalnb[export]'")
+        dropped = " (and with it --labels)" if args.labels else ""
+        print(f"report.html skipped{dropped}: pip install 'evalnb[export]'")
+    written = write_report(runs, args.out, prices)
+    if page is not None:
+        written["report.html"] = page
     for name, path in written.items():
         print(f"{name:<14} {path}")
     return 0

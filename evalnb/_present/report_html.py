@@ -7,7 +7,8 @@ the same dataset (:func:`evalnb._analysis.compare.compare_all` on the baseline r
 Holm-adjusted p-values over every comparison in it), the tasks that flipped in those
 pairs with both transcripts side by side, each run's consistency and flaky tasks
 (:mod:`evalnb._analysis.flaky`), the judges' agreement where two or more judges scored
-the same attempts (:func:`evalnb._analysis.judge_agreement.judge_agreement`), every chart
+the same attempts, and each judge's with a person's labels where they are given
+(:func:`evalnb._analysis.judge_agreement.judge_agreement`), every chart
 of :func:`evalnb._present.charts.all_charts`, drawn in the reader's browser from the vega
 libraries carried inside the page (once), and the transcripts of every failed attempt,
 collapsed and searchable (:mod:`evalnb._present.report_transcripts`) — nothing is fetched
@@ -36,7 +37,7 @@ import polars as pl
 from evalnb._analysis.baseline import baseline_runs
 from evalnb._analysis.compare import compare_all
 from evalnb._analysis.flaky import consistency, flaky_tasks
-from evalnb._analysis.judge_agreement import judge_agreement, judge_scores
+from evalnb._analysis.judge_agreement import HUMAN, judge_agreement, judge_scores
 from evalnb._analysis.runs import Runs
 from evalnb._analysis.summary import summary
 from evalnb._present import charts, story
@@ -76,11 +77,16 @@ SUMMARY_COLUMNS = [
 
 
 def report_html(
-    runs: Runs, drawn: Mapping[str, alt.TopLevelMixin | dict[str, Any]] | None = None
+    runs: Runs,
+    drawn: Mapping[str, alt.TopLevelMixin | dict[str, Any]] | None = None,
+    *,
+    labels: str | Path | None = None,
 ) -> str:
     """The text of report.html (see the module docstring); ``drawn`` is
     :func:`~evalnb._present.charts.all_charts` of ``runs`` when the caller has it already
-    (charts or their specs).
+    (charts or their specs); ``labels`` a person's labels (a CSV of ``task_id, epoch,
+    label``; :func:`~evalnb._analysis.judge_agreement.read_labels`), whose agreement with
+    each judge the judge-agreement section adds. Bad labels raise InputError.
 
     Example:
         >>> from evalnb._analysis.runs import Runs
@@ -103,7 +109,7 @@ def report_html(
         *flipped_section(runs, pairs.head(2 * MAX_PAIRS)),
         "<h2>Consistency and flaky tasks</h2>",
         *_flaky(runs),
-        *_judges(runs),
+        *_judges(runs, labels),
         "<h2>Charts</h2>",
     ]
     with alt.theme.enable(charts.THEME):
@@ -121,14 +127,17 @@ def write_report_html(
     runs: Runs,
     out_dir: str | Path,
     drawn: Mapping[str, alt.TopLevelMixin | dict[str, Any]] | None = None,
+    *,
+    labels: str | Path | None = None,
 ) -> Path:
     """Write ``report.html`` into ``out_dir`` atomically (temp file + rename); return its path.
 
-    ``drawn`` as for :func:`report_html`."""
+    ``drawn`` and ``labels`` as for :func:`report_html`."""
+    page = report_html(runs, drawn, labels=labels)
     path = Path(out_dir) / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(report_html(runs, drawn), encoding="utf-8")
+    tmp.write_text(page, encoding="utf-8")
     os.replace(tmp, path)
     return path
 
@@ -195,17 +204,23 @@ def _flaky(runs: Runs) -> list[str]:
     return [*out, f"<p>{flaky.height} flaky tasks.</p>", table_html(flaky, max_rows=MAX_FLAKY)]
 
 
-def _judges(runs: Runs) -> list[str]:
-    """Krippendorff's alpha of the judges, where two or more scored the same attempts."""
-    if judge_scores(runs).get_column("judge_model").n_unique() < 2:
+def _judges(runs: Runs, labels: str | Path | None) -> list[str]:
+    """Krippendorff's alpha of the judges, where two or more scored the same attempts, and
+    of each judge with a person's ``labels`` where they are given."""
+    judges = judge_scores(runs).get_column("judge_model").n_unique()
+    if judges < 2 and labels is None:
         return []
     try:
-        agreement = judge_agreement(runs)
+        agreement = judge_agreement(runs, labels)
     except SetupError as exc:
         return ["<h2>Judge agreement</h2>", f"<p>{html.escape(str(exc))}</p>"]
+    if agreement.height == 0:
+        return ["<h2>Judge agreement</h2>", "<p>No judge scored these runs' attempts.</p>"]
+    people = f" Rows named {HUMAN!r} set a judge against the labels given." if labels else ""
     return [
         "<h2>Judge agreement</h2>",
-        "<p>Krippendorff's alpha (interval) over the attempts two or more judges scored, "
-        "with a 95% bootstrap interval: 1 is perfect agreement, 0 what chance gives.</p>",
+        "<p>Krippendorff's alpha (interval) over the attempts two or more raters scored, "
+        "with a 95% bootstrap interval: 1 is perfect agreement, 0 what chance gives."
+        f"{html.escape(people)}</p>",
         table_html(agreement),
     ]

@@ -102,7 +102,8 @@ def _lead(pooled: Runs, best: str, second: str) -> str:
 
 
 def cross_model(runs: Runs) -> str:
-    """How many tasks each spec 000 diagnosis covers, naming the tasks every model failed.
+    """How many tasks each spec 000 diagnosis covers, naming the tasks every model failed
+    and the flaky ones (a model's attempts at the task disagree: ``flaky_for``).
 
     Example:
         >>> cross_model(Runs.empty())
@@ -123,6 +124,17 @@ def cross_model(runs: Runs) -> str:
         text += (
             f" {all_fail.height} task(s) failed for every model ({names}{more}): "
             "look at the tool or the task before blaming a model."
+        )
+    flaky = diagnosed.filter(pl.col("flaky_for").list.len() > 0)
+    if flaky.height:
+        named = [
+            f"{task_id} ({', '.join(models)})"
+            for task_id, models in flaky.select("task_id", "flaky_for").head(8).iter_rows()
+        ]
+        more = " …" if flaky.height > 8 else ""
+        text += (
+            f" {flaky.height} task(s) were flaky, a model's attempts there disagreeing: "
+            f"{'; '.join(named)}{more}."
         )
     return text
 
