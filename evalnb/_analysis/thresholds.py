@@ -142,17 +142,17 @@ class DiagnosisThresholds(Record):
     3.0
     >>> diagnose(example_runs(), by="category",
     ...     thresholds=DiagnosisThresholds(category_fail_rate=0.6)).select(
-    ...     "category", "diagnosis", "failed_by")
+    ...     "category", "passed_by", "failed_by")
     shape: (3, 3)
-    ┌─────────────────┬─────────────────────────────┬───────────────┐
-    │ category        ┆ diagnosis                   ┆ failed_by     │
-    │ ---             ┆ ---                         ┆ ---           │
-    │ str             ┆ str                         ┆ list[str]     │
-    ╞═════════════════╪═════════════════════════════╪═══════════════╡
-    │ file_operations ┆ consistent                  ┆ []            │
-    │ json_processing ┆ model capability difference ┆ ["sim/hasty"] │
-    │ text_processing ┆ model capability difference ┆ ["sim/hasty"] │
-    └─────────────────┴─────────────────────────────┴───────────────┘
+    ┌─────────────────┬──────────────────────────────┬───────────────┐
+    │ category        ┆ passed_by                    ┆ failed_by     │
+    │ ---             ┆ ---                          ┆ ---           │
+    │ str             ┆ list[str]                    ┆ list[str]     │
+    ╞═════════════════╪══════════════════════════════╪═══════════════╡
+    │ file_operations ┆ ["sim/careful", "sim/hasty"] ┆ []            │
+    │ json_processing ┆ ["sim/careful"]              ┆ ["sim/hasty"] │
+    │ text_processing ┆ ["sim/careful"]              ┆ ["sim/hasty"] │
+    └─────────────────┴──────────────────────────────┴───────────────┘
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
