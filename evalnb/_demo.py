@@ -132,13 +132,43 @@ def ensure_demo_runs(pattern: str) -> str:
     Only a pattern inside a ``demo`` folder is filled in; anything else is left
     alone, so a typo in a path to real results is not papered over. Notebooks run
     side by side (nbmake with ``-n 2``) take turns through a lock file beside the
-    folder, so the runs are made once. Returns ``pattern`` so a notebook can write
-    ``runs = en.load(en.ensure_demo_runs(RUNS))``; it works inside a running event
-    loop (a Jupyter kernel) too.
+    folder, so the runs are made once. It works inside a running event loop (a
+    Jupyter kernel) too.
 
-    Example:
-        >>> ensure_demo_runs("/nonexistent/results/*.json")
-        '/nonexistent/results/*.json'
+    Parameters
+    ----------
+    pattern : str
+        A glob of run folders or result files, as :func:`evalnb.load` takes; the demo
+        runs are made in its folder when that folder is named ``demo`` and the pattern
+        matches nothing.
+
+    Returns
+    -------
+    str
+        ``pattern`` itself, so a notebook can write
+        ``runs = en.load(en.ensure_demo_runs(RUNS))``.
+
+    See Also
+    --------
+    load : Loads the runs the pattern matches.
+
+    Examples
+    --------
+    A pattern that already matches is returned as it is, and nothing runs, even in a
+    ``demo`` folder:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> demo = Path(tempfile.mkdtemp()) / "demo"
+    >>> (demo / "my-run").mkdir(parents=True)
+    >>> pattern = str(demo / "*")
+    >>> ensure_demo_runs(pattern) == pattern, [p.name for p in demo.iterdir()]
+    (True, ['my-run'])
+
+    So is a pattern outside a ``demo`` folder, even when it matches nothing:
+
+    >>> ensure_demo_runs("/nonexistent/results/*.json")
+    '/nonexistent/results/*.json'
     """
     folder = Path(pattern).parent
     if glob.glob(pattern) or folder.name != "demo":

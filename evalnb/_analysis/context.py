@@ -58,20 +58,57 @@ def context_calls(runs: Runs) -> pl.LazyFrame:
 def context_peaks(runs: Runs) -> pl.DataFrame:
     """One row per task attempt with LLM calls: its peak, drops and tokens re-read.
 
-    Columns: keys, ``llm_call_count``, ``peak_context``, ``peak_call``, ``drops``,
-    ``drop_calls``, ``compactions``, ``tokens_reread`` (see the module docstring).
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`evalnb.load`.
 
-    Example:
-        >>> from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
-        >>> from evalnb._store.tables import tables_from_records
-        >>> calls = [LLMCall(call_number=i + 1, input_tokens=n, compacted=i == 3 or None)
-        ...     for i, n in enumerate([1000, 5000, 9000, 2000, 4000])]
-        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
-        ...     trace=AgentTrace(llm_calls=calls), score=TaskScore(task_id="t"))
-        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
-        >>> context_peaks(runs).select("peak_context", "peak_call", "drop_calls",
-        ...     "compactions", "tokens_reread").row(0)
-        (9000, 3, [4], 1, 21000)
+    Returns
+    -------
+    polars.DataFrame
+        Columns: keys, ``llm_call_count``, ``peak_context``, ``peak_call``, ``drops``,
+        ``drop_calls``, ``compactions``, ``tokens_reread`` (see the module docstring).
+
+    Raises
+    ------
+    TypeError
+        If ``runs`` is not a :class:`evalnb.Runs`.
+
+    See Also
+    --------
+    context_growth : Spec 003 context growth per attempt, run or model.
+
+    Examples
+    --------
+    The simulated models' context never drops:
+
+    >>> from evalnb._examples import example_runs
+    >>> context_peaks(example_runs()).filter(run_id="careful").sort("task_id", "epoch").select(
+    ...     "task_id", "epoch", "llm_call_count", "peak_context", "peak_call", "drops").head(4)
+    shape: (4, 6)
+    ┌───────────────────┬───────┬────────────────┬──────────────┬───────────┬───────┐
+    │ task_id           ┆ epoch ┆ llm_call_count ┆ peak_context ┆ peak_call ┆ drops │
+    │ ---               ┆ ---   ┆ ---            ┆ ---          ┆ ---       ┆ ---   │
+    │ str               ┆ i64   ┆ i64            ┆ i64          ┆ i64       ┆ i64   │
+    ╞═══════════════════╪═══════╪════════════════╪══════════════╪═══════════╪═══════╡
+    │ smoke_count_words ┆ 1     ┆ 4              ┆ 1574         ┆ 4         ┆ 0     │
+    │ smoke_count_words ┆ 2     ┆ 3              ┆ 1574         ┆ 3         ┆ 0     │
+    │ smoke_jq_fields   ┆ 1     ┆ 4              ┆ 1589         ┆ 4         ┆ 0     │
+    │ smoke_jq_fields   ┆ 2     ┆ 4              ┆ 1594         ┆ 4         ┆ 0     │
+    └───────────────────┴───────┴────────────────┴──────────────┴───────────┴───────┘
+
+    A compaction at call 4 is a drop; every call's input is re-read:
+
+    >>> from evalnb.records import AgentTrace, LLMCall, RunMeta, Task, TaskRecord, TaskScore
+    >>> from evalnb._store.tables import tables_from_records
+    >>> calls = [LLMCall(call_number=i + 1, input_tokens=n, compacted=i == 3 or None)
+    ...     for i, n in enumerate([1000, 5000, 9000, 2000, 4000])]
+    >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+    ...     trace=AgentTrace(llm_calls=calls), score=TaskScore(task_id="t"))
+    >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+    >>> context_peaks(runs).select("peak_context", "peak_call", "drop_calls",
+    ...     "compactions", "tokens_reread").row(0)
+    (9000, 3, [4], 1, 21000)
     """
     tokens = pl.col("input_tokens")
     return (

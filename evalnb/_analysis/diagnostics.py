@@ -106,10 +106,9 @@ _FRICTION_SCHEMA: dict[str, Any] = {
 def friction(runs: Runs, thresholds: Thresholds | None = None) -> pl.DataFrame:
     """One row per (run, signal): spec 000's healthy-profile criteria and friction signals.
 
-    Columns: run_id, model, kind (``healthy`` / ``friction``), signal, value,
-    threshold, flagged, healthy, message. ``flagged`` is True when a healthy-profile
-    criterion is NOT met or a friction signal IS present; ``healthy`` is its negation;
-    both are null when the value is unknown (say, a run without tool calls).
+    ``flagged`` is True when a healthy-profile criterion is NOT met or a friction signal
+    IS present; ``healthy`` is its negation; both are null when the value is unknown
+    (say, a run without tool calls).
 
     Signals (values from :func:`evalnb._analysis.summary.summary` and
     :func:`~evalnb._analysis.categories.by_category`):
@@ -138,9 +137,66 @@ def friction(runs: Runs, thresholds: Thresholds | None = None) -> pl.DataFrame:
                            friction_no_natural_stop (0.20)
     ====================== ========================================================
 
-    Example:
-        >>> friction(Runs.empty()).columns
-        ['run_id', 'model', 'kind', 'signal', 'value', 'threshold', 'flagged', 'healthy', 'message']
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`evalnb.load`.
+    thresholds : Thresholds or None, default None
+        The cut-offs (:class:`evalnb.Thresholds`); None: its defaults, the figures in
+        brackets above.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns: run_id, model, kind (``healthy`` / ``friction``), signal, value,
+        threshold, flagged, healthy, message; one row per run and signal, the five
+        healthy criteria first, in the order of the tables above.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not of its annotated type (say, a dict for ``thresholds``).
+
+    See Also
+    --------
+    Thresholds : The cut-offs, each one a field to override.
+    diagnose : The cross-model diagnostics, per task or category.
+    summary : The per-run figures the signals read.
+
+    Examples
+    --------
+    The flagged signals of two runs: the hasty model misses three healthy criteria and
+    shows one friction signal.
+
+    >>> import polars as pl
+    >>> from evalnb._examples import example_runs
+    >>> friction(example_runs()).filter(pl.col("flagged")).select(
+    ...     "run_id", "kind", "signal", pl.col("value").round(3), "threshold")
+    shape: (4, 5)
+    ┌────────┬──────────┬───────────────────────┬───────┬───────────┐
+    │ run_id ┆ kind     ┆ signal                ┆ value ┆ threshold │
+    │ ---    ┆ ---      ┆ ---                   ┆ ---   ┆ ---       │
+    │ str    ┆ str      ┆ str                   ┆ f64   ┆ f64       │
+    ╞════════╪══════════╪═══════════════════════╪═══════╪═══════════╡
+    │ hasty  ┆ healthy  ┆ overall_rate          ┆ 0.667 ┆ 0.9       │
+    │ hasty  ┆ healthy  ┆ tool_call_success     ┆ 0.684 ┆ 0.8       │
+    │ hasty  ┆ healthy  ┆ min_category_rate     ┆ 0.5   ┆ 0.7       │
+    │ hasty  ┆ friction ┆ low_tool_call_success ┆ 0.684 ┆ 0.75      │
+    └────────┴──────────┴───────────────────────┴───────┴───────────┘
+
+    A stricter cut-off flags the careful model too:
+
+    >>> from evalnb import Thresholds
+    >>> friction(example_runs(), Thresholds(avg_turns_max=3)).filter(
+    ...     run_id="careful", flagged=True).select("signal", "value", "threshold")
+    shape: (1, 3)
+    ┌───────────┬───────┬───────────┐
+    │ signal    ┆ value ┆ threshold │
+    │ ---       ┆ ---   ┆ ---       │
+    │ str       ┆ f64   ┆ f64       │
+    ╞═══════════╪═══════╪═══════════╡
+    │ avg_turns ┆ 4.0   ┆ 3.0       │
+    └───────────┴───────┴───────────┘
     """
     limits = thresholds or Thresholds()
     profile = _profiles(runs)
@@ -266,13 +322,6 @@ def diagnose(
     consistent                       all pass, similar effort
     ================================ =================================================
 
-    Columns: task_id, category, models, passed_by, failed_by (lists of model names),
-    diagnosis, evidence (list of strings: for a split, the test and each model's passes
-    and attempts; the shared stderr lines, then the failing commands (as blamed by
-    :func:`failing_commands`) and the failed checks of the failing models, each with
-    those models; for the gaps, the differing figures) and flaky_for, the models
-    whose attempts at the task disagree (some passed, some not: a flaky task).
-
     ``by="category"``: one row per category: the category "fails" for a model when
     its rate (score / max_score) is below ``category_fail_rate``; all models fail
     -> "tool missing builtins for domain"; some -> "model capability difference" by
@@ -283,9 +332,72 @@ def diagnose(
     models under the cut-off; evidence gives each model's rate, and for a split the
     test.
 
-    Example:
-        >>> diagnose(Runs.empty()).columns[-3:]
-        ['diagnosis', 'evidence', 'flaky_for']
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`evalnb.load`; only the latest run of each model is read.
+    by : {"task", "category"}, default "task"
+        One row per task, or per category.
+    thresholds : DiagnosisThresholds or None, default None
+        The cut-offs (:class:`evalnb.DiagnosisThresholds`: ``capability_alpha``,
+        ``gap_factor``, ``category_fail_rate``); None: its defaults.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns: task_id, category, models, passed_by, failed_by (lists of model
+        names), diagnosis, evidence (list of strings: for a split, the test and each
+        model's passes and attempts; the shared stderr lines, then the failing commands
+        (as blamed by :func:`failing_commands`) and the failed checks of the failing
+        models, each with those models; for the gaps, the differing figures) and
+        flaky_for, the models whose attempts at the task disagree (some passed, some
+        not: a flaky task). ``by="category"``: category, models, passed_by, failed_by,
+        diagnosis and evidence.
+
+    Raises
+    ------
+    ValueError
+        If ``by`` is not one of its choices.
+    TypeError
+        If an argument is not of its annotated type.
+
+    See Also
+    --------
+    friction : Each run's healthy profile and friction signals.
+    failing_commands : The commands blamed for failing tool calls.
+    flaky_tasks : The tasks whose attempts disagree.
+
+    Examples
+    --------
+    Two models, two epochs each: the hasty model fails two tasks, but two attempts
+    each are too few for Fisher's test to call it a capability difference.
+
+    >>> from evalnb._examples import example_runs
+    >>> diagnose(example_runs()).select("task_id", "diagnosis", "failed_by", "flaky_for")
+    shape: (3, 4)
+    ┌────────────────────┬─────────────────────┬───────────────┬───────────────┐
+    │ task_id            ┆ diagnosis           ┆ failed_by     ┆ flaky_for     │
+    │ ---                ┆ ---                 ┆ ---           ┆ ---           │
+    │ str                ┆ str                 ┆ list[str]     ┆ list[str]     │
+    ╞════════════════════╪═════════════════════╪═══════════════╪═══════════════╡
+    │ smoke_count_words  ┆ not enough attempts ┆ ["sim/hasty"] ┆ ["sim/hasty"] │
+    │ smoke_jq_fields    ┆ not enough attempts ┆ ["sim/hasty"] ┆ []            │
+    │ smoke_make_project ┆ consistent          ┆ []            ┆ []            │
+    └────────────────────┴─────────────────────┴───────────────┴───────────────┘
+
+    Per category, no model falls under the category cut-off:
+
+    >>> diagnose(example_runs(), by="category").select("category", "diagnosis")
+    shape: (3, 2)
+    ┌─────────────────┬────────────┐
+    │ category        ┆ diagnosis  │
+    │ ---             ┆ ---        │
+    │ str             ┆ str        │
+    ╞═════════════════╪════════════╡
+    │ file_operations ┆ consistent │
+    │ json_processing ┆ consistent │
+    │ text_processing ┆ consistent │
+    └─────────────────┴────────────┘
     """
     if by not in ("task", "category"):
         raise ValueError(f"by must be 'task' or 'category', got {by!r}")
@@ -462,12 +574,48 @@ def failing_commands(runs: Runs, top: int = 20) -> pl.DataFrame:
     (:func:`evalnb._analysis.interaction.command_rows`, bash mode) whose name the call's stderr
     mentions as ``name:`` (``awk: unexpected character``, ``bash: python3: command not
     found``), or, when it names none of them, on its last simple command. Counts are
-    failing calls. Columns: command (the simple command's name), failures (all
-    models), then one column per model; the ``top`` most frequent, ties by name.
+    failing calls.
 
-    Example:
-        >>> failing_commands(Runs.empty()).columns
-        ['command', 'failures']
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`evalnb.load`.
+    top : int, default 20
+        How many commands to keep: the most frequent, ties by name.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns: command (the simple command's name), failures (all models), then one
+        column per model (only the columns ``command`` and ``failures`` when no call
+        failed).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not of its annotated type.
+
+    See Also
+    --------
+    common_errors : The most frequent stderr lines, per model.
+    command_rows : Every target command with its exit code.
+
+    Examples
+    --------
+    The careful model's calls never fail; the hasty model's typos do:
+
+    >>> from evalnb._examples import example_runs
+    >>> failing_commands(example_runs())
+    shape: (3, 3)
+    ┌─────────┬──────────┬───────────┐
+    │ command ┆ failures ┆ sim/hasty │
+    │ ---     ┆ ---      ┆ ---       │
+    │ str     ┆ i64      ┆ i64       │
+    ╞═════════╪══════════╪═══════════╡
+    │ wcc     ┆ 3        ┆ 3         │
+    │ jq      ┆ 2        ┆ 2         │
+    │ ecoh    ┆ 1        ┆ 1         │
+    └─────────┴──────────┴───────────┘
     """
     counts = _blamed_failures(runs).group_by("command", "model").agg(pl.len().alias("n"))
     return _top_per_model(counts, "command", "failures", top)
@@ -477,13 +625,46 @@ def common_errors(runs: Runs, top: int = 20) -> pl.DataFrame:
     """The most frequent normalised stderr lines (:func:`normalise_error`), per model.
 
     Counts are tool calls whose stderr holds the line (a line repeated within one
-    call counts once), over all calls, failing or not. Columns: error, calls (all
-    models), one column per model, example (one original line); the ``top`` most
-    frequent, ties by text.
+    call counts once), over all calls, failing or not.
 
-    Example:
-        >>> common_errors(Runs.empty()).columns
-        ['error', 'calls', 'example']
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`evalnb.load`.
+    top : int, default 20
+        How many lines to keep: the most frequent, ties by text.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns: error (the normalised line), calls (all models), one column per
+        model, example (one original line).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not of its annotated type.
+
+    See Also
+    --------
+    failing_commands : The commands blamed for failing tool calls.
+    diagnose : Cites the stderr lines all failing models share.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> common_errors(example_runs(), top=2).select("error", "calls", "sim/hasty")
+    shape: (2, 3)
+    ┌─────────────────────────────────┬───────┬───────────┐
+    │ error                           ┆ calls ┆ sim/hasty │
+    │ ---                             ┆ ---   ┆ ---       │
+    │ str                             ┆ i64   ┆ i64       │
+    ╞═════════════════════════════════╪═══════╪═══════════╡
+    │ bash: line <n>: wcc: command n… ┆ 3     ┆ 3         │
+    │ jq: error: could not open file… ┆ 2     ┆ 2         │
+    └─────────────────────────────────┴───────┴───────────┘
+    >>> common_errors(example_runs()).get_column("example")[0]
+    'bash: line 1: wcc: command not found. Did you mean: wc?'
     """
     lines = _error_lines(runs)
     counts = lines.group_by("error", "model").agg(pl.len().alias("n"))

@@ -133,22 +133,74 @@ METRICS = [
 def command_rows(runs: Runs, pattern: str | RustRegex | None = None) -> pl.DataFrame:
     """One row per target command, in execution order, with its exit code.
 
-    Columns: keys (run_id, model, task_id, epoch), call_index, call_number,
-    command_index (0-based position in the call), command, subcommand, exit_code,
-    source (``"events"``: a recorded invocation; ``"text"``: read from the call's
-    command text), exit_code_approximate, is_help, failed, is_first (first execution
-    of this command text in the attempt) and is_retry (see the module docstring).
+    The target commands are those of :func:`interaction`, read by the same rules (see
+    the module docstring): recorded invocations first, else the call's command text.
 
-    Example:
-        >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
-        >>> from evalnb.records import ToolCallResult as Call
-        >>> from evalnb._store.tables import tables_from_records
-        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
-        ...     trace=AgentTrace(tool_calls=[Call(commands="cat  a | grep -c x", exit_code=1)]),
-        ...     score=TaskScore(task_id="t"))
-        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
-        >>> command_rows(runs).select("command", "subcommand", "exit_code_approximate").rows()
-        [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`evalnb.load`.
+    pattern : str or RustRegex or None, default None
+        None: every simple command with a literal name (bash tasks). A regex (spec 002
+        ``target.command_pattern``, Rust dialect): the commands it matches at the start
+        of; the subcommand is its capture group 1.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns: keys (run_id, model, task_id, epoch), call_index, call_number,
+        command_index (0-based position in the call), command, subcommand, exit_code,
+        source (``"events"``: a recorded invocation; ``"text"``: read from the call's
+        command text), exit_code_approximate, is_help, failed, is_first (first
+        execution of this command text in the attempt) and is_retry (see the module
+        docstring).
+
+    Raises
+    ------
+    ValueError
+        If ``pattern`` is not a valid regex of the Rust dialect (lookaround, a
+        backreference), naming the argument.
+    TypeError
+        If an argument is not of its annotated type.
+
+    See Also
+    --------
+    interaction : The counts and rates of these rows per attempt, run or subcommand.
+    failing_commands : The commands most often blamed for failing tool calls.
+
+    Examples
+    --------
+    The failed commands of the hasty model: it retried ``wcc -w`` once in epoch 1.
+
+    >>> import polars as pl
+    >>> from evalnb._examples import example_runs
+    >>> rows = command_rows(example_runs()).filter(pl.col("failed"))
+    >>> rows.sort("task_id", "epoch", maintain_order=True).select(
+    ...     "task_id", "epoch", "command", "exit_code", "is_retry").head(4)
+    shape: (4, 5)
+    ┌───────────────────┬───────┬────────────────────────────────┬───────────┬──────────┐
+    │ task_id           ┆ epoch ┆ command                        ┆ exit_code ┆ is_retry │
+    │ ---               ┆ ---   ┆ ---                            ┆ ---       ┆ ---      │
+    │ str               ┆ i64   ┆ str                            ┆ i64       ┆ bool     │
+    ╞═══════════════════╪═══════╪════════════════════════════════╪═══════════╪══════════╡
+    │ smoke_count_words ┆ 1     ┆ wcc -w                         ┆ 127       ┆ false    │
+    │ smoke_count_words ┆ 1     ┆ wcc -w                         ┆ 127       ┆ true     │
+    │ smoke_count_words ┆ 2     ┆ wcc -w                         ┆ 127       ┆ false    │
+    │ smoke_jq_fields   ┆ 1     ┆ jq -r .version /data/pkgs.json ┆ 2         ┆ false    │
+    └───────────────────┴───────┴────────────────────────────────┴───────────┴──────────┘
+
+    A call's text that holds several commands gives one row each, all with the call's
+    exit code (``exit_code_approximate``):
+
+    >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+    >>> from evalnb.records import ToolCallResult as Call
+    >>> from evalnb._store.tables import tables_from_records
+    >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+    ...     trace=AgentTrace(tool_calls=[Call(commands="cat  a | grep -c x", exit_code=1)]),
+    ...     score=TaskScore(task_id="t"))
+    >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+    >>> command_rows(runs).select("command", "subcommand", "exit_code_approximate").rows()
+    [('cat a', 'cat', True), ('grep -c x', 'grep', True)]
     """
     parser = Parser(_command_regex(pattern, "command_rows"))
     return pl.concat(
@@ -202,17 +254,89 @@ def interaction(
     it needs a subcommand, so a regex pattern without a capture group raises
     ValueError. See the module docstring for every definition.
 
-    Example:
-        >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
-        >>> from evalnb.records import ToolCallResult as Call
-        >>> from evalnb._store.tables import tables_from_records
-        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
-        ...     trace=AgentTrace(tool_calls=[Call(commands="notes add x; notes --help")]),
-        ...     score=TaskScore(task_id="t"))
-        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
-        >>> interaction(runs, r"notes\\s+(\\S+)", by="subcommand").select(
-        ...     "subcommand", "total_commands", "help_invocations").sort("subcommand").rows()
-        [('--help', 1, 1), ('add', 1, 0)]
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`evalnb.load`.
+    pattern : str or RustRegex or None, default None
+        None: every simple command with a literal name (bash tasks). A regex (spec 002
+        ``target.command_pattern``, e.g. ``r"notes\\s+(\\S+)"``, Rust dialect): the
+        commands it matches at the start of; the subcommand is its capture group 1.
+    by : {"task", "run", "subcommand"}, default "task"
+        One row per task attempt, per run, or per (run, subcommand).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``by="task"``: keys (run_id, model, task_id, epoch), the metrics
+        (total_commands, unique_commands, error_count, error_rate, retry_count,
+        retry_rate, help_invocations, first_try_successes, first_try_success_rate,
+        iteration_ratio) and completed. ``by="run"``: run_id, model, tasks,
+        completed_tasks, known_completion, completion_rate and the metrics.
+        ``by="subcommand"``: run_id, model, subcommand, tasks and the metrics.
+
+    Raises
+    ------
+    ValueError
+        If ``by`` is not one of its choices, if ``pattern`` is not a valid regex of the
+        Rust dialect (naming the argument), or if ``by="subcommand"`` and the pattern has
+        no capture group.
+    TypeError
+        If an argument is not of its annotated type.
+
+    See Also
+    --------
+    command_rows : The target commands themselves, one row each.
+    compare_guidance : These metrics compared across guidance versions.
+
+    Examples
+    --------
+    Per run: the hasty model's commands fail more often, and fewer work at once.
+
+    >>> import polars as pl
+    >>> from evalnb._examples import example_runs
+    >>> interaction(example_runs(), by="run").select("run_id", "total_commands",
+    ...     "error_count", "retry_count", pl.col("first_try_success_rate").round(3))
+    shape: (2, 5)
+    ┌─────────┬────────────────┬─────────────┬─────────────┬────────────────────────┐
+    │ run_id  ┆ total_commands ┆ error_count ┆ retry_count ┆ first_try_success_rate │
+    │ ---     ┆ ---            ┆ ---         ┆ ---         ┆ ---                    │
+    │ str     ┆ i64            ┆ i64         ┆ i64         ┆ f64                    │
+    ╞═════════╪════════════════╪═════════════╪═════════════╪════════════════════════╡
+    │ careful ┆ 26             ┆ 0           ┆ 0           ┆ 1.0                    │
+    │ hasty   ┆ 23             ┆ 6           ┆ 1           ┆ 0.696                  │
+    └─────────┴────────────────┴─────────────┴─────────────┴────────────────────────┘
+
+    Per task attempt, for one run:
+
+    >>> interaction(example_runs()).filter(run_id="hasty").sort("task_id", "epoch").select(
+    ...     "task_id", "epoch", "total_commands", "error_count", "retry_count")
+    shape: (6, 5)
+    ┌────────────────────┬───────┬────────────────┬─────────────┬─────────────┐
+    │ task_id            ┆ epoch ┆ total_commands ┆ error_count ┆ retry_count │
+    │ ---                ┆ ---   ┆ ---            ┆ ---         ┆ ---         │
+    │ str                ┆ i64   ┆ i64            ┆ i64         ┆ i64         │
+    ╞════════════════════╪═══════╪════════════════╪═════════════╪═════════════╡
+    │ smoke_count_words  ┆ 1     ┆ 4              ┆ 2           ┆ 1           │
+    │ smoke_count_words  ┆ 2     ┆ 6              ┆ 1           ┆ 0           │
+    │ smoke_jq_fields    ┆ 1     ┆ 2              ┆ 1           ┆ 0           │
+    │ smoke_jq_fields    ┆ 2     ┆ 2              ┆ 1           ┆ 0           │
+    │ smoke_make_project ┆ 1     ┆ 3              ┆ 0           ┆ 0           │
+    │ smoke_make_project ┆ 2     ┆ 6              ┆ 1           ┆ 0           │
+    └────────────────────┴───────┴────────────────┴─────────────┴─────────────┘
+
+    Per subcommand of a scenario's own tool, named by a pattern's capture group:
+
+    >>> from evalnb.records import AgentTrace, RunMeta, Task, TaskRecord, TaskScore
+    >>> from evalnb.records import ToolCallResult as Call
+    >>> from evalnb._store.tables import tables_from_records
+    >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+    ...     trace=AgentTrace(tool_calls=[Call(commands="notes add x; notes --help")]),
+    ...     score=TaskScore(task_id="t"))
+    >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
+    >>> interaction(runs, r"notes\\s+(\\S+)", by="subcommand").select(
+    ...     "subcommand", "total_commands", "help_invocations").sort("subcommand").rows()
+    [('--help', 1, 1), ('add', 1, 0)]
     """
     if by not in ("task", "run", "subcommand"):
         raise ValueError(f"by must be 'task', 'run' or 'subcommand', got {by!r}")

@@ -57,13 +57,57 @@ _LABELS = {"pass": 1.0, "fail": 0.0, "true": 1.0, "false": 0.0}
 
 
 def judge_scores(runs: Runs) -> pl.DataFrame:
-    """The judged attempts: ``origin``, ``task_id``, ``epoch``, ``judge_model``, ``judge_score``;
-    one row per judge that scored an attempt (see the module docstring).
+    """The judged attempts, one row per judge that scored an attempt.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> judge_scores(Runs.empty()).columns
-        ['origin', 'task_id', 'epoch', 'judge_model', 'judge_score']
+    An attempt is ``(origin, task_id, epoch)``: the origin is the run a replay was
+    recorded from, or else the run itself (see the module docstring). A judge that
+    failed on an attempt (no score) does not rate it.
+
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`evalnb.load`.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns: ``origin``, ``task_id``, ``epoch``, ``judge_model``, ``judge_score``
+        (0 to 1); no rows when no attempt was judged.
+
+    Raises
+    ------
+    TypeError
+        If ``runs`` is not a :class:`evalnb.Runs`.
+
+    See Also
+    --------
+    judge_agreement : How far these judges agree, Krippendorff's alpha.
+
+    Examples
+    --------
+    Run ``b`` re-scores run ``a``'s attempts (a replay) with another judge, so both
+    rate the attempts of origin ``a``:
+
+    >>> import polars as pl
+    >>> from evalnb._analysis.runs import Runs
+    >>> runs = Runs.empty()
+    >>> runs.set_table("runs", pl.DataFrame({"run_id": ["a", "b"], "model": ["m", "m"],
+    ...     "recorded_from": [None, "runs/a"]}))
+    >>> runs.set_table("tasks", pl.DataFrame({"run_id": ["a", "a", "b", "b"],
+    ...     "model": ["m"] * 4, "task_id": ["t1", "t2"] * 2, "epoch": [1] * 4,
+    ...     "judge_model": ["j1", "j1", "j2", "j2"], "judge_score": [0.9, 0.2, 0.8, 0.1]}))
+    >>> judge_scores(runs)
+    shape: (4, 5)
+    ┌────────┬─────────┬───────┬─────────────┬─────────────┐
+    │ origin ┆ task_id ┆ epoch ┆ judge_model ┆ judge_score │
+    │ ---    ┆ ---     ┆ ---   ┆ ---         ┆ ---         │
+    │ str    ┆ str     ┆ i64   ┆ str         ┆ f64         │
+    ╞════════╪═════════╪═══════╪═════════════╪═════════════╡
+    │ a      ┆ t1      ┆ 1     ┆ j1          ┆ 0.9         │
+    │ a      ┆ t2      ┆ 1     ┆ j1          ┆ 0.2         │
+    │ a      ┆ t1      ┆ 1     ┆ j2          ┆ 0.8         │
+    │ a      ┆ t2      ┆ 1     ┆ j2          ┆ 0.1         │
+    └────────┴─────────┴───────┴─────────────┴─────────────┘
     """
     origin = pl.coalesce(
         pl.col("recorded_from").str.strip_chars_end("/").str.split("/").list.last(), "run_id"
@@ -94,23 +138,62 @@ def judge_agreement(runs: Runs, labels: str | Path | None = None) -> pl.DataFram
 
     One row ``raters`` = the judges (comma separated) when two or more judges scored
     some attempts in common, then, with ``labels`` (a CSV, see the module docstring),
-    one row per judge, ``"human labels, <judge>"``. Columns: ``attempts`` (rated by at
-    least two of the raters), ``alpha`` and its bootstrap ``alpha_lo``/``alpha_hi``
-    (null with fewer than two such attempts). Needs the ``judges`` extra.
+    one row per judge, ``"human labels, <judge>"``. Needs the ``judges`` extra.
 
-    Example:
-        >>> import polars as pl
-        >>> from evalnb._analysis.runs import Runs
-        >>> runs = Runs.empty()
-        >>> runs.set_table("runs", pl.DataFrame({"run_id": ["a", "b"], "model": ["m", "m"],
-        ...     "recorded_from": [None, "runs/a"]}))
-        >>> runs.set_table("tasks", pl.DataFrame({"run_id": ["a"] * 3 + ["b"] * 3,
-        ...     "model": ["m"] * 6, "task_id": ["t1", "t2", "t3"] * 2, "epoch": [1] * 6,
-        ...     "judge_model": ["j1"] * 3 + ["j2"] * 3,
-        ...     "judge_score": [0.9, 0.2, 0.6, 0.8, 0.1, 0.7]}))
-        >>> # D_o = 0.06 / 6, D_e = 2 * 6 * 0.535 / 30, alpha = 1 - D_o / D_e
-        >>> judge_agreement(runs).select("raters", "attempts", pl.col("alpha").round(3)).row(0)
-        ('j1, j2', 3, 0.953)
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`evalnb.load`: the judged runs and their replays.
+    labels : str or Path or None, default None
+        A person's labels: a CSV with the columns ``task_id``, ``epoch`` and ``label``
+        (``pass``/``fail``, ``true``/``false``, or a number from 0 to 1). None: the
+        judges' agreement only.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns: ``raters``, ``attempts`` (rated by at least two of the raters),
+        ``alpha`` and its bootstrap ``alpha_lo``/``alpha_hi`` (null with fewer than two
+        such attempts); no rows with fewer than two judges and no labels.
+
+    Raises
+    ------
+    InputError
+        If ``labels`` is not a readable CSV, lacks a column or holds a label that is
+        none of the above, or if a judge scored the same task and epoch in several runs
+        (labels name no run: load the runs of one model only).
+    SetupError
+        If the ``judges`` extra (the ``krippendorff`` package) is not installed.
+    TypeError
+        If an argument is not of its annotated type.
+
+    See Also
+    --------
+    judge_scores : The ratings it compares, one row per attempt and judge.
+
+    Examples
+    --------
+    Two judges, the second re-scoring the first's run (a replay), agree closely:
+
+    >>> import polars as pl
+    >>> from evalnb._analysis.runs import Runs
+    >>> runs = Runs.empty()
+    >>> runs.set_table("runs", pl.DataFrame({"run_id": ["a", "b"], "model": ["m", "m"],
+    ...     "recorded_from": [None, "runs/a"]}))
+    >>> runs.set_table("tasks", pl.DataFrame({"run_id": ["a"] * 3 + ["b"] * 3,
+    ...     "model": ["m"] * 6, "task_id": ["t1", "t2", "t3"] * 2, "epoch": [1] * 6,
+    ...     "judge_model": ["j1"] * 3 + ["j2"] * 3,
+    ...     "judge_score": [0.9, 0.2, 0.6, 0.8, 0.1, 0.7]}))
+    >>> # D_o = 0.06 / 6, D_e = 2 * 6 * 0.535 / 30, alpha = 1 - D_o / D_e
+    >>> judge_agreement(runs).select("raters", "attempts", pl.col("alpha").round(3))
+    shape: (1, 3)
+    ┌────────┬──────────┬───────┐
+    │ raters ┆ attempts ┆ alpha │
+    │ ---    ┆ ---      ┆ ---   │
+    │ str    ┆ i64      ┆ f64   │
+    ╞════════╪══════════╪═══════╡
+    │ j1, j2 ┆ 3        ┆ 0.953 │
+    └────────┴──────────┴───────┘
     """
     scores = judge_scores(runs)
     wide = scores.pivot(

@@ -134,9 +134,52 @@ def table_html(frame: pl.DataFrame, max_rows: int = MAX_ROWS, csv: str | None = 
 def show(frame: pl.DataFrame, max_rows: int = MAX_ROWS, csv: str | None = "table.csv") -> Any:
     """Display ``frame`` in Jupyter as a readable table, with a CSV download link.
 
-    Example:
-        >>> show(pl.DataFrame({"a": [1]})).data.count("<tr>")
-        2
+    Every row up to ``max_rows`` and every character is shown, headers in words
+    (:func:`header`), figures rendered as the module docstring says (:func:`formatted`).
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        Any frame, say one of the analysis functions' results.
+    max_rows : int, default MAX_ROWS (500)
+        Show at most this many rows, and say how many were left out.
+    csv : str or None, default "table.csv"
+        The file name of the download link above the table, which downloads every row
+        as CSV (raw values, lists joined with "; "); None: no link.
+
+    Returns
+    -------
+    IPython.display.HTML
+        The table, which Jupyter displays; its HTML text is ``.data``.
+
+    See Also
+    --------
+    formatted : The frame as the text the table shows.
+
+    Examples
+    --------
+    The cells of the table are the frame's figures as text, rates as percentages:
+
+    >>> import polars as pl
+    >>> import evalnb as en
+    >>> from evalnb._examples import example_runs
+    >>> frame = en.interaction(example_runs(), by="run").select(
+    ...     "run_id", "total_commands", "error_rate")
+    >>> formatted(frame)
+    shape: (2, 3)
+    ┌─────────┬────────────────┬────────────┐
+    │ run_id  ┆ total_commands ┆ error_rate │
+    │ ---     ┆ ---            ┆ ---        │
+    │ str     ┆ str            ┆ str        │
+    ╞═════════╪════════════════╪════════════╡
+    │ careful ┆ 26             ┆ 0.0%       │
+    │ hasty   ┆ 23             ┆ 26.1%      │
+    └─────────┴────────────────┴────────────┘
+    >>> html = show(frame, csv="interaction.csv").data
+    >>> "<th>total commands</th>" in html, "download CSV (2 rows)" in html
+    (True, True)
+    >>> show(frame, max_rows=1, csv=None).data.endswith("showing 1 of 2 rows</p>")
+    True
     """
     from IPython.display import HTML
 
