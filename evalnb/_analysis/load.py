@@ -84,20 +84,59 @@ def load(
 ) -> Runs:
     """Load run folders, result files and foreign trace formats together.
 
-    ``strict=False`` returns what could be read, with the failures in ``.errors``.
-    ``options`` are readers' declared options (``{"target": "notes"}``); a name no
-    reader declares is a ValueError. Every analysis function takes the polars-backed
-    :class:`Runs` this returns; for pandas frames, ``load(...).to_pandas()`` (the tables
-    only: the analysis functions read polars).
+    Every analysis function takes the polars-backed :class:`Runs` this returns; for pandas
+    frames, ``load(...).to_pandas()`` (the tables only: the analysis functions read polars).
 
-    Example:
-        >>> import tempfile
-        >>> from evalnb.records import RunMeta
-        >>> from evalnb._store import RunStore
-        >>> root = tempfile.mkdtemp()
-        >>> _ = RunStore.create(root, RunMeta(run_id="r1", provider="p", model="m"))
-        >>> load(root).runs.get_column("run_id").to_list()
-        ['r1']
+    Parameters
+    ----------
+    *paths_or_globs : str or Path
+        Run folders, result files, trace files, folders holding them, glob patterns or
+        URLs, any number, read together.
+    strict : bool, default True
+        Raise the first input that cannot be read. With ``strict=False``, return what
+        could be read, with the failures in ``.errors`` (and a warning).
+    dataset : str or Path, optional
+        The dataset the runs were made on: the attempts a run lacks from it are marked
+        missing.
+    options : Mapping[str, str], optional
+        Readers' declared options (``{"target": "notes"}``); a name no reader declares
+        is a ValueError.
+
+    Returns
+    -------
+    Runs
+        The tidy tables of every run read, in the order of the inputs.
+
+    Raises
+    ------
+    InputError
+        With ``strict=True``: an input that matches nothing or cannot be read, or a run
+        found in two inputs.
+    ValueError
+        An option no reader declares.
+    TypeError
+        An argument of the wrong type.
+
+    See Also
+    --------
+    summary : One row per run.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from evalnb.records import RunMeta
+    >>> from evalnb._store import RunStore
+    >>> root = tempfile.mkdtemp()
+    >>> _ = RunStore.create(root, RunMeta(run_id="r1", provider="p", model="m"))
+    >>> load(root).runs.select("run_id", "provider", "model")
+    shape: (1, 3)
+    ┌────────┬──────────┬───────┐
+    │ run_id ┆ provider ┆ model │
+    │ ---    ┆ ---      ┆ ---   │
+    │ str    ┆ str      ┆ str   │
+    ╞════════╪══════════╪═══════╡
+    │ r1     ┆ p        ┆ m     │
+    └────────┴──────────┴───────┘
     """
     options = options or {}
     check_options(options)

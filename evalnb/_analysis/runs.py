@@ -88,9 +88,44 @@ class Runs:
     ``llm_calls`` and ``tool_calls`` tables given with it, also when set later; replacing a
     call table later does not recompute the tasks' figures.
 
-    Example:
-        >>> Runs.empty().tasks.columns[:4]
-        ['run_id', 'model', 'task_id', 'epoch']
+    Parameters
+    ----------
+    runs, tasks, llm_calls, tool_calls, checks, messages : DataFrame or LazyFrame
+        The tables of the same names, each conformed to its schema.
+    tool_invocations : DataFrame or LazyFrame, optional
+        The tool invocations table; empty by default.
+    errors : list of LoadError, optional
+        The inputs that could not be read (see :func:`load`); none by default.
+
+    Attributes
+    ----------
+    runs, tasks, llm_calls, tool_calls, checks, messages, tool_invocations : DataFrame
+        Each table, collected from its scan the first time it is used.
+    errors : list of LoadError
+        The inputs :func:`load` could not read with ``strict=False``.
+
+    See Also
+    --------
+    load : Runs read from run folders, result files and trace formats.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> runs = example_runs()
+    >>> runs.tasks.filter(epoch=1).select("run_id", "task_id", "passed").sort("run_id", "task_id")
+    shape: (6, 3)
+    ┌─────────┬────────────────────┬────────┐
+    │ run_id  ┆ task_id            ┆ passed │
+    │ ---     ┆ ---                ┆ ---    │
+    │ str     ┆ str                ┆ bool   │
+    ╞═════════╪════════════════════╪════════╡
+    │ careful ┆ smoke_count_words  ┆ true   │
+    │ careful ┆ smoke_jq_fields    ┆ true   │
+    │ careful ┆ smoke_make_project ┆ true   │
+    │ hasty   ┆ smoke_count_words  ┆ false  │
+    │ hasty   ┆ smoke_jq_fields    ┆ false  │
+    │ hasty   ┆ smoke_make_project ┆ true   │
+    └─────────┴────────────────────┴────────┘
     """
 
     runs = _Table()
@@ -131,9 +166,20 @@ class Runs:
     def frame(self, name: str) -> pl.DataFrame:
         """Table ``name`` as a DataFrame (collected from its scan once, then kept).
 
-        Example:
-            >>> Runs.empty().frame("checks").height
-            0
+        Parameters
+        ----------
+        name : str
+            A table of :data:`evalnb._store.tables.TABLES` (``"tasks"``, ``"checks"``...).
+
+        Returns
+        -------
+        DataFrame
+            The table.
+
+        Examples
+        --------
+        >>> Runs.empty().frame("checks").height
+        0
         """
         if name not in self._frames:
             self._frames[name] = self._scans[name].collect()
@@ -142,20 +188,44 @@ class Runs:
     def scan(self, name: str) -> pl.LazyFrame:
         """Table ``name`` as a LazyFrame: select the columns you need, then collect.
 
-        Example:
-            >>> Runs.empty().scan("tool_calls").select("exit_code").collect().height
-            0
+        Parameters
+        ----------
+        name : str
+            A table of :data:`evalnb._store.tables.TABLES` (``"tasks"``, ``"tool_calls"``...).
+
+        Returns
+        -------
+        LazyFrame
+            The table's scan.
+
+        Examples
+        --------
+        >>> Runs.empty().scan("tool_calls").select("exit_code").collect().height
+        0
         """
         return self._scans[name]
 
     def set_table(self, name: str, table: Table) -> None:
         """Replace table ``name`` (conformed to its schema, keys assigned when missing).
 
-        Example:
-            >>> r = Runs.empty()
-            >>> r.set_table("runs", pl.DataFrame({"run_id": ["a"], "model": ["m"]}))
-            >>> r.runs.select("run_id", "run_key").row(0)
-            ('a', 0)
+        Parameters
+        ----------
+        name : str
+            A table of :data:`evalnb._store.tables.TABLES`.
+        table : DataFrame or LazyFrame
+            Its new content.
+
+        Raises
+        ------
+        ValueError
+            ``name`` is not a table.
+
+        Examples
+        --------
+        >>> r = Runs.empty()
+        >>> r.set_table("runs", pl.DataFrame({"run_id": ["a"], "model": ["m"]}))
+        >>> r.runs.select("run_id", "run_key").row(0)
+        ('a', 0)
         """
         if name not in TABLES:
             raise ValueError(f"no table {name!r}; tables: {', '.join(TABLES)}")
@@ -246,9 +316,20 @@ class Runs:
     def concat(cls, parts: list[Runs]) -> Runs:
         """Stack several Runs; run and attempt keys are renumbered to stay unique.
 
-        Example:
-            >>> Runs.concat([Runs.empty(), Runs.empty()]).tasks.height
-            0
+        Parameters
+        ----------
+        parts : list of Runs
+            The Runs to stack, in order (their ``errors`` are kept).
+
+        Returns
+        -------
+        Runs
+            Every run of every part; empty for no part.
+
+        Examples
+        --------
+        >>> Runs.concat([Runs.empty(), Runs.empty()]).tasks.height
+        0
         """
         if not parts:
             return cls.empty()
@@ -302,9 +383,28 @@ class Runs:
     def filter(self, expr: pl.Expr) -> Runs:
         """Keep the runs whose ``runs`` row matches ``expr`` (and all their rows).
 
-        Example:
-            >>> Runs.empty().filter(pl.col("model") == "x").runs.height
-            0
+        Parameters
+        ----------
+        expr : Expr
+            A polars predicate on the ``runs`` table's columns.
+
+        Returns
+        -------
+        Runs
+            The runs kept, with every row of each table that belongs to them.
+
+        Examples
+        --------
+        >>> from evalnb._examples import example_runs
+        >>> example_runs().filter(pl.col("model") == "sim/hasty").runs.select("run_id", "model")
+        shape: (1, 2)
+        ┌────────┬───────────┐
+        │ run_id ┆ model     │
+        │ ---    ┆ ---       │
+        │ str    ┆ str       │
+        ╞════════╪═══════════╡
+        │ hasty  ┆ sim/hasty │
+        └────────┴───────────┘
         """
         runs = self.runs.filter(expr)
         kept = runs.get_column("run_key").implode()
