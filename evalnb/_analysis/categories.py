@@ -27,9 +27,46 @@ def by_category(runs: Runs) -> pl.DataFrame:
     pass rate and counted in ``unscored_tasks``). Both intervals (``rate_lo``/``rate_hi``,
     ``pass_rate_lo``/``pass_rate_hi``) are clustered by task, as in :func:`summary`.
 
-    Example:
-        >>> by_category(Runs.empty()).columns[:4]
-        ['run_id', 'model', 'category', 'tasks']
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`load`.
+
+    Returns
+    -------
+    DataFrame
+        One row per (run, category): ``run_id``, ``model``, ``category``, ``tasks``,
+        ``passed``, ``score``, ``max_score``, ``rate``, ``pass_rate``, their intervals and
+        ``unscored_tasks``.
+
+    Raises
+    ------
+    TypeError
+        ``runs`` is not a :class:`Runs`.
+
+    See Also
+    --------
+    summary : The same rates per run.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from evalnb._examples import example_runs
+    >>> out = by_category(example_runs())
+    >>> out.select("run_id", "category", "tasks", "passed", pl.col("rate", "pass_rate").round(3))
+    shape: (6, 6)
+    ┌─────────┬─────────────────┬───────┬────────┬──────┬───────────┐
+    │ run_id  ┆ category        ┆ tasks ┆ passed ┆ rate ┆ pass_rate │
+    │ ---     ┆ ---             ┆ ---   ┆ ---    ┆ ---  ┆ ---       │
+    │ str     ┆ str             ┆ i64   ┆ i64    ┆ f64  ┆ f64       │
+    ╞═════════╪═════════════════╪═══════╪════════╪══════╪═══════════╡
+    │ careful ┆ file_operations ┆ 2     ┆ 2      ┆ 1.0  ┆ 1.0       │
+    │ careful ┆ json_processing ┆ 2     ┆ 2      ┆ 1.0  ┆ 1.0       │
+    │ careful ┆ text_processing ┆ 2     ┆ 2      ┆ 1.0  ┆ 1.0       │
+    │ hasty   ┆ file_operations ┆ 2     ┆ 2      ┆ 1.0  ┆ 1.0       │
+    │ hasty   ┆ json_processing ┆ 2     ┆ 0      ┆ 0.5  ┆ 0.0       │
+    │ hasty   ┆ text_processing ┆ 2     ┆ 1      ┆ 0.5  ┆ 0.5       │
+    └─────────┴─────────────────┴───────┴────────┴──────┴───────────┘
     """
     tasks = known_scores(
         runs.scan("tasks")

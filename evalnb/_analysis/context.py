@@ -145,9 +145,41 @@ def context_growth(runs: Runs, by: Literal["task", "run", "model"] = "task") -> 
     ``share_with_call_tokens``, ``calls_mean`` and the mean and median of the three
     token figures over the tasks that have them.
 
-    Example:
-        >>> context_growth(Runs.empty(), by="model").columns[:3]
-        ['model', 'tasks', 'share_with_call_tokens']
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`load`.
+    by : {"task", "run", "model"}, default "task"
+        One row per task attempt, per run or per model (the runs of one model pool
+        their tasks).
+
+    Returns
+    -------
+    DataFrame
+        Per task: ``run_id``, ``model``, ``task_id``, ``epoch``, then the figures above,
+        sorted by those keys. Per run or model: the group's columns, then the
+        aggregates above (``base_context_mean``, ``base_context_median``...), sorted.
+
+    Raises
+    ------
+    ValueError
+        ``by`` is not one of the three.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from evalnb._examples import example_runs
+    >>> out = context_growth(example_runs(), by="run")
+    >>> out.select("run_id", "tasks", "calls_mean", pl.col("base_context_mean").round(1))
+    shape: (2, 4)
+    ┌─────────┬───────┬────────────┬───────────────────┐
+    │ run_id  ┆ tasks ┆ calls_mean ┆ base_context_mean │
+    │ ---     ┆ ---   ┆ ---        ┆ ---               │
+    │ str     ┆ i64   ┆ f64        ┆ f64               │
+    ╞═════════╪═══════╪════════════╪═══════════════════╡
+    │ careful ┆ 6     ┆ 4.0        ┆ 1434.3            │
+    │ hasty   ┆ 6     ┆ 3.0        ┆ 1284.3            │
+    └─────────┴───────┴────────────┴───────────────────┘
     """
     if by not in ("task", "run", "model"):
         raise ValueError(f"by must be 'task', 'run' or 'model', got {by!r}")

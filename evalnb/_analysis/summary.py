@@ -70,24 +70,58 @@ def summary(runs: Runs, *, prices: Prices | None = None) -> pl.DataFrame:
     attempts with a verdict, null when none has one); weighted checks (``total_score``,
     ``total_max_score``, ``overall_rate``); tool calls (``total_tool_calls``, ``tool_calls_ok``,
     ``tool_calls_error``, ``tool_calls_unknown``, ``tool_call_success_rate``). The three
-    rates come with 95%
-    ``_lo``/``_hi`` limits clustered by task (a task's epochs, checks and calls
-    together: :func:`evalnb._analysis.stats.clustered_wilson`); effort (``total_turns``,
-    ``avg_turns_per_task``, ``avg_tool_calls_per_task``, ``natural_stop_rate``);
-    tokens and time (``total_input_tokens``, ``total_output_tokens``,
+    rates come with 95% ``_lo``/``_hi`` limits clustered by task (a task's epochs, checks
+    and calls together: :func:`evalnb._analysis.stats.clustered_wilson`); effort
+    (``total_turns``, ``avg_turns_per_task``, ``avg_tool_calls_per_task``,
+    ``natural_stop_rate``); tokens and time (``total_input_tokens``, ``total_output_tokens``,
     ``total_duration_ms`` over the attempts whose duration is known, null when none
     is, and ``avg_duration_ms`` over those); ``cost_usd`` (null when any task's
-    cost is unknown; ``prices`` defaults to the packaged price table), the part of it
-    the source recorded, ``recorded_cost_usd``, and every task at the price table's
-    figure, ``priced_cost_usd`` (:func:`~evalnb._analysis.cost.run_costs`);
-    what its judges cost, apart, ``judge_cost_usd`` (:func:`~evalnb._analysis.cost.judge_costs`,
-    null without judge ratings); spec 002's
-    layers for scenario runs (:data:`~evalnb._analysis.layers.LAYER_COLUMNS`, null
-    for other runs).
+    cost is unknown), the part of it the source recorded, ``recorded_cost_usd``, and every
+    task at the price table's figure, ``priced_cost_usd``
+    (:func:`~evalnb._analysis.cost.run_costs`); what its judges cost, apart,
+    ``judge_cost_usd`` (:func:`~evalnb._analysis.cost.judge_costs`, null without judge
+    ratings); spec 002's layers for scenario runs
+    (:data:`~evalnb._analysis.layers.LAYER_COLUMNS`, null for other runs).
 
-    Example:
-        >>> summary(Runs.empty()).height
-        0
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`load`.
+    prices : Prices, optional
+        The price table ``cost_usd`` and ``priced_cost_usd`` use; defaults to the
+        packaged price table.
+
+    Returns
+    -------
+    DataFrame
+        One row per run, in the order of ``runs.runs``, with the columns above.
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong type.
+
+    See Also
+    --------
+    by_category : The same rates per category.
+    pass_at_k : pass@k and pass^k per run.
+    compare : Two runs compared, paired by task.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from evalnb._examples import example_runs
+    >>> out = summary(example_runs())
+    >>> out.select("run_id", "total_tasks", "total_passed", pl.col("^pass_rate.*$").round(3))
+    shape: (2, 6)
+    ┌─────────┬─────────────┬──────────────┬───────────┬──────────────┬──────────────┐
+    │ run_id  ┆ total_tasks ┆ total_passed ┆ pass_rate ┆ pass_rate_lo ┆ pass_rate_hi │
+    │ ---     ┆ ---         ┆ ---          ┆ ---       ┆ ---          ┆ ---          │
+    │ str     ┆ i64         ┆ i64          ┆ f64       ┆ f64          ┆ f64          │
+    ╞═════════╪═════════════╪══════════════╪═══════════╪══════════════╪══════════════╡
+    │ careful ┆ 6           ┆ 6            ┆ 1.0       ┆ 0.076        ┆ 1.0          │
+    │ hasty   ┆ 6           ┆ 3            ┆ 0.5       ┆ 0.036        ┆ 0.964        │
+    └─────────┴─────────────┴──────────────┴───────────┴──────────────┴──────────────┘
     """
     tasks = known_scores(
         runs.scan("tasks")
