@@ -62,23 +62,58 @@ def compare(runs: Runs, a: str, b: str, *, include_errored: bool = False) -> Com
 
     Each task's attempts (epochs) are summed first; only tasks both runs have are
     paired, and the others are counted (see :class:`Comparison`). Errored attempts are
-    left out unless ``include_errored`` (then they count as failed). Raises ValueError
-    for a run compared with itself or for runs that share no task.
+    left out unless ``include_errored`` (then they count as failed).
 
-    Example:
-        >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore, ScoreResult
-        >>> from evalnb._store.tables import tables_from_records
-        >>> def run(model, outcomes):
-        ...     recs = [TaskRecord(task=Task(id=f"t{i}", category="c", prompt="p"),
-        ...         score=TaskScore(task_id=f"t{i}", score=ok, max_score=1,
-        ...             results=[ScoreResult(check="exit_code:0", passed=ok)]))
-        ...         for i, ok in enumerate(outcomes)]
-        ...     return Runs(**tables_from_records(RunMeta(run_id=model, provider="p",
-        ...         model=model), recs))
-        >>> runs = Runs.concat([run("x", [1, 1, 1, 0]), run("y", [1, 0, 0, 0])])
-        >>> c = compare(runs, "x", "y")
-        >>> c.diff, c.a_higher, c.b_higher, c.p, c.test
-        (0.5, 2, 0, 0.5, 'exact McNemar')
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`load`.
+    a, b : str
+        The two runs: a run_id, or a model name used by one run only.
+    include_errored : bool, default False
+        Count errored attempts as failed instead of leaving them out.
+
+    Returns
+    -------
+    Comparison
+        The pass rates and weighted rates of both runs on their shared tasks, their
+        difference A - B with its interval, p-value and test, and the counts of tasks
+        only one run has.
+
+    Raises
+    ------
+    ValueError
+        A name that matches no run or a model several runs used, a run compared with
+        itself, or runs that share no task.
+
+    See Also
+    --------
+    compare_all : Every pair of runs, Holm-adjusted.
+    regression_gate : Whether B is significantly worse than A.
+    task_diff : The tasks that flipped between two runs.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> c = compare(example_runs(), "careful", "hasty")
+    >>> c.tasks, c.pass_rate_a, c.pass_rate_b, c.diff, c.a_higher, c.b_higher, c.p, c.test
+    (3, 1.0, 0.5, 0.5, 2, 0, 0.5, 'exact sign-flip')
+
+    With one attempt per task, the test is the exact McNemar test:
+
+    >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore, ScoreResult
+    >>> from evalnb._store.tables import tables_from_records
+    >>> def run(model, outcomes):
+    ...     recs = [TaskRecord(task=Task(id=f"t{i}", category="c", prompt="p"),
+    ...         score=TaskScore(task_id=f"t{i}", score=ok, max_score=1,
+    ...             results=[ScoreResult(check="exit_code:0", passed=ok)]))
+    ...         for i, ok in enumerate(outcomes)]
+    ...     return Runs(**tables_from_records(RunMeta(run_id=model, provider="p",
+    ...         model=model), recs))
+    >>> runs = Runs.concat([run("x", [1, 1, 1, 0]), run("y", [1, 0, 0, 0])])
+    >>> c = compare(runs, "x", "y")
+    >>> c.diff, c.a_higher, c.b_higher, c.p, c.test
+    (0.5, 2, 0, 0.5, 'exact McNemar')
     """
     run_a, model_a = resolve_run(runs, a)
     run_b, model_b = resolve_run(runs, b)
@@ -254,17 +289,50 @@ def compare_all(runs: Runs, run_ids: list[str] | None = None) -> pl.DataFrame:
     """Every pair of runs (``run_ids``, default all) on the same dataset, paired, Holm-adjusted.
 
     A pair is compared when the runs share at least one task and do not have known,
-    different dataset hashes (``dataset_sha256``). One row per pair and metric
-    (``pass rate``, ``weighted rate``): ``a``, ``b``, ``model_a``, ``model_b``,
-    ``tasks`` (shared), ``tasks_only_a``, ``tasks_only_b``, ``errored_a``,
-    ``errored_b``, ``metric``, ``value_a``, ``value_b``, ``diff`` (A - B), ``diff_lo``,
-    ``diff_hi``, ``p``, ``test``, ``p_holm`` (Holm's adjustment over every p-value in
-    the frame, because each is one of several comparisons) and ``detectable``
-    (:attr:`Comparison.detectable`, on both rows of the pair).
+    different dataset hashes (``dataset_sha256``); a pair whose shared tasks all errored on
+    one side is left out.
 
-    Example:
-        >>> compare_all(Runs.empty()).height
-        0
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`load`.
+    run_ids : list of str, optional
+        The runs to pair, in order (each pair's A is the earlier one); all by default.
+
+    Returns
+    -------
+    DataFrame
+        One row per pair and metric (``pass rate``, ``weighted rate``): ``a``, ``b``,
+        ``model_a``, ``model_b``, ``tasks`` (shared), ``tasks_only_a``, ``tasks_only_b``,
+        ``errored_a``, ``errored_b``, ``metric``, ``value_a``, ``value_b``, ``diff``
+        (A - B), ``diff_lo``, ``diff_hi``, ``p``, ``test``, ``p_holm`` (Holm's adjustment
+        over every p-value in the frame, because each is one of several comparisons) and
+        ``detectable`` (:attr:`Comparison.detectable`, on both rows of the pair).
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong type.
+
+    See Also
+    --------
+    compare : One pair, in full.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from evalnb._examples import example_runs
+    >>> out = compare_all(example_runs())
+    >>> out.select("a", "b", "metric", pl.col("value_a", "value_b", "diff", "p_holm").round(3))
+    shape: (2, 7)
+    ┌─────────┬───────┬───────────────┬─────────┬─────────┬───────┬────────┐
+    │ a       ┆ b     ┆ metric        ┆ value_a ┆ value_b ┆ diff  ┆ p_holm │
+    │ ---     ┆ ---   ┆ ---           ┆ ---     ┆ ---     ┆ ---   ┆ ---    │
+    │ str     ┆ str   ┆ str           ┆ f64     ┆ f64     ┆ f64   ┆ f64    │
+    ╞═════════╪═══════╪═══════════════╪═════════╪═════════╪═══════╪════════╡
+    │ careful ┆ hasty ┆ pass rate     ┆ 1.0     ┆ 0.5     ┆ 0.5   ┆ 1.0    │
+    │ careful ┆ hasty ┆ weighted rate ┆ 1.0     ┆ 0.667   ┆ 0.333 ┆ 1.0    │
+    └─────────┴───────┴───────────────┴─────────┴─────────┴───────┴────────┘
     """
     ids = runs.runs.get_column("run_id").to_list() if run_ids is None else run_ids
     info = {r["run_id"]: r for r in runs.runs.iter_rows(named=True)}
