@@ -42,25 +42,68 @@ FLIPS = ("pass→fail", "fail→pass")
 def task_diff(runs: Runs, a: str, b: str) -> pl.DataFrame:
     """The tasks of runs ``a`` and ``b`` (run ids, or models used by one run) that flipped.
 
-    One row per shared task whose verdict differs (see the module docstring), columns
-    ``task_id``, ``category``, ``flip`` (:data:`FLIPS`), ``passed_a``/``attempts_a``,
-    ``passed_b``/``attempts_b`` and ``failed_checks_a``/``failed_checks_b`` (the
-    distinct checks that failed in any of that run's attempts at the task, sorted,
-    with ``error: ...`` for an errored attempt); pass→fail rows first.
+    A run passes a task when it passed a strict majority of its attempts there (a tie is
+    a fail, an errored attempt counts as failed: see the module docstring).
 
-    Example:
-        >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
-        >>> from evalnb._store.tables import tables_from_records
-        >>> def run(name, oks):
-        ...     recs = [TaskRecord(task=Task(id=f"t{i}", category="c", prompt="p"),
-        ...         score=TaskScore(task_id=f"t{i}", score=ok, max_score=1,
-        ...             results=[ScoreResult(check="exit_code:0", passed=ok)]))
-        ...         for i, ok in enumerate(oks)]
-        ...     return Runs(**tables_from_records(RunMeta(run_id=name, provider="p",
-        ...         model=name), recs))
-        >>> diff = task_diff(Runs.concat([run("x", [1, 0, 1]), run("y", [0, 1, 1])]), "x", "y")
-        >>> diff.select("task_id", "flip", "failed_checks_b").rows()
-        [('t0', 'pass→fail', ['exit_code:0']), ('t1', 'fail→pass', [])]
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`load`.
+    a : str
+        Run A, the baseline: a run_id, or a model name used by one run only.
+    b : str
+        Run B, the same way.
+
+    Returns
+    -------
+    DataFrame
+        One row per shared task whose verdict differs, columns ``task_id``, ``category``,
+        ``flip`` (:data:`FLIPS`), ``passed_a``/``attempts_a``, ``passed_b``/``attempts_b``
+        and ``failed_checks_a``/``failed_checks_b`` (the distinct checks that failed in
+        any of that run's attempts at the task, sorted, with ``error: ...`` for an errored
+        attempt); pass→fail rows first.
+
+    Raises
+    ------
+    ValueError
+        A name that matches no run or a model several runs used.
+
+    See Also
+    --------
+    compare : The two runs compared on every shared task.
+    regression_gate : Whether B is significantly worse than A.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> diff = task_diff(example_runs(), "careful", "hasty")
+    >>> diff.select("task_id", "flip", "passed_a", "attempts_a", "passed_b", "attempts_b")
+    shape: (2, 6)
+    ┌───────────────────┬───────────┬──────────┬────────────┬──────────┬────────────┐
+    │ task_id           ┆ flip      ┆ passed_a ┆ attempts_a ┆ passed_b ┆ attempts_b │
+    │ ---               ┆ ---       ┆ ---      ┆ ---        ┆ ---      ┆ ---        │
+    │ str               ┆ str       ┆ i64      ┆ i64        ┆ i64      ┆ i64        │
+    ╞═══════════════════╪═══════════╪══════════╪════════════╪══════════╪════════════╡
+    │ smoke_count_words ┆ pass→fail ┆ 2        ┆ 2          ┆ 1        ┆ 2          │
+    │ smoke_jq_fields   ┆ pass→fail ┆ 2        ┆ 2          ┆ 0        ┆ 2          │
+    └───────────────────┴───────────┴──────────┴────────────┴──────────┴────────────┘
+    >>> [check.split(":")[0] for check in diff.get_column("failed_checks_b")[0]]
+    ['exit_code', 'file_line_regex', 'stdout_regex']
+
+    Built by hand, one attempt per task:
+
+    >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
+    >>> from evalnb._store.tables import tables_from_records
+    >>> def run(name, oks):
+    ...     recs = [TaskRecord(task=Task(id=f"t{i}", category="c", prompt="p"),
+    ...         score=TaskScore(task_id=f"t{i}", score=ok, max_score=1,
+    ...             results=[ScoreResult(check="exit_code:0", passed=ok)]))
+    ...         for i, ok in enumerate(oks)]
+    ...     return Runs(**tables_from_records(RunMeta(run_id=name, provider="p",
+    ...         model=name), recs))
+    >>> diff = task_diff(Runs.concat([run("x", [1, 0, 1]), run("y", [0, 1, 1])]), "x", "y")
+    >>> diff.select("task_id", "flip", "failed_checks_b").rows()
+    [('t0', 'pass→fail', ['exit_code:0']), ('t1', 'fail→pass', [])]
     """
     run_a, _ = resolve_run(runs, a)
     run_b, _ = resolve_run(runs, b)
@@ -122,29 +165,77 @@ def regression_gate(
 ) -> pl.DataFrame:
     """One row per metric named: is run B significantly worse than run A?
 
-    Columns ``metric``, ``a``, ``b`` (the values), ``diff`` (A - B), ``p``, ``p_holm``
-    (Holm's adjustment over the metrics named: they are tested together) and
-    ``regressed``: ``diff > 0`` and ``p_holm <= alpha``. A metric without a value (a
-    weighted rate without scores) never regresses. Raises ValueError for a metric not
-    in :data:`GATE_METRICS`, an ``alpha`` outside (0, 1), or a comparison that left
-    errored attempts out (make it with ``compare(..., include_errored=True)``: the gate
-    counts them as failed).
+    A metric regressed when ``diff > 0`` and ``p_holm <= alpha``. A metric without a
+    value (a weighted rate without scores) never regresses. ``evalnb compare A B
+    --fail-on-regression`` exits 1 when a metric regressed.
 
-    Example:
-        >>> from evalnb._analysis.compare import compare
-        >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
-        >>> from evalnb._store.tables import tables_from_records
-        >>> def run(name, oks):
-        ...     recs = [TaskRecord(task=Task(id=f"t{i}", category="c", prompt="p"),
-        ...         score=TaskScore(task_id=f"t{i}", score=ok, max_score=1,
-        ...             results=[ScoreResult(check="exit_code:0", passed=ok)]))
-        ...         for i, ok in enumerate(oks)]
-        ...     return Runs(**tables_from_records(RunMeta(run_id=name, provider="p",
-        ...         model=name), recs))
-        >>> runs = Runs.concat([run("base", [1] * 8), run("new", [0] * 8)])
-        >>> gate = regression_gate(compare(runs, "base", "new", include_errored=True))
-        >>> gate.select("metric", "diff", pl.col("p").round(6), "regressed").row(0)
-        ('pass_rate', 1.0, 0.007813, True)
+    Parameters
+    ----------
+    comparison : Comparison
+        Runs A (the baseline) and B compared, from :func:`compare` with
+        ``include_errored=True``: the gate counts errored attempts as failed.
+    metrics : sequence of str, default ("pass_rate",)
+        The metrics to test together, from :data:`GATE_METRICS` (``"pass_rate"``,
+        ``"weighted_rate"``).
+    alpha : float, default 0.05
+        The significance level, between 0 and 1.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``metric``, ``a``, ``b`` (the values), ``diff`` (A - B), ``p``, ``p_holm``
+        (Holm's adjustment over the metrics named: they are tested together) and
+        ``regressed``: ``diff > 0`` and ``p_holm <= alpha``.
+
+    Raises
+    ------
+    ValueError
+        A metric not in :data:`GATE_METRICS`, no metric, an ``alpha`` outside (0, 1), or
+        a comparison that left errored attempts out (make it with
+        ``compare(..., include_errored=True)``: the gate counts them as failed).
+
+    See Also
+    --------
+    compare : The comparison this reads.
+    task_diff : The tasks that flipped.
+
+    Examples
+    --------
+    Three shared tasks are too few for a difference of 0.5 to be significant:
+
+    >>> import polars as pl
+    >>> from evalnb._analysis.compare import compare
+    >>> from evalnb._examples import example_runs
+    >>> gate = regression_gate(
+    ...     compare(example_runs(), "careful", "hasty", include_errored=True),
+    ...     metrics=["pass_rate", "weighted_rate"],
+    ... )
+    >>> gate.with_columns(pl.col(pl.Float64).round(3))
+    shape: (2, 7)
+    ┌───────────────┬─────┬───────┬───────┬─────┬────────┬───────────┐
+    │ metric        ┆ a   ┆ b     ┆ diff  ┆ p   ┆ p_holm ┆ regressed │
+    │ ---           ┆ --- ┆ ---   ┆ ---   ┆ --- ┆ ---    ┆ ---       │
+    │ str           ┆ f64 ┆ f64   ┆ f64   ┆ f64 ┆ f64    ┆ bool      │
+    ╞═══════════════╪═════╪═══════╪═══════╪═════╪════════╪═══════════╡
+    │ pass_rate     ┆ 1.0 ┆ 0.5   ┆ 0.5   ┆ 0.5 ┆ 1.0    ┆ false     │
+    │ weighted_rate ┆ 1.0 ┆ 0.667 ┆ 0.333 ┆ 0.5 ┆ 1.0    ┆ false     │
+    └───────────────┴─────┴───────┴───────┴─────┴────────┴───────────┘
+
+    Eight tasks that all flipped are:
+
+    >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
+    >>> from evalnb._store.tables import tables_from_records
+    >>> def run(name, oks):
+    ...     recs = [TaskRecord(task=Task(id=f"t{i}", category="c", prompt="p"),
+    ...         score=TaskScore(task_id=f"t{i}", score=ok, max_score=1,
+    ...             results=[ScoreResult(check="exit_code:0", passed=ok)]))
+    ...         for i, ok in enumerate(oks)]
+    ...     return Runs(**tables_from_records(RunMeta(run_id=name, provider="p",
+    ...         model=name), recs))
+    >>> runs = Runs.concat([run("base", [1] * 8), run("new", [0] * 8)])
+    >>> gate = regression_gate(compare(runs, "base", "new", include_errored=True))
+    >>> gate.select("metric", "diff", pl.col("p").round(6), "regressed").row(0)
+    ('pass_rate', 1.0, 0.007813, True)
     """
     unknown = [m for m in metrics if m not in GATE_METRICS]
     if unknown or not metrics:
