@@ -100,24 +100,68 @@ def estimates(n: np.ndarray, c: np.ndarray, k: int) -> tuple[np.ndarray, np.ndar
 def pass_at_k(runs: Runs, k: int | Iterable[int] = (1, 3, 5)) -> pl.DataFrame:
     """One row per (run, k): pass@k and pass^k with 95% task-clustered intervals.
 
-    ``k`` is one whole number or several. Columns :data:`COLUMNS`: ``pass_at_k`` (+
-    ``_lo``/``_hi``), ``pass_hat_k`` (pass^k, + ``_lo``/``_hi``) and ``tasks``, the tasks
-    with at least k attempts that the means are over; with none, the figures are null. See
-    the module docstring for the definitions and the interval.
+    pass@k is the chance that at least one of k attempts at a task passed, pass^k the
+    chance that all k did, each the mean over the run's tasks with at least k attempts
+    with a verdict. See the module docstring for the definitions and the interval.
 
-    Example:
-        >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
-        >>> from evalnb._store.tables import tables_from_records
-        >>> recs = [TaskRecord(task=Task(id=t, category="c", prompt="p"), epoch=e + 1,
-        ...     score=TaskScore(task_id=t, score=ok, max_score=1,
-        ...         results=[ScoreResult(check="exit_code:0", passed=ok)]))
-        ...     for t, oks in (("a", [1, 0, 0]), ("b", [1, 1, 1])) for e, ok in enumerate(oks)]
-        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), recs))
-        >>> out = pass_at_k(runs, k=[1, 2])
-        >>> [round(v, 3) for v in out.get_column("pass_at_k")]   # (1/3 + 1) / 2, (2/3 + 1) / 2
-        [0.667, 0.833]
-        >>> [round(v, 3) for v in out.get_column("pass_hat_k")]  # (1/3 + 1) / 2, (0 + 1) / 2
-        [0.667, 0.5]
+    Parameters
+    ----------
+    runs : Runs
+        The runs, from :func:`load`.
+    k : int or iterable of int, default (1, 3, 5)
+        One whole number or several, each at least 1 (repeats are dropped, the rest
+        sorted).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`COLUMNS`: ``run_id``, ``model``, ``k``, ``pass_at_k``
+        (+ ``_lo``/``_hi``), ``pass_hat_k`` (pass^k, + ``_lo``/``_hi``) and ``tasks``, the
+        tasks with at least k attempts that the means are over; with none, the figures
+        are null.
+
+    Raises
+    ------
+    ValueError
+        No ``k``, or a ``k`` below 1.
+
+    See Also
+    --------
+    summary : The pass rate per run (pass@1 when every task has as many attempts).
+    flaky_tasks : The tasks whose attempts disagree.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from evalnb._examples import example_runs
+    >>> out = pass_at_k(example_runs(), k=[1, 2])
+    >>> out.select("run_id", "k", pl.col("pass_at_k", "pass_hat_k").round(3), "tasks")
+    shape: (4, 5)
+    ┌─────────┬─────┬───────────┬────────────┬───────┐
+    │ run_id  ┆ k   ┆ pass_at_k ┆ pass_hat_k ┆ tasks │
+    │ ---     ┆ --- ┆ ---       ┆ ---        ┆ ---   │
+    │ str     ┆ i64 ┆ f64       ┆ f64        ┆ i64   │
+    ╞═════════╪═════╪═══════════╪════════════╪═══════╡
+    │ careful ┆ 1   ┆ 1.0       ┆ 1.0        ┆ 3     │
+    │ careful ┆ 2   ┆ 1.0       ┆ 1.0        ┆ 3     │
+    │ hasty   ┆ 1   ┆ 0.5       ┆ 0.5        ┆ 3     │
+    │ hasty   ┆ 2   ┆ 0.667     ┆ 0.333      ┆ 3     │
+    └─────────┴─────┴───────────┴────────────┴───────┘
+
+    By hand: task ``a`` passed 1 of 3 attempts, task ``b`` all 3.
+
+    >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
+    >>> from evalnb._store.tables import tables_from_records
+    >>> recs = [TaskRecord(task=Task(id=t, category="c", prompt="p"), epoch=e + 1,
+    ...     score=TaskScore(task_id=t, score=ok, max_score=1,
+    ...         results=[ScoreResult(check="exit_code:0", passed=ok)]))
+    ...     for t, oks in (("a", [1, 0, 0]), ("b", [1, 1, 1])) for e, ok in enumerate(oks)]
+    >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), recs))
+    >>> out = pass_at_k(runs, k=[1, 2])
+    >>> [round(v, 3) for v in out.get_column("pass_at_k")]   # (1/3 + 1) / 2, (2/3 + 1) / 2
+    [0.667, 0.833]
+    >>> [round(v, 3) for v in out.get_column("pass_hat_k")]  # (1/3 + 1) / 2, (0 + 1) / 2
+    [0.667, 0.5]
     """
     ks = sorted({k} if isinstance(k, int) else set(k))
     if not ks or ks[0] < 1:

@@ -630,11 +630,61 @@ def tasks_needed(
       default) assumes every task's outcome is fixed: epochs then repeat the same
       outcome and the answer is the one-epoch answer.
 
-    Example:
-        >>> tasks_needed(0.9, 0.8, discordant=0.2)  # Connor's normal approximation: 155
-        168
-        >>> tasks_needed(0.9, 0.8, discordant=0.2, epochs=5, within=0.1)
-        94
+    Parameters
+    ----------
+    p_a, p_b : float
+        The two models' expected pass rates, strictly between 0 and 1, and different.
+    alpha : float, default 0.05
+        The two-sided significance level, strictly between 0 and 1.
+    power : float, default 0.8
+        The power wanted, strictly between 0 and 1.
+    discordant : float, optional
+        The discordant share ψ, in ``(|p_a - p_b|, 1]``; by default its value under
+        independence (above).
+    epochs : int, default 1
+        Attempts per task and model, at least 1.
+    within : float, default 0.0
+        The mean within-task variance of one attempt's pass/fail difference, in
+        ``[0, ψ - (p_a - p_b)²]``.
+
+    Returns
+    -------
+    int
+        The number of tasks.
+
+    Raises
+    ------
+    ValueError
+        An argument outside its range, ``p_a`` equal to ``p_b``, or (one epoch) a power
+        the exact McNemar test does not reach in the search window.
+
+    See Also
+    --------
+    compare : The paired comparison whose test this sizes.
+
+    Examples
+    --------
+    >>> tasks_needed(0.9, 0.8, discordant=0.2)  # Connor's normal approximation: 155
+    168
+    >>> tasks_needed(0.9, 0.8, discordant=0.2, epochs=5, within=0.1)
+    94
+
+    The tasks needed shrink fast as the difference grows:
+
+    >>> import polars as pl
+    >>> pl.DataFrame({"p_b": [0.8, 0.7, 0.6]}).with_columns(
+    ...     tasks=pl.col("p_b").map_elements(lambda p: tasks_needed(0.9, p), return_dtype=pl.Int64)
+    ... )
+    shape: (3, 2)
+    ┌─────┬───────┐
+    │ p_b ┆ tasks │
+    │ --- ┆ ---   │
+    │ f64 ┆ i64   │
+    ╞═════╪═══════╡
+    │ 0.8 ┆ 215   │
+    │ 0.7 ┆ 71    │
+    │ 0.6 ┆ 37    │
+    └─────┴───────┘
     """
     import numpy as np
 
