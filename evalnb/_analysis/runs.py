@@ -309,7 +309,18 @@ class Runs:
 
     @classmethod
     def empty(cls) -> Runs:
-        """Runs with every table empty but fully typed."""
+        """Runs with every table empty but fully typed.
+
+        Returns
+        -------
+        Runs
+            No run, every table with its full schema.
+
+        Examples
+        --------
+        >>> Runs.empty().runs.height
+        0
+        """
         return cls(*(pl.DataFrame(schema=SCHEMAS[name]) for name in TABLES))
 
     @classmethod
@@ -352,7 +363,23 @@ class Runs:
         return out
 
     def source(self, name: str) -> Table:
-        """Table ``name`` as held: the DataFrame when loaded, else its scan."""
+        """Table ``name`` as held: the DataFrame when loaded, else its scan.
+
+        Parameters
+        ----------
+        name : str
+            A table of :data:`evalnb._store.tables.TABLES`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The table, not collected.
+
+        Examples
+        --------
+        >>> type(Runs.empty().source("tasks")).__name__
+        'DataFrame'
+        """
         return self._frames.get(name, self._scans[name])
 
     def pieces(self) -> list[Runs]:
@@ -361,18 +388,38 @@ class Runs:
         Metrics that work per attempt process one piece at a time, so memory stays
         bounded by the largest input rather than the whole collection.
 
-        Example:
-            >>> len(Runs.concat([Runs.empty(), Runs.empty()]).pieces())
-            2
+        Returns
+        -------
+        list of Runs
+            The pieces, in order.
+
+        Examples
+        --------
+        >>> len(Runs.concat([Runs.empty(), Runs.empty()]).pieces())
+        2
         """
         return self._pieces or [self]
 
     def to_pandas(self) -> PandasRuns:
         """The same tables as pandas DataFrames.
 
-        Example:
-            >>> type(Runs.empty().to_pandas().tasks).__name__
-            'DataFrame'
+        Returns
+        -------
+        PandasRuns
+            Each table as a pandas DataFrame, with the same ``errors``.
+
+        Raises
+        ------
+        SetupError
+            pandas or pyarrow is not installed.
+
+        Examples
+        --------
+        >>> from evalnb._examples import example_runs
+        >>> example_runs().to_pandas().runs[["run_id", "model"]]
+            run_id        model
+        0  careful  sim/careful
+        1    hasty    sim/hasty
         """
         require("pandas", "pandas")
         require("pyarrow", "pandas")
