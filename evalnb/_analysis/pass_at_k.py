@@ -158,9 +158,9 @@ def pass_at_k(runs: Runs, k: int | Iterable[int] = (1, 3, 5)) -> pl.DataFrame:
     ...     for t, oks in (("a", [1, 0, 0]), ("b", [1, 1, 1])) for e, ok in enumerate(oks)]
     >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), recs))
     >>> out = pass_at_k(runs, k=[1, 2])
-    >>> [round(v, 3) for v in out.get_column("pass_at_k")]   # (1/3 + 1) / 2, (2/3 + 1) / 2
+    >>> out.get_column("pass_at_k").round(3).to_list()   # (1/3 + 1) / 2, (2/3 + 1) / 2
     [0.667, 0.833]
-    >>> [round(v, 3) for v in out.get_column("pass_hat_k")]  # (1/3 + 1) / 2, (0 + 1) / 2
+    >>> out.get_column("pass_hat_k").round(3).to_list()  # (1/3 + 1) / 2, (0 + 1) / 2
     [0.667, 0.5]
     """
     ks = sorted({k} if isinstance(k, int) else set(k))

@@ -87,7 +87,7 @@ def task_diff(runs: Runs, a: str, b: str) -> pl.DataFrame:
     │ smoke_count_words ┆ pass→fail ┆ 2        ┆ 2          ┆ 1        ┆ 2          │
     │ smoke_jq_fields   ┆ pass→fail ┆ 2        ┆ 2          ┆ 0        ┆ 2          │
     └───────────────────┴───────────┴──────────┴────────────┴──────────┴────────────┘
-    >>> [check.split(":")[0] for check in diff.get_column("failed_checks_b")[0]]
+    >>> sorted(check.split(":")[0] for check in diff.get_column("failed_checks_b")[0])
     ['exit_code', 'file_line_regex', 'stdout_regex']
 
     Built by hand, one attempt per task:
