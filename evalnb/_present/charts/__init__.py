@@ -13,11 +13,12 @@ registry; the charts are written in its modules by what they show (:mod:`.rates`
 the parts they share (:mod:`.parts`), drawn in one theme (:mod:`.style`) and written to
 files by :mod:`.files`.
 
-Example:
-    >>> from evalnb._analysis.runs import Runs
-    >>> chart = rates_by_model(Runs.empty())
-    >>> chart.to_dict()["title"]["text"]
-    'Pass rate and overall rate by model'
+Examples
+--------
+>>> from evalnb._examples import example_runs
+>>> chart = rates_by_model(example_runs())
+>>> type(chart).__name__, chart.to_dict()["title"]["text"]
+('LayerChart', 'Pass rate and overall rate by model')
 """
 
 from __future__ import annotations
