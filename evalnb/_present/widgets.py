@@ -58,9 +58,19 @@ _WIDE = {"layout": {"width": "max-content"}, "style": {"description_width": "ini
 def widget_frontend() -> bool:
     """True when running in a Jupyter kernel that a widget-capable frontend can talk to.
 
-    Example:
-        >>> widget_frontend()  # plain Python, as under doctest
-        False
+    That is an IPython ``ZMQInteractiveShell`` whose history file is not in memory:
+    nbclient (and so nbmake and papermill) gives its kernels an in-memory history file,
+    which a Jupyter server does not.
+
+    Returns
+    -------
+    bool
+        Whether the widgets' ``static=None`` builds the live widgets.
+
+    Examples
+    --------
+    >>> widget_frontend()  # plain Python, as under doctest
+    False
     """
     try:
         from IPython import get_ipython
@@ -81,10 +91,31 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
     buttons to page through them and a CSV link holding every row. Static: the default
     chart (the category heatmap) as SVG and the task table's first page, for all runs.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> "<table" in picker(Runs.empty(), static=True).data
-        True
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    static : bool | None, default None
+        True: the static HTML; False: the live widgets; None: the live widgets only where
+        a widget frontend can show them (:func:`widget_frontend`), else the static HTML.
+
+    Returns
+    -------
+    ipywidgets.VBox | IPython.display.HTML
+        The live widgets (dropdowns, chart, task table and paging buttons), or the static
+        HTML.
+
+    See Also
+    --------
+    drill_down : One chart to click, alone.
+    task_browser : One attempt's transcript.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> page = picker(example_runs(), static=True)
+    >>> type(page).__name__, "<svg" in page.data, page.data.count("<tr>")  # header + 12 attempts
+    ('HTML', True, 13)
     """
     if not _live(static):
         chart = charts.category_heatmap(runs)
@@ -151,10 +182,46 @@ def task_browser(
     Starts at ``run_id`` / ``task_id``, else at the first failed task (or the first
     task). Static: that task's :func:`task_html`.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> task_browser(Runs.empty(), static=True).data
-        '<p>No tasks in these runs.</p>'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    run_id : str | None, default None
+        The run to start at; None: the first failed task's run (or the first run).
+    task_id : str | None, default None
+        The task to start at; None: the first failed task (or the first task).
+    static : bool | None, default None
+        True: the static HTML; False: the live widgets; None: the live widgets only where
+        a widget frontend can show them (:func:`widget_frontend`), else the static HTML.
+
+    Returns
+    -------
+    ipywidgets.VBox | IPython.display.HTML
+        The live widgets (run and task dropdowns, a failures-only toggle, a next button, a
+        transcript search, and the attempt), or the static HTML of the starting attempt
+        (a message when the runs hold no task).
+
+    Raises
+    ------
+    ValueError
+        When ``run_id`` / ``task_id`` name no task of ``runs``.
+
+    See Also
+    --------
+    task_html : The attempt's HTML.
+    attempt_choices : The task dropdown's choices.
+
+    Examples
+    --------
+    >>> import re
+    >>> from evalnb._examples import example_runs
+    >>> page = task_browser(example_runs(), static=True)  # the first failed task
+    >>> re.findall("<h[0-9][^>]*>([A-Za-z_]+)", page.data)
+    ['smoke_count_words', 'Transcript', 'Checks']
+    >>> task_browser(example_runs(), "hasty", "smoke_nothing", static=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: no task 'smoke_nothing' in run 'hasty'
     """
     start = _first_task(runs, run_id, task_id)
     if start is None:
@@ -215,10 +282,42 @@ def drill_down(runs: Runs, chart: str = "category_heatmap", *, static: bool | No
     click (:func:`picked_attempts`), failures first; the first is opened and any other
     opens on choice. Static: the chart as SVG.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> "<svg" in drill_down(Runs.empty(), static=True).data
-        True
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    chart : str, default "category_heatmap"
+        The chart's name in :data:`~evalnb._present.charts.CHARTS`, one of
+        :data:`DRILL_CHARTS`.
+    static : bool | None, default None
+        True: the static HTML; False: the live widgets; None: the live widgets only where
+        a widget frontend can show them (:func:`widget_frontend`), else the static HTML.
+
+    Returns
+    -------
+    ipywidgets.VBox | IPython.display.HTML
+        The live chart with the attempts list and the opened attempt below it, or the
+        static HTML of the chart as SVG.
+
+    Raises
+    ------
+    ValueError
+        When ``chart`` is not one of :data:`DRILL_CHARTS`.
+
+    See Also
+    --------
+    picked_attempts : The attempts behind a click.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> page = drill_down(example_runs(), "rates_by_model", static=True)
+    >>> type(page).__name__, "<svg" in page.data
+    ('HTML', True)
+    >>> drill_down(example_runs(), "trend")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: no drill-down for chart 'trend'; choose from ['category_heatmap', ...]
     """
     if chart not in DRILL_CHARTS:
         raise ValueError(f"no drill-down for chart {chart!r}; choose from {list(DRILL_CHARTS)}")
@@ -273,9 +372,34 @@ def picked_attempts(runs: Runs, points: list[dict[str, Any]]) -> pl.DataFrame:
     are those of every run of the group (in that category), one row per run, task and
     epoch, with ``passed``; sorted failures first, then by task, run and epoch.
 
-    Example:
-        >>> picked_attempts(Runs.empty(), [{"run_label": "m", "category": "c"}]).height
-        0
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    points : list[dict[str, Any]]
+        The clicked points, as a ``JupyterChart``'s selection holds them: each with a
+        ``run_label`` and, from the heatmap, a ``category``.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``run_id``, ``run_label``, ``task_id``, ``epoch``, ``category`` and
+        ``passed``: one row per attempt.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> clicked = [{"run_label": "sim/hasty (simulated)", "category": "json_processing"}]
+    >>> picked_attempts(example_runs(), clicked).select("run_id", "task_id", "epoch", "passed")
+    shape: (2, 4)
+    ┌────────┬─────────────────┬───────┬────────┐
+    │ run_id ┆ task_id         ┆ epoch ┆ passed │
+    │ ---    ┆ ---             ┆ ---   ┆ ---    │
+    │ str    ┆ str             ┆ i64   ┆ bool   │
+    ╞════════╪═════════════════╪═══════╪════════╡
+    │ hasty  ┆ smoke_jq_fields ┆ 1     ┆ false  │
+    │ hasty  ┆ smoke_jq_fields ┆ 2     ┆ false  │
+    └────────┴─────────────────┴───────┴────────┘
     """
     label = groups.group_labels(runs).select("run_id", pl.col("group").alias("run_label"))
     wanted = (
@@ -303,10 +427,37 @@ def comparer(
     stay as the reader set them and the comparer says so (:data:`SAME_RUN`). Static:
     that pair.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> comparer(Runs.empty(), static=True).data
-        '<p>Comparing needs at least two runs.</p>'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    a : str | None, default None
+        Run A to start at: a run id or a model name; None: the first run.
+    b : str | None, default None
+        Run B to start at: a run id or a model name; None: the second run.
+    static : bool | None, default None
+        True: the static HTML; False: the live widgets; None: the live widgets only where
+        a widget frontend can show them (:func:`widget_frontend`), else the static HTML.
+
+    Returns
+    -------
+    ipywidgets.VBox | IPython.display.HTML
+        The live widgets (A and B dropdowns, the comparison, a task dropdown and the two
+        attempts side by side), or the static :func:`comparison_html` of the starting
+        pair (a message with fewer than two runs).
+
+    See Also
+    --------
+    comparison_html : The comparison's HTML.
+    side_by_side_html : One task of the two runs.
+
+    Examples
+    --------
+    >>> import re
+    >>> from evalnb._examples import example_runs
+    >>> page = comparer(example_runs(), "careful", "hasty", static=True)
+    >>> re.search("pass rate +([^ ]+) vs ([^ ]+)", page.data).groups()
+    ('100.0%', '50.0%')
     """
     ids = charts.labels(runs).get_column("run_id").to_list()
     if len(ids) < 2:
@@ -348,12 +499,31 @@ def comparer(
 
 
 def shared_tasks(runs: Runs, a: str, b: str) -> list[tuple[str, str]]:
-    """Choices of the tasks runs ``a`` and ``b`` both ran: the flipped ones first
-    (:func:`evalnb._analysis.regression.task_diff`: pass→fail, then fail→pass).
+    """Choices of the tasks runs ``a`` and ``b`` both ran, the flipped ones first.
 
-    Example:
-        >>> shared_tasks(Runs.empty(), "a", "b")
-        []
+    Flipped as :func:`evalnb._analysis.regression.task_diff` says: pass→fail, then
+    fail→pass.
+
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    a, b : str
+        The two runs' ids.
+
+    Returns
+    -------
+    list[tuple[str, str]]
+        Dropdown choices: (the task id with its change from A to B, the task id).
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> choices = shared_tasks(example_runs(), "careful", "hasty")
+    >>> choices[0]
+    ('smoke_count_words (pass→fail)', 'smoke_count_words')
+    >>> [label for label, _ in choices[1:]]
+    ['smoke_jq_fields (pass→fail)', 'smoke_make_project (same verdict)']
     """
     both = runs.tasks.filter(pl.col("run_id").is_in([a, b]))
     shared = both.group_by("task_id").agg(pl.col("run_id").n_unique().alias("runs"))
