@@ -536,16 +536,40 @@ def shared_tasks(runs: Runs, a: str, b: str) -> list[tuple[str, str]]:
 
 
 def comparison_html(runs: Runs, a: str, b: str) -> str:
-    """The paired comparison of runs ``a`` and ``b`` as HTML, then the tasks that flipped
-    (:func:`evalnb._analysis.regression.task_diff`) with the checks that failed.
+    """The paired comparison of runs ``a`` and ``b`` as HTML, then the tasks that flipped.
 
+    The comparison is :func:`evalnb._analysis.compare.compare`'s; the flipped tasks are
+    :func:`evalnb._analysis.regression.task_diff`'s, with the checks that failed.
     A pair that cannot be compared (same run, no shared tasks) gives a message, not an
     error, so a widget can show it.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> comparison_html(Runs.empty(), "x", "y")
-        "<p>Cannot compare: no run 'x'; runs: (none)</p>"
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    a, b : str
+        The two runs: run ids or model names.
+
+    Returns
+    -------
+    str
+        The HTML: the comparison as text, then the flipped tasks' table with a CSV link;
+        or a paragraph saying why the pair cannot be compared.
+
+    See Also
+    --------
+    comparer : The widget showing it.
+    evalnb.compare : The comparison.
+
+    Examples
+    --------
+    >>> import re
+    >>> from evalnb._examples import example_runs
+    >>> page = comparison_html(example_runs(), "careful", "hasty")
+    >>> re.findall("<h4>([^<]+)", page)
+    ['Tasks that flipped from A to B (2): pass→fail first']
+    >>> comparison_html(example_runs(), "careful", "careful")
+    '<p>Cannot compare: pick two different runs (both are careful).</p>'
     """
     if a == b:
         return f"<p>Cannot compare: pick two different runs (both are {html.escape(a)}).</p>"
@@ -571,10 +595,37 @@ def subset(
 ) -> Runs:
     """The part of ``runs`` with the given run, model and task category (None = all).
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> subset(Runs.empty(), category="x").tasks.height
-        0
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    run_id : str | None, default None
+        Keep this run only; None: every run.
+    model : str | None, default None
+        Keep this model's runs only; None: every model.
+    category : str | None, default None
+        Keep the task attempts of this category only (in every table); None: every
+        category.
+
+    Returns
+    -------
+    Runs
+        The same tables, filtered; a run left with no attempt of the category is dropped.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> part = subset(example_runs(), model="sim/hasty", category="json_processing")
+    >>> part.tasks.select("run_id", "task_id", "epoch", "passed").sort("epoch")
+    shape: (2, 4)
+    ┌────────┬─────────────────┬───────┬────────┐
+    │ run_id ┆ task_id         ┆ epoch ┆ passed │
+    │ ---    ┆ ---             ┆ ---   ┆ ---    │
+    │ str    ┆ str             ┆ i64   ┆ bool   │
+    ╞════════╪═════════════════╪═══════╪════════╡
+    │ hasty  ┆ smoke_jq_fields ┆ 1     ┆ false  │
+    │ hasty  ┆ smoke_jq_fields ┆ 2     ┆ false  │
+    └────────┴─────────────────┴───────┴────────┘
     """
     part = runs
     if run_id is not None:
@@ -612,9 +663,34 @@ def attempt_choices(
     transcript (messages, commands, stdout, stderr, check details, error) contains it,
     ignoring case.
 
-    Example:
-        >>> attempt_choices(Runs.empty(), "r")
-        []
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    run_id : str
+        The run whose attempts to list.
+    failures_only : bool, default False
+        Keep the failed attempts only.
+    search : str | None, default None
+        Keep the attempts whose transcript contains this text, ignoring case
+        (:func:`matching_attempts`); None or empty: every attempt.
+
+    Returns
+    -------
+    list[tuple[str, tuple[str, int]]]
+        Dropdown choices: (``"<task> · epoch <n> (pass|fail)"``, (task id, epoch)), by task
+        and epoch; the label names the epoch only when the run has several.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> for label, _ in attempt_choices(example_runs(), "hasty", failures_only=True):
+    ...     print(label)
+    smoke_count_words · epoch 1 (fail)
+    smoke_jq_fields · epoch 1 (fail)
+    smoke_jq_fields · epoch 2 (fail)
+    >>> attempt_choices(example_runs(), "hasty", search="JQ")[0]
+    ('smoke_jq_fields · epoch 1 (fail)', ('smoke_jq_fields', 1))
     """
     frame = runs.tasks.filter(run_id=run_id).with_columns(PASSED.alias("ok"))
     several = frame.get_column("epoch").n_unique() > 1 if frame.height else False
@@ -635,9 +711,34 @@ def matching_attempts(runs: Runs, text: str) -> pl.DataFrame:
     Searched: message text, tool call commands, stdout and stderr, check details, and
     the attempt's error.
 
-    Example:
-        >>> matching_attempts(Runs.empty(), "jq").columns
-        ['run_id', 'model', 'task_id', 'epoch']
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    text : str
+        The text to find, literally (not a regex), ignoring case.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``run_id``, ``model``, ``task_id`` and ``epoch``: one row per matching
+        attempt, in no particular order.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> matching_attempts(example_runs(), "wordcount").sort("run_id", "task_id", "epoch")
+    shape: (4, 4)
+    ┌─────────┬─────────────┬───────────────────┬───────┐
+    │ run_id  ┆ model       ┆ task_id           ┆ epoch │
+    │ ---     ┆ ---         ┆ ---               ┆ ---   │
+    │ str     ┆ str         ┆ str               ┆ i64   │
+    ╞═════════╪═════════════╪═══════════════════╪═══════╡
+    │ careful ┆ sim/careful ┆ smoke_count_words ┆ 1     │
+    │ careful ┆ sim/careful ┆ smoke_count_words ┆ 2     │
+    │ hasty   ┆ sim/hasty   ┆ smoke_count_words ┆ 1     │
+    │ hasty   ┆ sim/hasty   ┆ smoke_count_words ┆ 2     │
+    └─────────┴─────────────┴───────────────────┴───────┘
     """
     pattern = "(?i)" + re.escape(text)
     where = [
