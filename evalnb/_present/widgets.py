@@ -13,10 +13,11 @@ frontend can show them: inside a Jupyter kernel that was not started by nbclient
 file, which a Jupyter server does not). Otherwise, or with ``static=True``, each
 helper returns :class:`IPython.display.HTML` showing its initial selection.
 
-Example:
-    >>> from evalnb._analysis.runs import Runs
-    >>> type(task_browser(Runs.empty())).__name__
-    'HTML'
+Examples
+--------
+>>> from evalnb._examples import example_runs
+>>> type(task_browser(example_runs())).__name__  # no widget frontend under doctest
+'HTML'
 """
 
 from __future__ import annotations
