@@ -217,7 +217,7 @@ def task_browser(
     >>> import re
     >>> from evalnb._examples import example_runs
     >>> page = task_browser(example_runs(), static=True)  # the first failed task
-    >>> re.findall("<h[0-9][^>]*>([A-Za-z_]+)", page.data)
+    >>> re.findall("<h.>([A-Za-z_]+)", page.data)
     ['smoke_count_words', 'Transcript', 'Checks']
     >>> task_browser(example_runs(), "hasty", "smoke_nothing", static=True)
     Traceback (most recent call last):
@@ -523,8 +523,8 @@ def shared_tasks(runs: Runs, a: str, b: str) -> list[tuple[str, str]]:
     >>> choices = shared_tasks(example_runs(), "careful", "hasty")
     >>> choices[0]
     ('smoke_count_words (pass→fail)', 'smoke_count_words')
-    >>> [label for label, _ in choices[1:]]
-    ['smoke_jq_fields (pass→fail)', 'smoke_make_project (same verdict)']
+    >>> tuple(label for label, _ in choices[1:])
+    ('smoke_jq_fields (pass→fail)', 'smoke_make_project (same verdict)')
     """
     both = runs.tasks.filter(pl.col("run_id").is_in([a, b]))
     shared = both.group_by("task_id").agg(pl.col("run_id").n_unique().alias("runs"))

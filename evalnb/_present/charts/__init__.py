@@ -17,7 +17,7 @@ Examples
 --------
 >>> from evalnb._examples import example_runs
 >>> chart = rates_by_model(example_runs())
->>> type(chart).__name__, chart.to_dict()["title"]["text"]
+>>> type(chart).__name__, chart.to_dict()["title"].get("text")
 ('LayerChart', 'Pass rate and overall rate by model')
 """
 
@@ -94,8 +94,8 @@ def all_charts(runs: Runs) -> dict[str, alt.TopLevelMixin]:
     >>> charts = all_charts(example_runs())  # no guidance version: no guidance charts
     >>> len(charts), list(charts)[:3]
     (11, ['rates_by_model', 'category_heatmap', 'tool_success'])
-    >>> [name for name in all_charts(example_guidance_runs()) if name in GUIDANCE_CHARTS]
-    ['interaction_by_guidance', 'guidance_differences']
+    >>> tuple(name for name in all_charts(example_guidance_runs()) if name in GUIDANCE_CHARTS)
+    ('interaction_by_guidance', 'guidance_differences')
     """
     guided = runs.filter(pl.col("guidance").is_not_null())
     return {

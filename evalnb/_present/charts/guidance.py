@@ -71,7 +71,7 @@ def interaction_by_guidance(runs: Runs, pattern: str | None = None) -> alt.Facet
     >>> from evalnb._examples import example_guidance_runs
     >>> chart = interaction_by_guidance(example_guidance_runs())
     >>> spec = chart.to_dict()
-    >>> type(chart).__name__, spec["facet"]["field"]
+    >>> type(chart).__name__, spec["facet"].get("field")
     ('FacetChart', 'metric')
     >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
     >>> rows.filter(pl.col("metric").is_in(["error rate", "retry rate"])).select(
@@ -236,7 +236,7 @@ def guidance_differences(
     >>> from evalnb._examples import example_guidance_runs
     >>> chart = guidance_differences(example_guidance_runs())
     >>> spec = chart.to_dict()
-    >>> type(chart).__name__, [layer["mark"]["type"] for layer in spec["layer"]]
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
     ('LayerChart', ['rule', 'rule', 'point'])
     >>> rows = pl.DataFrame(list(spec["datasets"].values())[1])
     >>> rows.filter(pl.col("metric").is_in(["pass rate", "error rate", "help per attempt"])).select(

@@ -65,7 +65,7 @@ def task_matrix(runs: Runs) -> alt.LayerChart | alt.FacetChart | alt.Chart:
     >>> from evalnb._examples import example_runs
     >>> chart = task_matrix(example_runs())
     >>> spec = chart.to_dict()
-    >>> type(chart).__name__, [layer["mark"]["type"] for layer in spec["layer"]]
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
     ('LayerChart', ['rect', 'text'])
     >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
     >>> rows.select("task_id", "model", "outcome", "diagnosis").sort("task_id", "model")

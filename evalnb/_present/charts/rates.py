@@ -69,7 +69,7 @@ def rates_by_model(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     >>> from evalnb._examples import example_runs
     >>> chart = rates_by_model(example_runs())
     >>> spec = chart.to_dict()
-    >>> type(chart).__name__, [layer["mark"]["type"] for layer in spec["layer"]]
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
     ('LayerChart', ['bar', 'rule'])
     >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
     >>> rows.select("run_label", "value", "count").with_columns(pl.col("value").round(2))
@@ -165,7 +165,7 @@ def category_heatmap(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     >>> from evalnb._examples import example_runs
     >>> chart = category_heatmap(example_runs())
     >>> spec = chart.to_dict()
-    >>> type(chart).__name__, [layer["mark"]["type"] for layer in spec["layer"]]
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
     ('LayerChart', ['rect', 'text'])
     >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
     >>> rows.select("model", "category", "cell", "pass_rate").sort("model", "category")
@@ -262,7 +262,7 @@ def natural_stop(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     >>> from evalnb._examples import example_runs
     >>> chart = natural_stop(example_runs())
     >>> spec = chart.to_dict()
-    >>> type(chart).__name__, [layer["mark"]["type"] for layer in spec["layer"]]
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
     ('LayerChart', ['bar', 'rule'])
     >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
     >>> rows.select("run_label", "stops", "tasks", "value").sort("run_label")
@@ -341,7 +341,7 @@ def pass_at_k_curves(runs: Runs) -> alt.FacetChart | alt.Chart:
     >>> from evalnb._examples import example_runs
     >>> chart = pass_at_k_curves(example_runs())
     >>> spec = chart.to_dict()
-    >>> type(chart).__name__, [layer["mark"]["type"] for layer in spec["spec"]["layer"]]
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["spec"].get("layer")]
     ('FacetChart', ['line', 'rule'])
     >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
     >>> rows.filter(pl.col("model_label").str.starts_with("sim/hasty")).select(

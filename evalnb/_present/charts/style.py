@@ -51,7 +51,8 @@ def theme() -> alt.theme.ThemeConfig:
     Examples
     --------
     >>> config = theme()
-    >>> config["background"], config["config"]["range"]["category"][:2]
+    >>> palette = config["config"].get("range").get("category")
+    >>> config["background"], palette[:2]
     ('white', ['#4C78A8', '#F58518'])
     """
     return {
@@ -104,7 +105,8 @@ def enable_theme() -> None:
     >>> enable_theme()
     >>> alt.theme.active
     'evalnb'
-    >>> rates_by_model(example_runs()).to_dict()["config"]["range"]["category"][0]
+    >>> config = rates_by_model(example_runs()).to_dict()["config"]
+    >>> config.get("range").get("category")[0]
     '#4C78A8'
     >>> _ = alt.theme.enable("default")  # back to altair's own
     """

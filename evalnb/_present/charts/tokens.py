@@ -60,8 +60,8 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
     >>> from evalnb._examples import example_runs
     >>> chart = token_economics(example_runs())
     >>> spec = chart.to_dict()
-    >>> [panel["title"] for panel in spec["hconcat"]]
-    ['Tokens (input + output)', 'Cost', 'Tokens per passed task']
+    >>> tuple(panel["title"] for panel in spec["hconcat"])
+    ('Tokens (input + output)', 'Cost', 'Tokens per passed task')
     >>> per_pass = pl.DataFrame(list(spec["datasets"].values())[2])
     >>> per_pass.select("run_label", "total_passed", pl.col("per_pass").round()).sort("run_label")
     shape: (2, 3)
@@ -317,7 +317,7 @@ def context_peaks(runs: Runs) -> alt.LayerChart | alt.FacetChart | alt.Chart:
     >>> from evalnb._examples import example_runs
     >>> chart = context_peaks(example_runs())
     >>> spec = chart.to_dict()
-    >>> type(chart).__name__, [layer["mark"]["type"] for layer in spec["layer"]]
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
     ('LayerChart', ['line', 'point'])
     >>> calls = pl.DataFrame(list(spec["datasets"].values())[0])
     >>> calls.group_by("model_label").agg(

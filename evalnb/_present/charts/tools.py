@@ -70,7 +70,7 @@ def tool_success(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     >>> from evalnb._examples import example_runs
     >>> chart = tool_success(example_runs())
     >>> spec = chart.to_dict()
-    >>> type(chart).__name__, [layer["mark"]["type"] for layer in spec["layer"]]
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
     ('LayerChart', ['rect', 'rect', 'text'])
     >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
     >>> rows.filter(pl.col("category") == "all categories").select(

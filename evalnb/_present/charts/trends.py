@@ -63,9 +63,10 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
     >>> from evalnb._examples import example_runs
     >>> chart = trend(example_runs())
     >>> spec = chart.to_dict()
-    >>> type(chart).__name__, spec["mark"]["type"]
+    >>> type(chart).__name__, spec["mark"].get("type")
     ('Chart', 'text')
-    >>> list(spec["datasets"].values())[0][0]["text"]
+    >>> rows = next(iter(spec["datasets"].values()))
+    >>> rows[0].get("text")
     'No model ran the same dataset (and guidance) on several dates.'
     """
     family = pl.coalesce("model_family", "model")
