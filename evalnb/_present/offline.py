@@ -170,11 +170,26 @@ def renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
 def enable_offline() -> None:
     """Draw every altair chart of this session offline (JupyterLab, Notebook, VS Code, exports).
 
-    Example:
-        >>> enable_offline()
-        >>> alt.renderers.active
-        'evalnb-offline'
-        >>> _ = alt.renderers.enable("default")  # back to altair's own
+    Registers the ``evalnb-offline`` renderer with altair on first call and makes it the
+    active one: each chart then shows as a :func:`chart_html` fragment carrying the
+    vega libraries inline, loading nothing from a CDN. Needs the ``export`` extra when a
+    chart is drawn.
+
+    Returns
+    -------
+    None
+        The renderer ``evalnb-offline`` becomes altair's active renderer.
+
+    See Also
+    --------
+    evalnb.charts.enable_theme : Draw every chart of the session in the evalnb theme.
+
+    Examples
+    --------
+    >>> enable_offline()
+    >>> alt.renderers.active
+    'evalnb-offline'
+    >>> _ = alt.renderers.enable("default")  # back to altair's own
     """
     if RENDERER not in alt.renderers.names():
         alt.renderers.register(RENDERER, renderer)

@@ -88,11 +88,38 @@ def formatted(frame: pl.DataFrame) -> pl.DataFrame:
 def csv_link(frame: pl.DataFrame, filename: str = "table.csv") -> str:
     """A link that downloads ``frame`` (every row, raw values) as CSV; works offline.
 
-    Nested columns (lists) are joined with "; ".
+    Nested columns (lists) are joined with "; ". The CSV travels inside the link (a
+    base64 ``data:`` URL), so the page needs no server.
 
-    Example:
-        >>> 'download="t.csv"' in csv_link(pl.DataFrame({"a": [1]}), "t.csv")
-        True
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        The rows to download, all of them.
+    filename : str, default "table.csv"
+        The name the browser saves the file under.
+
+    Returns
+    -------
+    str
+        An HTML ``<a download>`` element saying how many rows it holds.
+
+    See Also
+    --------
+    table_html : The table itself, optionally with this link above it.
+
+    Examples
+    --------
+    >>> import base64
+    >>> from evalnb._examples import example_runs
+    >>> tasks = example_runs().tasks.select("run_id", "task_id", "epoch", "passed", "tags")
+    >>> link = csv_link(tasks.sort("run_id", "task_id", "epoch"), "tasks.csv")
+    >>> link.split('">')[1]
+    'download CSV (12 rows)</a>'
+    >>> data = link.split("base64,")[1].split('"')[0]
+    >>> for line in base64.b64decode(data).decode().splitlines()[:2]:
+    ...     print(line)
+    run_id,task_id,epoch,passed,tags
+    careful,smoke_count_words,1,true,easy; wc
     """
     flat = frame.with_columns(
         pl.col(c).cast(pl.List(pl.Utf8)).list.join("; ")
@@ -107,14 +134,37 @@ def csv_link(frame: pl.DataFrame, filename: str = "table.csv") -> str:
 
 
 def table_html(frame: pl.DataFrame, max_rows: int = MAX_ROWS, csv: str | None = None) -> str:
-    """``frame`` as an HTML table of full, escaped texts (at most ``max_rows`` rows), its
-    headers in words (:func:`header`).
+    """``frame`` as an HTML table of full, escaped texts, its headers in words (:func:`header`).
 
-    With ``csv`` (a file name), a link above the table downloads every row as CSV.
+    At most ``max_rows`` rows are shown, and a note under the table says how many there
+    were. With ``csv`` (a file name), a link above the table downloads every row as CSV.
 
-    Example:
-        >>> "x" * 200 in table_html(pl.DataFrame({"message": ["x" * 200]}))
-        True
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        The rows to show; values are formatted for reading (durations, costs, lists).
+    max_rows : int, default MAX_ROWS
+        Show at most this many rows (:data:`MAX_ROWS`).
+    csv : str | None, default None
+        The file name of a CSV download link (:func:`csv_link`) above the table, holding
+        every row; None: no link.
+
+    Returns
+    -------
+    str
+        The HTML: a style, the optional link, the table and, when rows were left out, a
+        "showing N of M rows" note.
+
+    Examples
+    --------
+    >>> import re
+    >>> from evalnb._examples import example_runs
+    >>> tasks = example_runs().tasks.select("run_id", "task_id", "epoch", "passed")
+    >>> page = table_html(tasks, max_rows=5, csv="tasks.csv")
+    >>> re.findall("<th>([^<]+)</th>", page), page.count("<tr>")
+    (['run id', 'task id', 'epoch', 'passed'], 6)
+    >>> re.findall("<p class='meta'>([^<]+)</p>", page), "download CSV (12 rows)" in page
+    (['showing 5 of 12 rows'], True)
     """
     shown = formatted(frame.head(max_rows))
     head = "".join(f"<th>{html.escape(header(c))}</th>" for c in shown.columns)

@@ -49,14 +49,44 @@ def task_html(runs: Runs, run_id: str, task_id: str, epoch: int | None = None) -
     (from ``llm_calls``), then every check with its verdict and detail. ``epoch``
     defaults to the first one. Everything from the run is HTML-escaped.
 
-    Example:
-        >>> from evalnb.records import RunMeta, ScoreResult, Task, TaskRecord, TaskScore
-        >>> from evalnb._store.tables import tables_from_records
-        >>> rec = TaskRecord(task=Task(id="t1", category="c", prompt="p"), score=TaskScore(
-        ...     task_id="t1", results=[ScoreResult(check="exit_code:0", passed=True)]))
-        >>> runs = Runs(**tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec]))
-        >>> "exit_code:0" in task_html(runs, "r", "t1")
-        True
+    Parameters
+    ----------
+    runs : Runs
+        The runs holding the attempt, e.g. :func:`evalnb.load`'s result.
+    run_id : str
+        The attempt's run.
+    task_id : str
+        The attempt's task.
+    epoch : int | None, default None
+        The attempt's epoch; None: the task's first epoch in the run.
+
+    Returns
+    -------
+    str
+        The HTML of the attempt (its own style included): a heading with the task and its
+        verdict, the transcript, and the checks.
+
+    Raises
+    ------
+    ValueError
+        When run ``run_id`` has no task ``task_id``.
+
+    See Also
+    --------
+    side_by_side_html : One task of two runs, side by side.
+    task_browser : The widget showing it.
+
+    Examples
+    --------
+    >>> import re
+    >>> from evalnb._examples import example_runs
+    >>> page = task_html(example_runs(), "hasty", "smoke_jq_fields")
+    >>> re.findall("<h.>([A-Za-z_]+)", page), "FAILED" in page
+    (['smoke_jq_fields', 'Transcript', 'Checks'], True)
+    >>> task_html(example_runs(), "hasty", "smoke_nothing")
+    Traceback (most recent call last):
+    ...
+    ValueError: no task 'smoke_nothing' in run 'hasty'
     """
     rows = runs.tasks.filter(run_id=run_id, task_id=task_id)
     if rows.height == 0:
@@ -81,10 +111,39 @@ def side_by_side_html(runs: Runs, task_id: str, a: str, b: str, epoch: int | Non
 
     ``epoch`` defaults to each run's first; a run without the task says so in its column.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> "no task 't' in run 'a'" in side_by_side_html(Runs.empty(), "t", "a", "b")
-        True
+    Parameters
+    ----------
+    runs : Runs
+        The runs holding both, e.g. :func:`evalnb.load`'s result.
+    task_id : str
+        The task to show.
+    a, b : str
+        The runs of the left and right columns.
+    epoch : int | None, default None
+        The epoch to show in both; None: each run's first.
+
+    Returns
+    -------
+    str
+        The HTML: two flex columns, each a :func:`task_html` (or a note that the run has
+        no such task).
+
+    See Also
+    --------
+    task_html : One attempt.
+    comparer : The widget showing it for the tasks of two runs.
+
+    Examples
+    --------
+    >>> import re
+    >>> from evalnb._examples import example_runs
+    >>> page = side_by_side_html(example_runs(), "smoke_jq_fields", "careful", "hasty")
+    >>> re.findall("<h.>[a-z_]+ <span[^>]*>([A-Z]+)", page)
+    ['PASSED', 'FAILED']
+    >>> "no task 'smoke_jq_fields' in run 'x'" in side_by_side_html(
+    ...     example_runs(), "smoke_jq_fields", "careful", "x"
+    ... )
+    True
     """
     columns = []
     for run_id in (a, b):

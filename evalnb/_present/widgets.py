@@ -13,10 +13,11 @@ frontend can show them: inside a Jupyter kernel that was not started by nbclient
 file, which a Jupyter server does not). Otherwise, or with ``static=True``, each
 helper returns :class:`IPython.display.HTML` showing its initial selection.
 
-Example:
-    >>> from evalnb._analysis.runs import Runs
-    >>> type(task_browser(Runs.empty())).__name__
-    'HTML'
+Examples
+--------
+>>> from evalnb._examples import example_runs
+>>> type(task_browser(example_runs())).__name__  # no widget frontend under doctest
+'HTML'
 """
 
 from __future__ import annotations
@@ -58,9 +59,19 @@ _WIDE = {"layout": {"width": "max-content"}, "style": {"description_width": "ini
 def widget_frontend() -> bool:
     """True when running in a Jupyter kernel that a widget-capable frontend can talk to.
 
-    Example:
-        >>> widget_frontend()  # plain Python, as under doctest
-        False
+    That is an IPython ``ZMQInteractiveShell`` whose history file is not in memory:
+    nbclient (and so nbmake and papermill) gives its kernels an in-memory history file,
+    which a Jupyter server does not.
+
+    Returns
+    -------
+    bool
+        Whether the widgets' ``static=None`` builds the live widgets.
+
+    Examples
+    --------
+    >>> widget_frontend()  # plain Python, as under doctest
+    False
     """
     try:
         from IPython import get_ipython
@@ -81,10 +92,31 @@ def picker(runs: Runs, *, static: bool | None = None) -> Any:
     buttons to page through them and a CSV link holding every row. Static: the default
     chart (the category heatmap) as SVG and the task table's first page, for all runs.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> "<table" in picker(Runs.empty(), static=True).data
-        True
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    static : bool | None, default None
+        True: the static HTML; False: the live widgets; None: the live widgets only where
+        a widget frontend can show them (:func:`widget_frontend`), else the static HTML.
+
+    Returns
+    -------
+    ipywidgets.VBox | IPython.display.HTML
+        The live widgets (dropdowns, chart, task table and paging buttons), or the static
+        HTML.
+
+    See Also
+    --------
+    drill_down : One chart to click, alone.
+    task_browser : One attempt's transcript.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> page = picker(example_runs(), static=True)
+    >>> type(page).__name__, "<svg" in page.data, page.data.count("<tr>")  # header + 12 attempts
+    ('HTML', True, 13)
     """
     if not _live(static):
         chart = charts.category_heatmap(runs)
@@ -151,10 +183,46 @@ def task_browser(
     Starts at ``run_id`` / ``task_id``, else at the first failed task (or the first
     task). Static: that task's :func:`task_html`.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> task_browser(Runs.empty(), static=True).data
-        '<p>No tasks in these runs.</p>'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    run_id : str | None, default None
+        The run to start at; None: the first failed task's run (or the first run).
+    task_id : str | None, default None
+        The task to start at; None: the first failed task (or the first task).
+    static : bool | None, default None
+        True: the static HTML; False: the live widgets; None: the live widgets only where
+        a widget frontend can show them (:func:`widget_frontend`), else the static HTML.
+
+    Returns
+    -------
+    ipywidgets.VBox | IPython.display.HTML
+        The live widgets (run and task dropdowns, a failures-only toggle, a next button, a
+        transcript search, and the attempt), or the static HTML of the starting attempt
+        (a message when the runs hold no task).
+
+    Raises
+    ------
+    ValueError
+        When ``run_id`` / ``task_id`` name no task of ``runs``.
+
+    See Also
+    --------
+    task_html : The attempt's HTML.
+    attempt_choices : The task dropdown's choices.
+
+    Examples
+    --------
+    >>> import re
+    >>> from evalnb._examples import example_runs
+    >>> page = task_browser(example_runs(), static=True)  # the first failed task
+    >>> re.findall("<h.>([A-Za-z_]+)", page.data)
+    ['smoke_count_words', 'Transcript', 'Checks']
+    >>> task_browser(example_runs(), "hasty", "smoke_nothing", static=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: no task 'smoke_nothing' in run 'hasty'
     """
     start = _first_task(runs, run_id, task_id)
     if start is None:
@@ -215,10 +283,42 @@ def drill_down(runs: Runs, chart: str = "category_heatmap", *, static: bool | No
     click (:func:`picked_attempts`), failures first; the first is opened and any other
     opens on choice. Static: the chart as SVG.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> "<svg" in drill_down(Runs.empty(), static=True).data
-        True
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    chart : str, default "category_heatmap"
+        The chart's name in :data:`~evalnb._present.charts.CHARTS`, one of
+        :data:`DRILL_CHARTS`.
+    static : bool | None, default None
+        True: the static HTML; False: the live widgets; None: the live widgets only where
+        a widget frontend can show them (:func:`widget_frontend`), else the static HTML.
+
+    Returns
+    -------
+    ipywidgets.VBox | IPython.display.HTML
+        The live chart with the attempts list and the opened attempt below it, or the
+        static HTML of the chart as SVG.
+
+    Raises
+    ------
+    ValueError
+        When ``chart`` is not one of :data:`DRILL_CHARTS`.
+
+    See Also
+    --------
+    picked_attempts : The attempts behind a click.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> page = drill_down(example_runs(), "rates_by_model", static=True)
+    >>> type(page).__name__, "<svg" in page.data
+    ('HTML', True)
+    >>> drill_down(example_runs(), "trend")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: no drill-down for chart 'trend'; choose from ['category_heatmap', ...]
     """
     if chart not in DRILL_CHARTS:
         raise ValueError(f"no drill-down for chart {chart!r}; choose from {list(DRILL_CHARTS)}")
@@ -273,9 +373,34 @@ def picked_attempts(runs: Runs, points: list[dict[str, Any]]) -> pl.DataFrame:
     are those of every run of the group (in that category), one row per run, task and
     epoch, with ``passed``; sorted failures first, then by task, run and epoch.
 
-    Example:
-        >>> picked_attempts(Runs.empty(), [{"run_label": "m", "category": "c"}]).height
-        0
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    points : list[dict[str, Any]]
+        The clicked points, as a ``JupyterChart``'s selection holds them: each with a
+        ``run_label`` and, from the heatmap, a ``category``.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``run_id``, ``run_label``, ``task_id``, ``epoch``, ``category`` and
+        ``passed``: one row per attempt.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> clicked = [{"run_label": "sim/hasty (simulated)", "category": "json_processing"}]
+    >>> picked_attempts(example_runs(), clicked).select("run_id", "task_id", "epoch", "passed")
+    shape: (2, 4)
+    ┌────────┬─────────────────┬───────┬────────┐
+    │ run_id ┆ task_id         ┆ epoch ┆ passed │
+    │ ---    ┆ ---             ┆ ---   ┆ ---    │
+    │ str    ┆ str             ┆ i64   ┆ bool   │
+    ╞════════╪═════════════════╪═══════╪════════╡
+    │ hasty  ┆ smoke_jq_fields ┆ 1     ┆ false  │
+    │ hasty  ┆ smoke_jq_fields ┆ 2     ┆ false  │
+    └────────┴─────────────────┴───────┴────────┘
     """
     label = groups.group_labels(runs).select("run_id", pl.col("group").alias("run_label"))
     wanted = (
@@ -303,10 +428,37 @@ def comparer(
     stay as the reader set them and the comparer says so (:data:`SAME_RUN`). Static:
     that pair.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> comparer(Runs.empty(), static=True).data
-        '<p>Comparing needs at least two runs.</p>'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    a : str | None, default None
+        Run A to start at: a run id or a model name; None: the first run.
+    b : str | None, default None
+        Run B to start at: a run id or a model name; None: the second run.
+    static : bool | None, default None
+        True: the static HTML; False: the live widgets; None: the live widgets only where
+        a widget frontend can show them (:func:`widget_frontend`), else the static HTML.
+
+    Returns
+    -------
+    ipywidgets.VBox | IPython.display.HTML
+        The live widgets (A and B dropdowns, the comparison, a task dropdown and the two
+        attempts side by side), or the static :func:`comparison_html` of the starting
+        pair (a message with fewer than two runs).
+
+    See Also
+    --------
+    comparison_html : The comparison's HTML.
+    side_by_side_html : One task of the two runs.
+
+    Examples
+    --------
+    >>> import re
+    >>> from evalnb._examples import example_runs
+    >>> page = comparer(example_runs(), "careful", "hasty", static=True)
+    >>> re.search("pass rate +([^ ]+) vs ([^ ]+)", page.data).groups()
+    ('100.0%', '50.0%')
     """
     ids = charts.labels(runs).get_column("run_id").to_list()
     if len(ids) < 2:
@@ -348,12 +500,31 @@ def comparer(
 
 
 def shared_tasks(runs: Runs, a: str, b: str) -> list[tuple[str, str]]:
-    """Choices of the tasks runs ``a`` and ``b`` both ran: the flipped ones first
-    (:func:`evalnb._analysis.regression.task_diff`: pass→fail, then fail→pass).
+    """Choices of the tasks runs ``a`` and ``b`` both ran, the flipped ones first.
 
-    Example:
-        >>> shared_tasks(Runs.empty(), "a", "b")
-        []
+    Flipped as :func:`evalnb._analysis.regression.task_diff` says: pass→fail, then
+    fail→pass.
+
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    a, b : str
+        The two runs' ids.
+
+    Returns
+    -------
+    list[tuple[str, str]]
+        Dropdown choices: (the task id with its change from A to B, the task id).
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> choices = shared_tasks(example_runs(), "careful", "hasty")
+    >>> choices[0]
+    ('smoke_count_words (pass→fail)', 'smoke_count_words')
+    >>> tuple(label for label, _ in choices[1:])
+    ('smoke_jq_fields (pass→fail)', 'smoke_make_project (same verdict)')
     """
     both = runs.tasks.filter(pl.col("run_id").is_in([a, b]))
     shared = both.group_by("task_id").agg(pl.col("run_id").n_unique().alias("runs"))
@@ -366,16 +537,40 @@ def shared_tasks(runs: Runs, a: str, b: str) -> list[tuple[str, str]]:
 
 
 def comparison_html(runs: Runs, a: str, b: str) -> str:
-    """The paired comparison of runs ``a`` and ``b`` as HTML, then the tasks that flipped
-    (:func:`evalnb._analysis.regression.task_diff`) with the checks that failed.
+    """The paired comparison of runs ``a`` and ``b`` as HTML, then the tasks that flipped.
 
+    The comparison is :func:`evalnb._analysis.compare.compare`'s; the flipped tasks are
+    :func:`evalnb._analysis.regression.task_diff`'s, with the checks that failed.
     A pair that cannot be compared (same run, no shared tasks) gives a message, not an
     error, so a widget can show it.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> comparison_html(Runs.empty(), "x", "y")
-        "<p>Cannot compare: no run 'x'; runs: (none)</p>"
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    a, b : str
+        The two runs: run ids or model names.
+
+    Returns
+    -------
+    str
+        The HTML: the comparison as text, then the flipped tasks' table with a CSV link;
+        or a paragraph saying why the pair cannot be compared.
+
+    See Also
+    --------
+    comparer : The widget showing it.
+    evalnb.compare : The comparison.
+
+    Examples
+    --------
+    >>> import re
+    >>> from evalnb._examples import example_runs
+    >>> page = comparison_html(example_runs(), "careful", "hasty")
+    >>> re.findall("<h4>([^<]+)", page)
+    ['Tasks that flipped from A to B (2): pass→fail first']
+    >>> comparison_html(example_runs(), "careful", "careful")
+    '<p>Cannot compare: pick two different runs (both are careful).</p>'
     """
     if a == b:
         return f"<p>Cannot compare: pick two different runs (both are {html.escape(a)}).</p>"
@@ -401,10 +596,37 @@ def subset(
 ) -> Runs:
     """The part of ``runs`` with the given run, model and task category (None = all).
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> subset(Runs.empty(), category="x").tasks.height
-        0
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    run_id : str | None, default None
+        Keep this run only; None: every run.
+    model : str | None, default None
+        Keep this model's runs only; None: every model.
+    category : str | None, default None
+        Keep the task attempts of this category only (in every table); None: every
+        category.
+
+    Returns
+    -------
+    Runs
+        The same tables, filtered; a run left with no attempt of the category is dropped.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> part = subset(example_runs(), model="sim/hasty", category="json_processing")
+    >>> part.tasks.select("run_id", "task_id", "epoch", "passed").sort("epoch")
+    shape: (2, 4)
+    ┌────────┬─────────────────┬───────┬────────┐
+    │ run_id ┆ task_id         ┆ epoch ┆ passed │
+    │ ---    ┆ ---             ┆ ---   ┆ ---    │
+    │ str    ┆ str             ┆ i64   ┆ bool   │
+    ╞════════╪═════════════════╪═══════╪════════╡
+    │ hasty  ┆ smoke_jq_fields ┆ 1     ┆ false  │
+    │ hasty  ┆ smoke_jq_fields ┆ 2     ┆ false  │
+    └────────┴─────────────────┴───────┴────────┘
     """
     part = runs
     if run_id is not None:
@@ -442,9 +664,34 @@ def attempt_choices(
     transcript (messages, commands, stdout, stderr, check details, error) contains it,
     ignoring case.
 
-    Example:
-        >>> attempt_choices(Runs.empty(), "r")
-        []
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    run_id : str
+        The run whose attempts to list.
+    failures_only : bool, default False
+        Keep the failed attempts only.
+    search : str | None, default None
+        Keep the attempts whose transcript contains this text, ignoring case
+        (:func:`matching_attempts`); None or empty: every attempt.
+
+    Returns
+    -------
+    list[tuple[str, tuple[str, int]]]
+        Dropdown choices: (``"<task> · epoch <n> (pass|fail)"``, (task id, epoch)), by task
+        and epoch; the label names the epoch only when the run has several.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> for label, _ in attempt_choices(example_runs(), "hasty", failures_only=True):
+    ...     print(label)
+    smoke_count_words · epoch 1 (fail)
+    smoke_jq_fields · epoch 1 (fail)
+    smoke_jq_fields · epoch 2 (fail)
+    >>> attempt_choices(example_runs(), "hasty", search="JQ")[0]
+    ('smoke_jq_fields · epoch 1 (fail)', ('smoke_jq_fields', 1))
     """
     frame = runs.tasks.filter(run_id=run_id).with_columns(PASSED.alias("ok"))
     several = frame.get_column("epoch").n_unique() > 1 if frame.height else False
@@ -465,9 +712,34 @@ def matching_attempts(runs: Runs, text: str) -> pl.DataFrame:
     Searched: message text, tool call commands, stdout and stderr, check details, and
     the attempt's error.
 
-    Example:
-        >>> matching_attempts(Runs.empty(), "jq").columns
-        ['run_id', 'model', 'task_id', 'epoch']
+    Parameters
+    ----------
+    runs : Runs
+        The runs to explore, e.g. :func:`evalnb.load`'s result.
+    text : str
+        The text to find, literally (not a regex), ignoring case.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``run_id``, ``model``, ``task_id`` and ``epoch``: one row per matching
+        attempt, in no particular order.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> matching_attempts(example_runs(), "wordcount").sort("run_id", "task_id", "epoch")
+    shape: (4, 4)
+    ┌─────────┬─────────────┬───────────────────┬───────┐
+    │ run_id  ┆ model       ┆ task_id           ┆ epoch │
+    │ ---     ┆ ---         ┆ ---               ┆ ---   │
+    │ str     ┆ str         ┆ str               ┆ i64   │
+    ╞═════════╪═════════════╪═══════════════════╪═══════╡
+    │ careful ┆ sim/careful ┆ smoke_count_words ┆ 1     │
+    │ careful ┆ sim/careful ┆ smoke_count_words ┆ 2     │
+    │ hasty   ┆ sim/hasty   ┆ smoke_count_words ┆ 1     │
+    │ hasty   ┆ sim/hasty   ┆ smoke_count_words ┆ 2     │
+    └─────────┴─────────────┴───────────────────┴───────┘
     """
     pattern = "(?i)" + re.escape(text)
     where = [

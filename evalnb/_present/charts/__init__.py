@@ -13,11 +13,12 @@ registry; the charts are written in its modules by what they show (:mod:`.rates`
 the parts they share (:mod:`.parts`), drawn in one theme (:mod:`.style`) and written to
 files by :mod:`.files`.
 
-Example:
-    >>> from evalnb._analysis.runs import Runs
-    >>> chart = rates_by_model(Runs.empty())
-    >>> chart.to_dict()["title"]["text"]
-    'Pass rate and overall rate by model'
+Examples
+--------
+>>> from evalnb._examples import example_runs
+>>> chart = rates_by_model(example_runs())
+>>> type(chart).__name__, chart.to_dict()["title"].get("text")
+('LayerChart', 'Pass rate and overall rate by model')
 """
 
 from __future__ import annotations
@@ -67,14 +68,34 @@ GUIDANCE_CHARTS = ("interaction_by_guidance", "guidance_differences")
 
 
 def all_charts(runs: Runs) -> dict[str, alt.TopLevelMixin]:
-    """Every chart of :data:`CHARTS` that applies to ``runs``, by name: the
-    :data:`GUIDANCE_CHARTS` of the runs made with a guidance version only, and none
-    when no run used one.
+    """Every chart of :data:`CHARTS` that applies to ``runs``, by name.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> list(all_charts(Runs.empty()))[:2]
-        ['rates_by_model', 'category_heatmap']
+    The :data:`GUIDANCE_CHARTS` are drawn of the runs made with a guidance version only,
+    and none when no run used one.
+
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result.
+
+    Returns
+    -------
+    dict[str, altair.TopLevelMixin]
+        Each applicable chart by its :data:`CHARTS` name, in the order of :data:`CHARTS`
+        (the order the report shows them).
+
+    See Also
+    --------
+    save_all : Write them all to a folder.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs, example_guidance_runs
+    >>> charts = all_charts(example_runs())  # no guidance version: no guidance charts
+    >>> len(charts), list(charts)[:3]
+    (11, ['rates_by_model', 'category_heatmap', 'tool_success'])
+    >>> tuple(name for name in all_charts(example_guidance_runs()) if name in GUIDANCE_CHARTS)
+    ('interaction_by_guidance', 'guidance_differences')
     """
     guided = runs.filter(pl.col("guidance").is_not_null())
     return {

@@ -27,18 +27,49 @@ from evalnb._present.offline import chart_html, html_page, spec_of
 def save(chart: alt.TopLevelMixin, path: str | Path) -> Path:
     """Write a chart to ``path``: PNG, SVG, PDF or self-contained HTML, chosen by suffix.
 
-    Rendering is offline (vl-convert, the ``export`` extra: without it this raises
-    :class:`~evalnb.errors.SetupError` with the pip command); an HTML file carries the
+    Rendering is offline (vl-convert, the ``export`` extra); an HTML file carries the
     vega libraries inline (:func:`evalnb._present.offline.chart_html`) and loads nothing
-    from the network. Parent folders are created. Any other suffix raises ValueError.
+    from the network. Parent folders are created. The chart is drawn in the evalnb theme
+    (:func:`theme`); a PNG at twice the chart's size.
 
-    Example:
-        >>> import tempfile
-        >>> from evalnb._analysis.runs import Runs
-        >>> from evalnb._present.charts import rates_by_model
-        >>> out = save(rates_by_model(Runs.empty()), Path(tempfile.mkdtemp()) / "a" / "r.svg")
-        >>> "<svg" in out.read_text()
-        True
+    Parameters
+    ----------
+    chart : altair.TopLevelMixin
+        The chart to write, e.g. one of this package's chart functions' results.
+    path : str | pathlib.Path
+        The file to write; its suffix (``.png``, ``.svg``, ``.pdf`` or ``.html``, in any
+        case) picks the format.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``, as a :class:`~pathlib.Path`.
+
+    Raises
+    ------
+    ValueError
+        When the suffix is none of ``.png``, ``.svg``, ``.pdf`` and ``.html``.
+    SetupError
+        When vl-convert (the ``export`` extra) is not installed; the message gives the pip
+        command.
+
+    See Also
+    --------
+    save_all : Every chart of a mapping to a folder, SVG and PNG, drawn once each.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from evalnb._examples import example_runs
+    >>> from evalnb._present.charts import rates_by_model
+    >>> chart = rates_by_model(example_runs())
+    >>> out = save(chart, Path(tempfile.mkdtemp()) / "a" / "rates.svg")
+    >>> out.name, "<svg" in out.read_text()
+    ('rates.svg', True)
+    >>> save(chart, "chart.gif")
+    Traceback (most recent call last):
+    ...
+    ValueError: chart.gif: unknown chart format '.gif' (use .png .svg .pdf .html)
     """
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
@@ -62,8 +93,7 @@ def save(chart: alt.TopLevelMixin, path: str | Path) -> Path:
 def save_all(
     charts: Mapping[str, alt.TopLevelMixin | dict[str, Any]], folder: str | Path
 ) -> dict[str, Path]:
-    """Write every chart to ``folder`` as ``<name>.svg`` and ``<name>.png`` (2x); return the
-    SVG paths by name.
+    """Write every chart to ``folder`` as ``<name>.svg`` and ``<name>.png`` (2x).
 
     A chart is an altair chart or its spec (``to_dict()``, drawn as it is). Each chart is
     drawn once: its spec is built and validated once, rendered to SVG by
@@ -71,13 +101,37 @@ def save_all(
     is made, without running vega a second time. The charts are drawn on as many threads
     as there are cores (vl-convert releases the GIL). Needs the ``export`` extra.
 
-    Example:
-        >>> import tempfile
-        >>> from evalnb._analysis.runs import Runs
-        >>> from evalnb._present.charts import rates_by_model
-        >>> done = save_all({"rates": rates_by_model(Runs.empty())}, tempfile.mkdtemp())
-        >>> sorted(p.name for p in done["rates"].parent.iterdir())
-        ['rates.png', 'rates.svg']
+    Parameters
+    ----------
+    charts : Mapping[str, altair.TopLevelMixin | dict[str, Any]]
+        The charts by name, e.g. :func:`all_charts`' result; a name becomes the files' stem.
+    folder : str | pathlib.Path
+        The folder to write to; created (with its parents) if missing.
+
+    Returns
+    -------
+    dict[str, pathlib.Path]
+        The SVG file of each chart, by name, in the order of ``charts``.
+
+    Raises
+    ------
+    SetupError
+        When vl-convert (the ``export`` extra) is not installed.
+
+    See Also
+    --------
+    save : One chart to one file, its format chosen by suffix.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from evalnb._examples import example_runs
+    >>> from evalnb._present.charts import rates_by_model
+    >>> done = save_all({"rates": rates_by_model(example_runs())}, tempfile.mkdtemp())
+    >>> done["rates"].name
+    'rates.svg'
+    >>> sorted(p.name for p in done["rates"].parent.iterdir())
+    ['rates.png', 'rates.svg']
     """
     require("vl_convert", "export")
     import vl_convert as vlc

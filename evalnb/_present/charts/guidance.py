@@ -42,10 +42,52 @@ def interaction_by_guidance(runs: Runs, pattern: str | None = None) -> alt.Facet
     picks the target tool's commands (spec 002 ``command_pattern``); None counts every
     bash command.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> interaction_by_guidance(Runs.empty()).to_dict()["facet"]["field"]
-        'metric'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; a model group's runs are pooled
+        into one (:func:`evalnb._present.groups.pooled`), each guidance version its own group.
+    pattern : str | None, default None
+        The target tool's commands (spec 002 ``command_pattern``): a regex in the Rust
+        dialect matched at the start of a command; None counts every bash command.
+
+    Returns
+    -------
+    altair.FacetChart
+        One panel per metric, a bar per model group with its interval rule.
+
+    Raises
+    ------
+    ValueError
+        When ``pattern`` is not a valid regex of the Rust dialect.
+
+    See Also
+    --------
+    guidance_differences : The paired differences between the versions.
+    evalnb.interaction : The counts drawn.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_guidance_runs
+    >>> chart = interaction_by_guidance(example_guidance_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, spec["facet"].get("field")
+    ('FacetChart', 'metric')
+    >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
+    >>> rows.filter(pl.col("metric").is_in(["error rate", "retry rate"])).select(
+    ...     "guidance", "metric", pl.col("value").round(2), "count"
+    ... ).sort("metric", "guidance")
+    shape: (4, 4)
+    ┌──────────┬────────────┬───────┬─────────┐
+    │ guidance ┆ metric     ┆ value ┆ count   │
+    │ ---      ┆ ---        ┆ ---   ┆ ---     │
+    │ str      ┆ str        ┆ f64   ┆ str     │
+    ╞══════════╪════════════╪═══════╪═════════╡
+    │ v1       ┆ error rate ┆ 0.18  ┆ 7 of 40 │
+    │ v2       ┆ error rate ┆ 0.04  ┆ 1 of 27 │
+    │ v1       ┆ retry rate ┆ 0.05  ┆ 2 of 40 │
+    │ v2       ┆ retry rate ┆ 0.04  ┆ 1 of 27 │
+    └──────────┴────────────┴───────┴─────────┘
     """
     runs = groups.pooled(runs)
     per_task = interaction_metrics(runs, pattern, by="task").with_columns(
@@ -164,10 +206,55 @@ def guidance_differences(
     its Holm adjustment over every metric and pair shown. Read a difference as real
     where the Holm-adjusted p is at most 0.05.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> guidance_differences(Runs.empty()).to_dict()["mark"]["type"]
-        'text'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; a model group's runs are pooled
+        into one (:func:`evalnb._present.groups.pooled`), each guidance version its own group.
+    pattern : str | None, default None
+        The target tool's commands (spec 002 ``command_pattern``): a regex in the Rust
+        dialect matched at the start of a command; None counts every bash command.
+
+    Returns
+    -------
+    altair.LayerChart | altair.FacetChart | altair.Chart
+        A zero rule, the interval rules and a point per metric and version pair; or, when
+        no two guidance versions share a task, a text chart saying so.
+
+    Raises
+    ------
+    ValueError
+        When ``pattern`` is not a valid regex of the Rust dialect.
+
+    See Also
+    --------
+    interaction_by_guidance : Each version's metrics side by side.
+    evalnb.compare_guidance : The differences drawn.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_guidance_runs
+    >>> chart = guidance_differences(example_guidance_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
+    ('LayerChart', ['rule', 'rule', 'point'])
+    >>> rows = pl.DataFrame(list(spec["datasets"].values())[1])
+    >>> rows.filter(pl.col("metric").is_in(["pass rate", "error rate", "help per attempt"])).select(
+    ...     "metric", "n_shared", pl.col("diff").round(2), "p_value", "p_holm"
+    ... ).sort("metric")
+    shape: (3, 5)
+    ┌──────────────────┬──────────┬───────┬─────────┬────────┐
+    │ metric           ┆ n_shared ┆ diff  ┆ p_value ┆ p_holm │
+    │ ---              ┆ ---      ┆ ---   ┆ ---     ┆ ---    │
+    │ str              ┆ i64      ┆ f64   ┆ f64     ┆ f64    │
+    ╞══════════════════╪══════════╪═══════╪═════════╪════════╡
+    │ error rate       ┆ 6        ┆ -0.13 ┆ 0.03125 ┆ 0.25   │
+    │ help per attempt ┆ 6        ┆ -1.0  ┆ 0.03125 ┆ 0.25   │
+    │ pass rate        ┆ 6        ┆ 0.67  ┆ 0.125   ┆ 0.5    │
+    └──────────────────┴──────────┴───────┴─────────┴────────┘
+
+    With 6 shared tasks (fewer than 10) the differences carry no interval; and none of them
+    is real at the 0.05 level once Holm-adjusted.
     """
     title = "Guidance version differences, paired on shared tasks (spec 002)"
     paired = compare_guidance(runs, pattern).paired.filter(pl.col("diff").is_not_null())

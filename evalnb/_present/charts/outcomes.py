@@ -44,10 +44,44 @@ def task_matrix(runs: Runs) -> alt.LayerChart | alt.FacetChart | alt.Chart:
     every model failed come first (spec 000: likely sandbox limitations); at most
     :data:`MAX_MATRIX_TASKS` are shown.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> task_matrix(Runs.empty()).to_dict()["mark"]["type"]
-        'text'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; only the latest run of each
+        model is read.
+
+    Returns
+    -------
+    altair.LayerChart | altair.FacetChart | altair.Chart
+        A grid of cells (task by model) coloured by diagnosis, layered with its text; or,
+        when the runs hold no task, a text chart saying so.
+
+    See Also
+    --------
+    evalnb.diagnose : The diagnosis drawn.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> chart = task_matrix(example_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
+    ('LayerChart', ['rect', 'text'])
+    >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
+    >>> rows.select("task_id", "model", "outcome", "diagnosis").sort("task_id", "model")
+    shape: (6, 4)
+    ┌────────────────────┬─────────────┬─────────┬─────────────────────┐
+    │ task_id            ┆ model       ┆ outcome ┆ diagnosis           │
+    │ ---                ┆ ---         ┆ ---     ┆ ---                 │
+    │ str                ┆ str         ┆ str     ┆ str                 │
+    ╞════════════════════╪═════════════╪═════════╪═════════════════════╡
+    │ smoke_count_words  ┆ sim/careful ┆ pass    ┆ not enough attempts │
+    │ smoke_count_words  ┆ sim/hasty   ┆ fail    ┆ not enough attempts │
+    │ smoke_jq_fields    ┆ sim/careful ┆ pass    ┆ not enough attempts │
+    │ smoke_jq_fields    ┆ sim/hasty   ┆ fail    ┆ not enough attempts │
+    │ smoke_make_project ┆ sim/careful ┆ pass    ┆ consistent          │
+    │ smoke_make_project ┆ sim/hasty   ┆ pass    ┆ consistent          │
+    └────────────────────┴─────────────┴─────────┴─────────────────────┘
     """
     title = "Task outcomes by model"
     diagnosed = diagnostics.diagnose(runs)

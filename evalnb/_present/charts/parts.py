@@ -36,11 +36,38 @@ def labels(runs: Runs) -> pl.DataFrame:
     ``model_label`` is the model with " (simulated)" appended for simulated runs;
     ``run_label`` is the same, plus the run id where several runs share a model.
 
-    Example:
-        >>> runs = pl.DataFrame({"run_id": ["a", "b", "c"], "model": ["m", "m", "s"],
-        ...                      "simulated": [False, False, True]})
-        >>> labels(Runs(runs, *[pl.DataFrame()] * 6)).get_column("run_label").to_list()
-        ['m · a', 'm · b', 's (simulated)']
+    Parameters
+    ----------
+    runs : Runs
+        The runs to label; only their ``runs`` table (``run_id``, ``model``,
+        ``simulated``) is read.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``run_id``, ``model_label`` and ``run_label`` (strings), one row per run
+        in the order of ``runs.runs``.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> labels(example_runs())
+    shape: (2, 3)
+    ┌─────────┬─────────────────────────┬─────────────────────────┐
+    │ run_id  ┆ model_label             ┆ run_label               │
+    │ ---     ┆ ---                     ┆ ---                     │
+    │ str     ┆ str                     ┆ str                     │
+    ╞═════════╪═════════════════════════╪═════════════════════════╡
+    │ careful ┆ sim/careful (simulated) ┆ sim/careful (simulated) │
+    │ hasty   ┆ sim/hasty (simulated)   ┆ sim/hasty (simulated)   │
+    └─────────┴─────────────────────────┴─────────────────────────┘
+
+    Two runs of one model are told apart by their run ids:
+
+    >>> runs = pl.DataFrame({"run_id": ["a", "b", "c"], "model": ["m", "m", "s"],
+    ...                      "simulated": [False, False, True]})
+    >>> labels(Runs(runs, *[pl.DataFrame()] * 6)).get_column("run_label").to_list()
+    ['m · a', 'm · b', 's (simulated)']
     """
     base = runs.runs.select(
         "run_id",

@@ -47,10 +47,43 @@ def rates_by_model(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     score over maximum score. Both, and their 95% intervals clustered by task, come from
     :func:`evalnb._analysis.summary.summary`.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> rates_by_model(Runs.empty()).to_dict()["layer"][0]["mark"]["type"]
-        'bar'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; the runs of each model group
+        are pooled into one (:func:`evalnb._present.groups.pooled`).
+
+    Returns
+    -------
+    altair.LayerChart | altair.FacetChart
+        Horizontal bars (one per model group and measure) layered with black interval
+        rules; a click on a bar picks its model (:data:`PICK`).
+
+    See Also
+    --------
+    category_heatmap : The pass rate per category.
+    evalnb.summary : The figures drawn.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> chart = rates_by_model(example_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
+    ('LayerChart', ['bar', 'rule'])
+    >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
+    >>> rows.select("run_label", "value", "count").with_columns(pl.col("value").round(2))
+    shape: (4, 3)
+    ┌─────────────────────────┬───────┬────────────────────────┐
+    │ run_label               ┆ value ┆ count                  │
+    │ ---                     ┆ ---   ┆ ---                    │
+    │ str                     ┆ f64   ┆ str                    │
+    ╞═════════════════════════╪═══════╪════════════════════════╡
+    │ sim/careful (simulated) ┆ 1.0   ┆ 6/6 tasks passed       │
+    │ sim/hasty (simulated)   ┆ 0.5   ┆ 3/6 tasks passed       │
+    │ sim/careful (simulated) ┆ 1.0   ┆ 18.0/18.0 check weight │
+    │ sim/hasty (simulated)   ┆ 0.67  ┆ 12.0/18.0 check weight │
+    └─────────────────────────┴───────┴────────────────────────┘
     """
     runs = groups.pooled(runs)
     s = with_labels(summary(runs), runs)
@@ -110,10 +143,45 @@ def category_heatmap(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     weighted check rate (spec 000 ``CategorySummary.rate``). From
     :func:`evalnb._analysis.categories.by_category`.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> category_heatmap(Runs.empty()).to_dict()["layer"][1]["mark"]["type"]
-        'text'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; the runs of each model group
+        are pooled into one (:func:`evalnb._present.groups.pooled`).
+
+    Returns
+    -------
+    altair.LayerChart | altair.FacetChart
+        A grid of coloured cells (category by model) layered with their
+        ``passed/total`` text.
+
+    See Also
+    --------
+    evalnb.by_category : The figures drawn.
+    tool_success : The same grid of tool call success.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> chart = category_heatmap(example_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
+    ('LayerChart', ['rect', 'text'])
+    >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
+    >>> rows.select("model", "category", "cell", "pass_rate").sort("model", "category")
+    shape: (6, 4)
+    ┌─────────────┬─────────────────┬──────┬───────────┐
+    │ model       ┆ category        ┆ cell ┆ pass_rate │
+    │ ---         ┆ ---             ┆ ---  ┆ ---       │
+    │ str         ┆ str             ┆ str  ┆ f64       │
+    ╞═════════════╪═════════════════╪══════╪═══════════╡
+    │ sim/careful ┆ file_operations ┆ 2/2  ┆ 1.0       │
+    │ sim/careful ┆ json_processing ┆ 2/2  ┆ 1.0       │
+    │ sim/careful ┆ text_processing ┆ 2/2  ┆ 1.0       │
+    │ sim/hasty   ┆ file_operations ┆ 2/2  ┆ 1.0       │
+    │ sim/hasty   ┆ json_processing ┆ 0/2  ┆ 0.0       │
+    │ sim/hasty   ┆ text_processing ┆ 1/2  ┆ 0.5       │
+    └─────────────┴─────────────────┴──────┴───────────┘
     """
     runs = groups.pooled(runs)
     data = with_labels(by_category(runs), runs).with_columns(
@@ -174,10 +242,39 @@ def natural_stop(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     Spec 000: a frequent ``natural_stop == false`` means the turn limit was reached
     without converging. The bar equals ``summary``'s ``natural_stop_rate``.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> natural_stop(Runs.empty()).to_dict()["layer"][0]["mark"]["type"]
-        'bar'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; the runs of each model group
+        are pooled into one (:func:`evalnb._present.groups.pooled`).
+
+    Returns
+    -------
+    altair.LayerChart | altair.FacetChart
+        A horizontal bar per model group layered with its black interval rule.
+
+    See Also
+    --------
+    evalnb.summary : Its ``natural_stop_rate``.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> chart = natural_stop(example_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
+    ('LayerChart', ['bar', 'rule'])
+    >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
+    >>> rows.select("run_label", "stops", "tasks", "value").sort("run_label")
+    shape: (2, 4)
+    ┌─────────────────────────┬───────┬───────┬───────┐
+    │ run_label               ┆ stops ┆ tasks ┆ value │
+    │ ---                     ┆ ---   ┆ ---   ┆ ---   │
+    │ str                     ┆ i64   ┆ i64   ┆ f64   │
+    ╞═════════════════════════╪═══════╪═══════╪═══════╡
+    │ sim/careful (simulated) ┆ 6     ┆ 6     ┆ 1.0   │
+    │ sim/hasty (simulated)   ┆ 6     ┆ 6     ┆ 1.0   │
+    └─────────────────────────┴───────┴───────┴───────┘
     """
     runs = groups.pooled(runs)
     counts = runs.tasks.group_by("run_id").agg(
@@ -223,10 +320,44 @@ def pass_at_k_curves(runs: Runs) -> alt.FacetChart | alt.Chart:
     interval. Groups whose tasks have a single attempt give a point at k = 1 only; with
     no task attempted twice the chart says so.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> pass_at_k_curves(Runs.empty()).to_dict()["mark"]["type"]
-        'text'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; the runs of each model group
+        are pooled into one (:func:`evalnb._present.groups.pooled`).
+
+    Returns
+    -------
+    altair.FacetChart | altair.Chart
+        One panel per measure (:data:`PASS_AT_K_MEASURES`), a line per model group with
+        interval rules; or, with no task attempted twice, a text chart saying so.
+
+    See Also
+    --------
+    evalnb.pass_at_k : The figures drawn.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> chart = pass_at_k_curves(example_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["spec"].get("layer")]
+    ('FacetChart', ['line', 'rule'])
+    >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
+    >>> rows.filter(pl.col("model_label").str.starts_with("sim/hasty")).select(
+    ...     "measure", "k", pl.col("value").round(2)
+    ... ).sort("measure", "k")
+    shape: (4, 3)
+    ┌──────────────────────────┬─────┬───────┐
+    │ measure                  ┆ k   ┆ value │
+    │ ---                      ┆ --- ┆ ---   │
+    │ str                      ┆ i64 ┆ f64   │
+    ╞══════════════════════════╪═════╪═══════╡
+    │ pass@k (one of k passes) ┆ 1   ┆ 0.5   │
+    │ pass@k (one of k passes) ┆ 2   ┆ 0.67  │
+    │ pass^k (all k pass)      ┆ 1   ┆ 0.5   │
+    │ pass^k (all k pass)      ┆ 2   ┆ 0.33  │
+    └──────────────────────────┴─────┴───────┘
     """
     runs = groups.pooled(runs)
     title = "pass@k and pass^k over k"

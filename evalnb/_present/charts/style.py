@@ -38,9 +38,22 @@ def theme() -> alt.theme.ThemeConfig:
     no global state: :func:`enable_theme` turns it on for a session, :func:`save`
     always uses it.
 
-    Example:
-        >>> theme()["config"]["range"]["category"][0]
-        '#4C78A8'
+    Returns
+    -------
+    altair.theme.ThemeConfig
+        The theme's config: ``background``, ``padding`` and ``config`` (fonts, view size,
+        title, axis, header and legend styles, and the category colour palette).
+
+    See Also
+    --------
+    enable_theme : Draw every chart of the session in this theme.
+
+    Examples
+    --------
+    >>> config = theme()
+    >>> palette = config["config"].get("range").get("category")
+    >>> config["background"], palette[:2]
+    ('white', ['#4C78A8', '#F58518'])
     """
     return {
         "background": "white",
@@ -75,10 +88,26 @@ def theme() -> alt.theme.ThemeConfig:
 def enable_theme() -> None:
     """Draw every altair chart of this session in the evalnb theme (opt-in).
 
-    Example:
-        >>> enable_theme()
-        >>> alt.theme.active
-        'evalnb'
-        >>> _ = alt.theme.enable("default")  # back to altair's own
+    Returns
+    -------
+    None
+        The theme (:func:`theme`) becomes altair's active theme.
+
+    See Also
+    --------
+    theme : The theme's config.
+    enable_offline : Draw every chart of the session with no network.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> from evalnb._present.charts import rates_by_model
+    >>> enable_theme()
+    >>> alt.theme.active
+    'evalnb'
+    >>> config = rates_by_model(example_runs()).to_dict()["config"]
+    >>> config.get("range").get("category")[0]
+    '#4C78A8'
+    >>> _ = alt.theme.enable("default")  # back to altair's own
     """
     alt.theme.enable(THEME)

@@ -38,10 +38,41 @@ def token_economics(runs: Runs) -> alt.HConcatChart:
     Cost is :func:`evalnb._analysis.summary.summary`'s ``cost_usd``; a model without a known
     price shows "unknown" rather than 0.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> len(token_economics(Runs.empty()).to_dict()["hconcat"])
-        3
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; the runs of each model group
+        are pooled into one (:func:`evalnb._present.groups.pooled`).
+
+    Returns
+    -------
+    altair.HConcatChart
+        Three panels side by side: tokens (input + output), cost, and tokens per passed
+        task, a bar per model group in each.
+
+    See Also
+    --------
+    context_growth : How the input grows call by call.
+    evalnb.summary : The figures drawn.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> chart = token_economics(example_runs())
+    >>> spec = chart.to_dict()
+    >>> tuple(panel["title"] for panel in spec["hconcat"])
+    ('Tokens (input + output)', 'Cost', 'Tokens per passed task')
+    >>> per_pass = pl.DataFrame(list(spec["datasets"].values())[2])
+    >>> per_pass.select("run_label", "total_passed", pl.col("per_pass").round()).sort("run_label")
+    shape: (2, 3)
+    ┌─────────────────────────┬──────────────┬──────────┐
+    │ run_label               ┆ total_passed ┆ per_pass │
+    │ ---                     ┆ ---          ┆ ---      │
+    │ str                     ┆ i64          ┆ f64      │
+    ╞═════════════════════════╪══════════════╪══════════╡
+    │ sim/careful (simulated) ┆ 6            ┆ 6159.0   │
+    │ sim/hasty (simulated)   ┆ 3            ┆ 8190.0   │
+    └─────────────────────────┴──────────────┴──────────┘
     """
     runs = groups.pooled(runs)
     s = with_labels(summary(runs), runs)
@@ -148,10 +179,45 @@ def context_growth(runs: Runs) -> alt.VConcatChart | alt.Chart:
     per-call token counts (bashkit-eval result files) are left out, and a chart with
     none says so.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> context_growth(Runs.empty()).to_dict()["mark"]["type"]
-        'text'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; the runs of each model group
+        are pooled into one (:func:`evalnb._present.groups.pooled`).
+
+    Returns
+    -------
+    altair.VConcatChart | altair.Chart
+        The curve (a band and a line per model group) above the three boxes side by side;
+        or, when no run has per-call token counts, a text chart saying so.
+
+    See Also
+    --------
+    context_peaks : The attempts whose context peaked or dropped.
+    evalnb.context_growth : The per-task figures.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> chart = context_growth(example_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, len(spec["vconcat"])
+    ('VConcatChart', 2)
+    >>> curve = pl.DataFrame(list(spec["datasets"].values())[0])
+    >>> curve.filter(pl.col("model_label").str.starts_with("sim/hasty")).select(
+    ...     "call_number", "tasks", "median"
+    ... ).sort("call_number")
+    shape: (4, 3)
+    ┌─────────────┬───────┬────────┐
+    │ call_number ┆ tasks ┆ median │
+    │ ---         ┆ ---   ┆ ---    │
+    │ i64         ┆ i64   ┆ f64    │
+    ╞═════════════╪═══════╪════════╡
+    │ 1           ┆ 6     ┆ 1286.0 │
+    │ 2           ┆ 6     ┆ 1339.5 │
+    │ 3           ┆ 4     ┆ 1380.0 │
+    │ 4           ┆ 2     ┆ 1406.0 │
+    └─────────────┴───────┴────────┘
     """
     runs = groups.pooled(runs)
     calls = runs.llm_calls.filter(pl.col("input_tokens").is_not_null())
@@ -230,10 +296,42 @@ def context_peaks(runs: Runs) -> alt.LayerChart | alt.FacetChart | alt.Chart:
     group's colour, as in every chart). Spec 003's straight slope
     (:func:`context_growth`) hides both the peak and the drops.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> context_peaks(Runs.empty()).to_dict()["mark"]["type"]
-        'text'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; the runs of each model group
+        are pooled into one (:func:`evalnb._present.groups.pooled`).
+
+    Returns
+    -------
+    altair.LayerChart | altair.FacetChart | altair.Chart
+        A line per attempt layered with the triangles of its drops; or, when no run has
+        per-call token counts, a text chart saying so.
+
+    See Also
+    --------
+    context_growth : The median curve and per-task figures.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> chart = context_peaks(example_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
+    ('LayerChart', ['line', 'point'])
+    >>> calls = pl.DataFrame(list(spec["datasets"].values())[0])
+    >>> calls.group_by("model_label").agg(
+    ...     attempts=pl.col("attempt").n_unique(), drops=pl.col("dropped").sum()
+    ... ).sort("model_label")
+    shape: (2, 3)
+    ┌─────────────────────────┬──────────┬───────┐
+    │ model_label             ┆ attempts ┆ drops │
+    │ ---                     ┆ ---      ┆ ---   │
+    │ str                     ┆ u32      ┆ u32   │
+    ╞═════════════════════════╪══════════╪═══════╡
+    │ sim/careful (simulated) ┆ 4        ┆ 0     │
+    │ sim/hasty (simulated)   ┆ 4        ┆ 0     │
+    └─────────────────────────┴──────────┴───────┘
     """
     runs = groups.pooled(runs)
     title = "Context per call: peaks and drops"

@@ -48,10 +48,43 @@ def tool_success(runs: Runs) -> alt.LayerChart | alt.FacetChart:
     (of the pooled runs of a model). A grid, not bars, so 60 categories and 20 models
     stay a few hundred pixels wide.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> len(tool_success(Runs.empty()).to_dict()["layer"])  # cells, frames, text
-        3
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; the runs of each model group
+        are pooled into one (:func:`evalnb._present.groups.pooled`).
+
+    Returns
+    -------
+    altair.LayerChart | altair.FacetChart
+        Three layers: the coloured cells (category, and "all categories", by model), the
+        frames of the cells below 80%, and each cell's ``ok/calls`` text.
+
+    See Also
+    --------
+    category_heatmap : The same grid of task pass rates.
+    turns_and_calls : How many turns and calls each task took.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> chart = tool_success(example_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, [layer["mark"].get("type") for layer in spec["layer"]]
+    ('LayerChart', ['rect', 'rect', 'text'])
+    >>> rows = pl.DataFrame(list(spec["datasets"].values())[0])
+    >>> rows.filter(pl.col("category") == "all categories").select(
+    ...     "model_label", "cell", pl.col("value").round(2)
+    ... ).sort("model_label")
+    shape: (2, 3)
+    ┌─────────────────────────┬───────────┬───────┐
+    │ model_label             ┆ cell      ┆ value │
+    │ ---                     ┆ ---       ┆ ---   │
+    │ str                     ┆ str       ┆ f64   │
+    ╞═════════════════════════╪═══════════╪═══════╡
+    │ sim/careful (simulated) ┆ 23.0/23.0 ┆ 1.0   │
+    │ sim/hasty (simulated)   ┆ 13.0/19.0 ┆ 0.68  │
+    └─────────────────────────┴───────────┴───────┘
     """
     runs = groups.pooled(runs)
     ok = pl.col("tool_calls_ok").fill_null(0)
@@ -126,10 +159,40 @@ def turns_and_calls(runs: Runs) -> alt.HConcatChart:
 
     The turns panel marks spec 000's healthy average of fewer than 5 turns per task.
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> len(turns_and_calls(Runs.empty()).to_dict()["hconcat"])
-        2
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result; the runs of each model group
+        are pooled into one (:func:`evalnb._present.groups.pooled`).
+
+    Returns
+    -------
+    altair.HConcatChart
+        Two panels side by side: turns per task (with the healthy-average rule) and tool
+        calls per task, each a box per model group summarised in polars.
+
+    See Also
+    --------
+    tool_success : Which of those calls succeeded.
+
+    Examples
+    --------
+    >>> from evalnb._examples import example_runs
+    >>> chart = turns_and_calls(example_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, len(spec["hconcat"])
+    ('HConcatChart', 2)
+    >>> turns = pl.DataFrame(list(spec["datasets"].values())[0])
+    >>> turns.select("run_label", "min", "median", "max", "mean").sort("run_label")
+    shape: (2, 5)
+    ┌─────────────────────────┬─────┬────────┬─────┬──────┐
+    │ run_label               ┆ min ┆ median ┆ max ┆ mean │
+    │ ---                     ┆ --- ┆ ---    ┆ --- ┆ ---  │
+    │ str                     ┆ i64 ┆ f64    ┆ i64 ┆ f64  │
+    ╞═════════════════════════╪═════╪════════╪═════╪══════╡
+    │ sim/careful (simulated) ┆ 3   ┆ 4.0    ┆ 5   ┆ 4.0  │
+    │ sim/hasty (simulated)   ┆ 2   ┆ 3.0    ┆ 4   ┆ 3.0  │
+    └─────────────────────────┴─────┴────────┴─────┴──────┘
     """
     runs = groups.pooled(runs)
     tasks = with_labels(runs.tasks.select("run_id", "turns", "tool_call_count"), runs)

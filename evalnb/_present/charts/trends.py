@@ -40,10 +40,34 @@ def trend(runs: Runs) -> alt.FacetChart | alt.Chart:
     holding a partial run is drawn as a cross, with its task counts in the tooltip. A
     model keeps the colour it has in every other chart (that of its latest run's group).
 
-    Example:
-        >>> from evalnb._analysis.runs import Runs
-        >>> trend(Runs.empty()).to_dict()["mark"]["type"]
-        'text'
+    Parameters
+    ----------
+    runs : Runs
+        The runs to draw, e.g. :func:`evalnb.load`'s result, typically many days of them.
+
+    Returns
+    -------
+    altair.FacetChart | altair.Chart
+        One panel per measure, a line of points with interval rules per model family; or,
+        when no model ran one dataset (and guidance) on several dates, a text chart
+        saying so.
+
+    See Also
+    --------
+    rates_by_model : The same rates, one bar per model.
+
+    Examples
+    --------
+    Each example model ran once, so on a single day: no trend to draw.
+
+    >>> from evalnb._examples import example_runs
+    >>> chart = trend(example_runs())
+    >>> spec = chart.to_dict()
+    >>> type(chart).__name__, spec["mark"].get("type")
+    ('Chart', 'text')
+    >>> rows = next(iter(spec["datasets"].values()))
+    >>> rows[0].get("text")
+    'No model ran the same dataset (and guidance) on several dates.'
     """
     family = pl.coalesce("model_family", "model")
     label = (
