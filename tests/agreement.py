@@ -523,3 +523,71 @@ def assert_summary_keeps(
         rows_by(got, ["run_id"]),
         {k: {f: v[f] for f in figures} for k, v in want.items()},
     )
+
+
+LLM_TOOL_TEST_TASK_FIGURES = (
+    "duration_ms",
+    "passed",
+    "outcome",
+    "gates_passed",
+    "gates_total",
+    "judge_score",
+    "composite_score",
+)
+"""The tasks figures an llm-tool-test result record holds (see
+:func:`assert_llm_tool_test_keeps`)."""
+LLM_TOOL_TEST_SUMMARY = (
+    "total_tasks",
+    "distinct_tasks",
+    "total_passed",
+    "errored_tasks",
+    "pass_rate",
+    "total_duration_ms",
+    "avg_duration_ms",
+    "outcome_pass_rate",
+    "gate_pass_rate",
+    "gates_passed",
+    "gates_total",
+    "judge_scored",
+    "judge_score_mean",
+    "composite_score_mean",
+)
+"""The summary figures those give: spec 002's layers, and no tool call, token or turn."""
+
+
+def assert_llm_tool_test_keeps(runs: Runs, views: list[Run], names: list[str]) -> None:
+    """llm-tool-test ``results.jsonl`` files, one per run of ``views``
+    (:func:`~tests.foreign_writers.llm_tool_test_view`) named ``names`` (the files'
+    stems), keep exactly this of them, and have nothing (null) where a record cannot say:
+
+    - per attempt, as run ``<name>-<provider>-<model>``, the scenario id and its n-th
+      record as epoch: :data:`LLM_TOOL_TEST_TASK_FIGURES`, whether it errored (no
+      scenario result then), its category ``llm-tool-test``; one check per gate, named by
+      its kind (a gate's own text is not written), passed as it passed (a gate that never
+      ran as not passed: a record's verdict is a boolean), the score its passed gates (a
+      gate weighs 1; the judge is a score, not a check); no LLM or tool call, token
+      count or ending (``natural_stop`` null: no field says how the agent ended);
+    - per run: :data:`LLM_TOOL_TEST_SUMMARY`.
+    """
+    assert runs.llm_calls.height == runs.tool_calls.height == 0, "a record holds no call"
+    renamed_views, tasks, checks = [], {}, {}
+    for view, stem in zip(views, names, strict=True):
+        name = f"{stem}-{view.info['provider']}-{view.model}"
+        renamed_views.append(Run({**view.info, "run_id": name}, view.records))
+        for record in view.records:
+            row = attempt.task_row(view.info, record)
+            key = (name, row["task_id"], row["epoch"])
+            gates = [r for r in attempt.checks(record) if r["layer"] == "gate"]
+            checks[key] = [(g["kind"], g["passed"] is True) for g in gates]
+            tasks[key] = {f: row[f] for f in LLM_TOOL_TEST_TASK_FIGURES} | {
+                "category": "llm-tool-test",
+                "errored": row["error"] is not None,
+                "natural_stop": None,
+                "total_input_tokens": None,
+                "total_output_tokens": None,
+                "llm_call_count": 0,
+                "score": float(sum(passed for _, passed in checks[key])),
+                "max_score": float(len(gates)),
+            }
+    assert_attempts_keep("llm-tool-test", runs, tasks, checks)
+    assert_summary_keeps("llm-tool-test", runs, renamed_views, LLM_TOOL_TEST_SUMMARY)

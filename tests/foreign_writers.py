@@ -11,6 +11,9 @@ view is what evalnb must read back (:mod:`tests.agreement`).
 
 - bashkit-eval result JSON (spec 000's own format): one file per epoch (a file holds one
   attempt per task), bash tasks only.
+- onetool-mcp bench CSV and bashkit mira run folders: bash tasks only.
+- llm-tool-test's ``results.jsonl`` (spec 002's own harness): one record per scenario
+  attempt, one file per run.
 """
 
 from __future__ import annotations
@@ -259,3 +262,56 @@ def write_mira(runs: list[Run], folder: Path) -> Path:
     report = {"cases": cases, "summary": {"scored": len(cases)}}
     (folder / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     return folder
+
+
+def llm_tool_test_view(run: Run) -> Run:
+    """``run`` as llm-tool-test's ``results.jsonl`` says it: an errored attempt is a record
+    whose ``outcome`` is ``ERROR``, with no scenario result (outcome, gates, judge and
+    composite unknown), so the reference recounts spec 002's layers without it."""
+    records = [r if r["error"] is None else {**r, "scenario": None} for r in run.records]
+    return Run(run.info, records)
+
+
+def write_llm_tool_test(run: Run, folder: Path) -> Path:
+    """``run``'s scenario attempts as an llm-tool-test ``results.jsonl`` named after the
+    run, in epoch order: one ``ResultRecord`` per attempt (``id``, ``scenario_id`` = the
+    task id, ``tool`` = the provider, ``model``, ``timestamp``, ``duration_secs``,
+    ``cost_usd`` 0 (a played model costs nothing), ``gates_passed``, ``judge_score``,
+    ``outcome``) with its ``metrics``: ``gates_passed``, ``gates_total``, ``details`` (one
+    ``{gate_type, passed, message}`` per gate: the gate's kind, its verdict, false when it
+    never ran, and its detail) and ``composite_score``. ``outcome`` is ``Pass``, ``Fail``
+    or, for an errored attempt, ``ERROR``. No ``efficiency`` block: llm-tool-test counts
+    it from the tool's output, which a results record does not carry."""
+    lines = []
+    for n, record in enumerate(sorted(run.records, key=lambda r: r["epoch"]), start=1):
+        row = attempt.task_row(run.info, record)
+        gates = [r for r in attempt.checks(record) if r["layer"] == "gate"]
+        details = [
+            {"gate_type": g["kind"], "passed": g["passed"] is True, "message": g["detail"]}
+            for g in gates
+        ]
+        passed = sum(d["passed"] for d in details)
+        outcome = "ERROR" if row["error"] is not None else row["outcome"].capitalize()
+        doc = {
+            "id": f"run-{n}",
+            "scenario_id": row["task_id"],
+            "tool": run.info["provider"],
+            "model": run.model,
+            "timestamp": FINISHED,
+            "duration_secs": row["duration_ms"] / 1000,
+            "cost_usd": 0.0,
+            "gates_passed": passed == len(details),
+            "metrics": {
+                "gates_passed": passed,
+                "gates_total": len(details),
+                "details": details,
+                "composite_score": row["composite_score"],
+            },
+            "judge_score": row["judge_score"],
+            "outcome": outcome,
+        }
+        lines.append(json.dumps(doc))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{run.run_id}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
