@@ -9,9 +9,9 @@ fails; null, cached and huge token counts. Each world runs through the real runn
 its runs take every path a user's can; on each, evalnb's figures must equal the
 reference's (``tests/agreement.py``). The runs are also written in the formats evalnb
 imports but does not write (``tests/foreign_writers.py``: the scenario runs as
-llm-tool-test ``results.jsonl`` files, the bash runs as bashkit-eval result files, an
-onetool-mcp bench CSV and a mira run folder) and read back, where every figure the
-format holds must equal the reference's recount of what it holds.
+llm-tool-test ``results.jsonl`` files, the bash runs as bashkit-eval result files, Claude
+Code stream-json files, an onetool-mcp bench CSV and a mira run folder) and read back,
+where every figure the format holds must equal the reference's recount of what it holds.
 
 The test command runs the fast profile (a few fixed examples); the thorough profile is
 ``HYPOTHESIS_PROFILE=thorough .venv/bin/python -m pytest -p no:cacheprovider
@@ -37,6 +37,7 @@ from evalnb.errors import InputError
 from evalnb.records import Task
 from tests.agreement import (
     assert_agrees,
+    assert_claude_code_keeps,
     assert_inspect_keeps,
     assert_llm_tool_test_keeps,
     assert_mira_keeps,
@@ -51,6 +52,7 @@ from tests.foreign_writers import (
     llm_tool_test_view,
     onetool_view,
     write_bashkit_eval,
+    write_claude_code,
     write_llm_tool_test,
     write_mira,
     write_onetool_bench,
@@ -143,6 +145,9 @@ def check_each_import(live: list[Path], root: Path, chosen: int) -> None:
     views = [bashkit_eval_view(source, e) for e in sorted({r["epoch"] for r in source.records})]
     for runs in (load(*files), load(*imported("bashkit-eval", files, root / "in"))):
         assert_agrees(runs, views, lost=("stop_reason",))
+    for epoch, files in enumerate(write_claude_code(source, root / "claude-code"), start=1):
+        for runs in (load(*files), load(*imported("claude-code", files, root / "in"))):
+            assert_claude_code_keeps(runs, source, epoch)  # one stream-json file per task
     kept = [view for view in map(onetool_view, bash) if view.records]
     if kept:  # every bash run of the world in one CSV
         csv = write_onetool_bench(kept, root / "bench.csv")
