@@ -387,7 +387,7 @@ def _claude_code_lines(run: Run, record: dict[str, Any]) -> list[dict[str, Any]]
     elif row["natural_stop"]:
         ending = {"subtype": "success", "is_error": False, "result": "done"}
     else:
-        ending = {"subtype": "error_max_turns", "is_error": False}
+        ending = {"subtype": "error_max_turns", "is_error": True}
     ending |= {"duration_ms": row["duration_ms"], "num_turns": row["turns"]}
     return [*lines, {"type": "result", **ending}]
 
