@@ -523,3 +523,129 @@ def assert_summary_keeps(
         rows_by(got, ["run_id"]),
         {k: {f: v[f] for f in figures} for k, v in want.items()},
     )
+
+
+LLM_TOOL_TEST_TASK_FIGURES = (
+    "duration_ms",
+    "passed",
+    "outcome",
+    "gates_passed",
+    "gates_total",
+    "judge_score",
+    "composite_score",
+)
+"""The tasks figures an llm-tool-test result record holds (see
+:func:`assert_llm_tool_test_keeps`)."""
+LLM_TOOL_TEST_SUMMARY = (
+    "total_tasks",
+    "distinct_tasks",
+    "total_passed",
+    "errored_tasks",
+    "pass_rate",
+    "total_duration_ms",
+    "avg_duration_ms",
+    "outcome_pass_rate",
+    "gate_pass_rate",
+    "gates_passed",
+    "gates_total",
+    "judge_scored",
+    "judge_score_mean",
+    "composite_score_mean",
+)
+"""The summary figures those give: spec 002's layers, and no tool call, token or turn."""
+
+
+def assert_llm_tool_test_keeps(runs: Runs, views: list[Run], names: list[str]) -> None:
+    """llm-tool-test ``results.jsonl`` files, one per run of ``views``
+    (:func:`~tests.foreign_writers.llm_tool_test_view`) named ``names`` (the files'
+    stems), keep exactly this of them, and have nothing (null) where a record cannot say:
+
+    - per attempt, as run ``<name>-<provider>-<model>``, the scenario id and its n-th
+      record as epoch: :data:`LLM_TOOL_TEST_TASK_FIGURES`, whether it errored (no
+      scenario result then), its category ``llm-tool-test``; one check per gate, named by
+      its kind (a gate's own text is not written), passed as it passed (a gate that never
+      ran as not passed: a record's verdict is a boolean), the score its passed gates (a
+      gate weighs 1; the judge is a score, not a check); no LLM or tool call (empty
+      tables), token count or ending (``natural_stop`` null: no field says how the agent
+      ended);
+    - per run: :data:`LLM_TOOL_TEST_SUMMARY`.
+    """
+    assert runs.llm_calls.height == runs.tool_calls.height == 0, "a record holds no call"
+    renamed_views, tasks, checks = [], {}, {}
+    for view, stem in zip(views, names, strict=True):
+        name = f"{stem}-{view.info['provider']}-{view.model}"
+        renamed_views.append(Run({**view.info, "run_id": name}, view.records))
+        for record in view.records:
+            row = attempt.task_row(view.info, record)
+            key = (name, row["task_id"], row["epoch"])
+            gates = [r for r in attempt.checks(record) if r["layer"] == "gate"]
+            checks[key] = [(g["kind"], g["passed"] is True) for g in gates]
+            tasks[key] = {f: row[f] for f in LLM_TOOL_TEST_TASK_FIGURES} | {
+                "category": "llm-tool-test",
+                "errored": row["error"] is not None,
+                "natural_stop": None,
+                "total_input_tokens": None,
+                "total_output_tokens": None,
+                "score": float(sum(passed for _, passed in checks[key])),
+                "max_score": float(len(gates)),
+            }
+    assert_attempts_keep("llm-tool-test", runs, tasks, checks)
+    assert_summary_keeps("llm-tool-test", runs, renamed_views, LLM_TOOL_TEST_SUMMARY)
+
+
+CLAUDE_CODE_TASK_FIGURES = (
+    "turns",
+    "llm_call_count",
+    "tool_call_count",
+    "tool_calls_ok",
+    "tool_calls_error",
+    "natural_stop",
+    "total_input_tokens",
+    "total_output_tokens",
+    "duration_ms",
+    "base_context",
+    "context_growth_avg",
+    "final_cumulative_input",
+    "cache_read_tokens",
+    "cache_write_tokens",
+)
+"""The tasks figures a Claude Code stream-json file holds (see
+:func:`assert_claude_code_keeps`)."""
+
+
+def assert_claude_code_keeps(runs: Runs, source: Run, epoch: int) -> None:
+    """Claude Code stream-json files written from ``source``'s attempts of ``epoch`` (one
+    file per task, read together as one run) keep exactly this of them:
+
+    - per attempt: :data:`CLAUDE_CODE_TASK_FIGURES` and whether it errored; no check
+      (no ``--target``), so no verdict (``passed`` null; false when errored: an errored
+      attempt counts as failed);
+    - per LLM call: its token counts, cache parts, running total, stop reason and the tool
+      calls it asked for (no latency);
+    - per tool call: its commands, stdout, stderr and exit code, a negative one read as 1
+      (``Exit code N`` states only digits: an error without one is exit 1); no time-out.
+    """
+    [run_id] = runs.runs.get_column("run_id").to_list()
+    assert runs.checks.height == 0, "claude -p without --target has no check"
+    tasks, calls, tools = {}, {}, {}
+    for record in source.records:
+        if record["epoch"] != epoch:
+            continue
+        row = attempt.task_row(source.info, record)
+        task = row["task_id"]
+        tasks[task] = {f: row[f] for f in CLAUDE_CODE_TASK_FIGURES}
+        errored = row["error"] is not None
+        tasks[task] |= {"errored": errored, "passed": False if errored else None}
+        for c in attempt.llm_calls(record):
+            figures = (*CALL_FIGURES, "stop_reason")
+            calls[(task, c["call_number"])] = {f: c[f] for f in figures if f != "latency_ms"}
+        for c in attempt.tool_calls(record):
+            figures = {f: c[f] for f in ("commands", "stdout", "stderr")}
+            code = c["exit_code"]
+            tools[(task, c["call_index"])] = figures | {"exit_code": 1 if code < 0 else code}
+    got = runs.tasks.with_columns(errored=pl.col("error").is_not_null())
+    check_keys(f"claude-code {run_id}: tasks", rows_by(got, ["task_id"]), tasks)
+    got_calls = rows_by(runs.llm_calls, ["task_id", "call_number"])
+    check_keys(f"claude-code {run_id}: llm_calls", got_calls, calls)
+    got_tools = rows_by(runs.tool_calls, ["task_id", "call_index"])
+    check_keys(f"claude-code {run_id}: tool_calls", got_tools, tools)

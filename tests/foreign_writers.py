@@ -11,6 +11,10 @@ view is what evalnb must read back (:mod:`tests.agreement`).
 
 - bashkit-eval result JSON (spec 000's own format): one file per epoch (a file holds one
   attempt per task), bash tasks only.
+- onetool-mcp bench CSV and bashkit mira run folders: bash tasks only.
+- llm-tool-test's ``results.jsonl`` (spec 002's own harness): one record per scenario
+  attempt, one file per run.
+- Claude Code ``stream-json``: one file per bash attempt, one folder per epoch.
 """
 
 from __future__ import annotations
@@ -259,3 +263,145 @@ def write_mira(runs: list[Run], folder: Path) -> Path:
     report = {"cases": cases, "summary": {"scored": len(cases)}}
     (folder / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     return folder
+
+
+def llm_tool_test_view(run: Run) -> Run:
+    """``run`` as llm-tool-test's ``results.jsonl`` says it: an errored attempt is a record
+    whose ``outcome`` is ``ERROR``, with no scenario result (outcome, gates, judge and
+    composite unknown), so the reference recounts spec 002's layers without it."""
+    records = [r if r["error"] is None else {**r, "scenario": None} for r in run.records]
+    return Run(run.info, records)
+
+
+def write_llm_tool_test(run: Run, folder: Path) -> Path:
+    """``run``'s scenario attempts as an llm-tool-test ``results.jsonl`` named after the
+    run, in epoch order: one ``ResultRecord`` per attempt (``id``, ``scenario_id`` = the
+    task id, ``tool`` = the provider, ``model``, ``timestamp``, ``duration_secs``,
+    ``cost_usd`` 0 (a played model costs nothing), ``gates_passed``, ``judge_score``,
+    ``outcome``) with its ``metrics``: ``gates_passed``, ``gates_total``, ``details`` (one
+    ``{gate_type, passed, message}`` per gate: the gate's kind, its verdict, false when it
+    never ran, and its detail) and ``composite_score``. ``outcome`` is ``Pass``, ``Fail``
+    or, for an errored attempt, ``ERROR``. No ``efficiency`` block: llm-tool-test counts
+    it from the tool's output, which a results record does not carry."""
+    lines = []
+    for n, record in enumerate(sorted(run.records, key=lambda r: r["epoch"]), start=1):
+        row = attempt.task_row(run.info, record)
+        gates = [r for r in attempt.checks(record) if r["layer"] == "gate"]
+        details = [
+            {"gate_type": g["kind"], "passed": g["passed"] is True, "message": g["detail"]}
+            for g in gates
+        ]
+        passed = sum(d["passed"] for d in details)
+        outcome = "ERROR" if row["error"] is not None else row["outcome"].capitalize()
+        doc = {
+            "id": f"run-{n}",
+            "scenario_id": row["task_id"],
+            "tool": run.info["provider"],
+            "model": run.model,
+            "timestamp": FINISHED,
+            "duration_secs": row["duration_ms"] / 1000,
+            "cost_usd": 0.0,
+            "gates_passed": passed == len(details),
+            "metrics": {
+                "gates_passed": passed,
+                "gates_total": len(details),
+                "details": details,
+                "composite_score": row["composite_score"],
+            },
+            "judge_score": row["judge_score"],
+            "outcome": outcome,
+        }
+        lines.append(json.dumps(doc))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{run.run_id}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_claude_code(run: Run, folder: Path) -> list[list[Path]]:
+    """``run``'s bash attempts as ``claude -p --output-format stream-json --verbose``
+    files, one per attempt named after its task, one folder per epoch (Claude Code names
+    a session's task by its file): the ``system``/``init`` line (model, session id), one
+    ``assistant`` line per content block of each reply (``message.id``, ``model``,
+    ``stop_reason``, the API's ``usage``: uncached ``input_tokens`` = the whole prompt
+    less the cache parts, ``cache_read_input_tokens``, ``cache_creation_input_tokens``,
+    ``output_tokens``, each left out when unknown), every tool call as a ``Bash``
+    ``tool_use`` answered by a ``user`` line (``tool_result`` with ``is_error`` for a
+    non-zero exit and its text led by ``Exit code N``; ``tool_use_result`` with stdout
+    and stderr), and the ``result`` line (``success`` for a natural stop,
+    ``error_max_turns`` when the turn limit came first, ``error_during_execution``
+    with the error, ``duration_ms``, ``num_turns``)."""
+    epochs: dict[int, list[Path]] = {}
+    for record in run.records:
+        task, epoch = record["task"]["id"], record["epoch"]
+        path = folder / f"e{epoch}" / f"{task}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [_claude_code_line(run, record, line) for line in _claude_code_lines(run, record)]
+        path.write_text("".join(lines), encoding="utf-8")
+        epochs.setdefault(epoch, []).append(path)
+    return [epochs[e] for e in sorted(epochs)]
+
+
+def _claude_code_line(run: Run, record: dict[str, Any], line: dict[str, Any]) -> str:
+    session = f"{run.run_id}-{record['task']['id']}-{record['epoch']}"
+    return json.dumps({**line, "session_id": session}) + "\n"
+
+
+def _claude_code_lines(run: Run, record: dict[str, Any]) -> list[dict[str, Any]]:
+    row = attempt.task_row(run.info, record)
+    calls = attempt.llm_calls(record)
+    tools = iter(attempt.tool_calls(record))
+    lines: list[dict[str, Any]] = [{"type": "system", "subtype": "init", "model": run.model}]
+    n = 0
+    for message in record["trace"]["messages"]:
+        if message["role"] == "assistant":
+            call = calls[n]
+            n += 1
+            for block in message["content"]:
+                if block["type"] == "tool_use":
+                    command = block["input"]["commands"]
+                    block = {"type": "tool_use", "id": block["id"], "name": "Bash"}
+                    block["input"] = {"command": command}
+                else:
+                    block = {"type": "text", "text": block["text"]}
+                reply = {"id": f"msg_{n}", "model": run.model, "role": "assistant"}
+                reply |= {"content": [block], "stop_reason": call["stop_reason"]}
+                reply["usage"] = _claude_code_usage(call)
+                lines.append({"type": "assistant", "message": reply})
+        elif message["role"] == "tool_result":
+            for block in message["content"]:
+                tool = next(tools)
+                code = tool["exit_code"]
+                text = tool["stdout"] if code == 0 else f"Exit code {code}\n{tool['stderr']}"
+                result = {"type": "tool_result", "tool_use_id": block["tool_use_id"]}
+                result |= {"content": text, "is_error": code != 0}
+                lines.append(
+                    {
+                        "type": "user",
+                        "message": {"role": "user", "content": [result]},
+                        "tool_use_result": {"stdout": tool["stdout"], "stderr": tool["stderr"]},
+                    }
+                )
+    if row["error"] is not None:
+        ending = {"subtype": "error_during_execution", "is_error": True, "result": row["error"]}
+    elif row["natural_stop"]:
+        ending = {"subtype": "success", "is_error": False, "result": "done"}
+    else:
+        ending = {"subtype": "error_max_turns", "is_error": True}
+    ending |= {"duration_ms": row["duration_ms"], "num_turns": row["turns"]}
+    return [*lines, {"type": "result", **ending}]
+
+
+def _claude_code_usage(call: dict[str, Any]) -> dict[str, int]:
+    """The API's usage of one reply: its input without the cache parts."""
+    usage = {}
+    if call["input_tokens"] is not None:
+        read, write = call["cache_read_tokens"], call["cache_write_tokens"]
+        usage["input_tokens"] = call["input_tokens"] - (read or 0) - (write or 0)
+        if read is not None:
+            usage["cache_read_input_tokens"] = read
+        if write is not None:
+            usage["cache_creation_input_tokens"] = write
+    if call["output_tokens"] is not None:
+        usage["output_tokens"] = call["output_tokens"]
+    return usage

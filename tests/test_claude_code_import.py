@@ -238,6 +238,15 @@ def test_without_a_target_a_session_has_no_checks(tmp_path):
     assert record.score.results == [] and record.extra["command_pattern"] is None
 
 
+def test_without_a_target_a_session_has_no_verdict(tmp_path):
+    """Found by the differential tests (issue 25, "each import"): a session read without
+    ``--target`` had ``passed`` True (every one of its no checks passed), a verdict nothing
+    gave; it is null and counted unscored, as a sample no scorer scored is."""
+    path = write(tmp_path / "capture.jsonl", session_lines())
+    [folder] = import_format("claude-code", [path], tmp_path / "runs", {})
+    assert read_run_folder(folder).tasks.get_column("passed").to_list() == [None]
+
+
 @pytest.mark.parametrize(
     ("ending", "natural_stop", "error"),
     [

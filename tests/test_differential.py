@@ -7,10 +7,11 @@ guidance versions; several models playing repeated, failing and help-seeking com
 over epochs; provider errors, a hang cut by the time limit, a scenario whose setup
 fails; null, cached and huge token counts. Each world runs through the real runner, and
 its runs take every path a user's can; on each, evalnb's figures must equal the
-reference's (``tests/agreement.py``). The bash runs are also written in the formats
-evalnb imports but does not write (``tests/foreign_writers.py``: bashkit-eval result
-files, an onetool-mcp bench CSV, a mira run folder) and read back, where every figure
-the format holds must equal the reference's recount of what it holds.
+reference's (``tests/agreement.py``). The runs are also written in the formats evalnb
+imports but does not write (``tests/foreign_writers.py``: the scenario runs as
+llm-tool-test ``results.jsonl`` files, the bash runs as bashkit-eval result files, Claude
+Code stream-json files, an onetool-mcp bench CSV and a mira run folder) and read back,
+where every figure the format holds must equal the reference's recount of what it holds.
 
 The test command runs the fast profile (a few fixed examples); the thorough profile is
 ``HYPOTHESIS_PROFILE=thorough .venv/bin/python -m pytest -p no:cacheprovider
@@ -36,7 +37,9 @@ from evalnb.errors import InputError
 from evalnb.records import Task
 from tests.agreement import (
     assert_agrees,
+    assert_claude_code_keeps,
     assert_inspect_keeps,
+    assert_llm_tool_test_keeps,
     assert_mira_keeps,
     assert_onetool_keeps,
     assert_otel_keeps,
@@ -46,8 +49,11 @@ from tests.foreign_writers import (
     MIRA_EVAL,
     MIRA_RUN,
     bashkit_eval_view,
+    llm_tool_test_view,
     onetool_view,
     write_bashkit_eval,
+    write_claude_code,
+    write_llm_tool_test,
     write_mira,
     write_onetool_bench,
 )
@@ -124,14 +130,24 @@ def check_each_import(live: list[Path], root: Path, chosen: int) -> None:
     """One of the world's runs written in each format evalnb imports but does not write
     (``tests/foreign_writers.py``), read by ``evalnb.load`` and by ``evalnb import``: every
     figure the format holds equals the reference's recount of what it holds."""
+    scenario_runs = [read_run(f) for f in live if not f.name.endswith("-bash")]
+    if scenario_runs:  # llm-tool-test evaluates scenarios: each run its results.jsonl
+        files = [write_llm_tool_test(run, root / "llm-tool-test") for run in scenario_runs]
+        views = [llm_tool_test_view(run) for run in scenario_runs]
+        stems = [f.stem for f in files]
+        for runs in (load(*files), load(*imported("llm-tool-test-db", files, root / "in"))):
+            assert_llm_tool_test_keeps(runs, views, stems)
     bash = [read_run(f) for f in live if f.name.endswith("-bash")]
-    if not bash:  # the formats hold bash tasks
+    if not bash:  # the other formats hold bash tasks
         return
     source = bash[chosen % len(bash)]
     files = write_bashkit_eval(source, root / "bashkit-eval")  # one file per epoch
     views = [bashkit_eval_view(source, e) for e in sorted({r["epoch"] for r in source.records})]
     for runs in (load(*files), load(*imported("bashkit-eval", files, root / "in"))):
         assert_agrees(runs, views, lost=("stop_reason",))
+    for epoch, files in enumerate(write_claude_code(source, root / "claude-code"), start=1):
+        for runs in (load(*files), load(*imported("claude-code", files, root / "in"))):
+            assert_claude_code_keeps(runs, source, epoch)  # one stream-json file per task
     kept = [view for view in map(onetool_view, bash) if view.records]
     if kept:  # every bash run of the world in one CSV
         csv = write_onetool_bench(kept, root / "bench.csv")

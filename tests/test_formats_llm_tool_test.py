@@ -215,6 +215,20 @@ def test_results_jsonl_judge_scores_stay_0_to_1(tmp_path):
         load(db)
 
 
+@pytest.mark.parametrize("outcome", ["Pass", "Fail", "ERROR"])
+def test_how_the_agent_ended_is_unknown_whatever_the_outcome(tmp_path, ltt, outcome):
+    """Found by the differential tests (issue 25, "each import"): a record's attempt had
+    ``natural_stop`` True, or False when errored, which no field of a result record or an
+    artifacts folder says (the outcome is the gates' verdict, not how the agent stopped)."""
+    db = tmp_path / "results.jsonl"
+    base = {"id": "r", "scenario_id": "s", "tool": "t", "model": "m", "outcome": outcome}
+    base |= {"timestamp": "2026-01-26T00:00:00Z", "metrics": {"gates_passed": 0, "gates_total": 1}}
+    db.write_text(json.dumps(base) + "\n")
+    for runs in (_quiet_load(db), _quiet_load(ltt / "create_smoke")):
+        assert runs.tasks.get_column("natural_stop").to_list() == [None]
+        assert summary(runs).get_column("natural_stop_rate").to_list() == [None]
+
+
 def test_an_error_outcome_is_an_errored_task(tmp_path):
     with pytest.warns(UserWarning, match=r"total_commands 2 vs 0"):  # no output to recount
         runs = load(_artifacts(tmp_path, METRICS, "ERROR", ""))

@@ -64,7 +64,8 @@ field). What evalnb makes of a session:
 - With ``target`` (``--target NAME``, optional) the command pattern
   (:func:`~evalnb.records.scenario.default_command_pattern`) is recorded in the
   ``command_pattern`` task field and spec 002's ``no_transcript_errors`` gate is
-  scored; without it a task has no checks.
+  scored; without it a task has no checks and no verdict (``passed`` null, unscored;
+  an errored one has failed).
 - Task fields also hold ``session_id``, ``recorded_cost_usd`` (``total_cost_usd``: the
   session's own cost, sub-agents and side calls included, which
   :func:`evalnb._analysis.cost.task_cost` keeps as the task's cost), ``num_turns`` (as
@@ -517,6 +518,7 @@ class _Session:
                 "command_pattern": pattern,
                 "exit_codes_inferred": self.inferred,
                 **self.counts,
+                **({} if rows or error else {"recorded": {"passed": None}}),  # no verdict
             },
         )
 

@@ -45,6 +45,8 @@ What this reader makes of them:
   ``efficiency_agrees`` to False. (llm-tool-test's ``unique_commands`` counts distinct
   subcommands and its ``iteration_ratio`` is total/unique; evalnb's are distinct
   command texts and unique/total, spec 002: those are not compared.)
+- ``natural_stop`` is null (unknown): no field says how the agent ended (the outcome
+  is the gates' verdict).
 - Tokens: ``token_usage`` totals (null stays null). The recorded cost
   (``run.json``'s ``cost_estimate_usd``, ``results.jsonl``'s ``cost_usd``; 0.0 for the
   mock adapter) is the task's ``recorded_cost_usd``: its cost, not re-priced.
@@ -516,7 +518,7 @@ def _record(
         epoch=epoch,
         trace=AgentTrace(
             tool_calls=calls,
-            natural_stop=error is None,
+            natural_stop=None,
             total_input_tokens=tokens[0] if tokens else 0,
             total_output_tokens=tokens[1] if tokens else 0,
             duration_ms=duration_secs * 1000,
