@@ -26,6 +26,9 @@ OPENAI_KEY = "sk-proj-evalnbFAKEopenai0123456789abcdef"
 ANTHROPIC_KEY = "sk-ant-api03-evalnbFAKEanthropic0123456789"
 FAST = {"request_timeout_s": 0.5, "max_retries": 1}
 FLAKY = {"request_timeout_s": 0.5, "max_retries": 0}
+# the server answers at once, wrongly: a longer timeout keeps a loaded machine's slowness
+# from reading as unreachable
+PROMPT = {"request_timeout_s": 10, "max_retries": 1}
 
 
 @pytest.fixture
@@ -145,7 +148,7 @@ def test_a_malformed_answer_keeps_the_trace_so_far_and_is_classified(
         if model.startswith("openai")
         else {"anthropic_base_url": server.url(mode, "")}
     )
-    _, runs = run(tmp_path, model, 2, **url, **FAST)
+    _, runs = run(tmp_path, model, 2, **url, **PROMPT)
     assert runs.tasks["error"].str.starts_with(error).all(), runs.tasks["error"].to_list()
     if mode == "truncated":  # turn 1's call, tokens and tool call are all kept
         assert runs.llm_calls.height == 2 and runs.tool_calls.height == 2
