@@ -42,15 +42,17 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import polars as pl
 from polars.datatypes import DataType, DataTypeClass
+from polars.io.plugins import register_io_source
 from pydantic import ValidationError
 
 from evalnb._store.folder import META, RunStore
@@ -84,13 +86,15 @@ class Access:
     files are read at once (1: one after another, in the calling thread); ``local``:
     whether the folders' files are on a local disk, so that their footers are read
     directly (:func:`footer_schema`) and their events can be read (to rebuild a damaged
-    run or read one in progress).
+    run or read one in progress); ``checked``: the tables whose files are checked when the
+    folders are read, the others' when each is first scanned (:func:`checked_on_use`).
     """
 
     meta: Callable[[str], RunMeta | None]
     parquet: Callable[[str], str | bytes]
     threads: int
     local: bool
+    checked: tuple[str, ...] = TABLES[1:]
 
 
 def _local_meta(folder: str) -> RunMeta | None:
@@ -176,7 +180,7 @@ def read_stored(folders: Sequence[str | Path], access: Access = LOCAL) -> Stored
             seen[meta.run_id] = path
             folder = Folder(index, path, meta)
             (complete if meta.status == "complete" else found.live).append(folder)
-    _check_files(complete, access)
+    _check_files(complete, access, access.checked)
     intact = [f for f in complete if not f.problem]
     held, counts = _tasks(intact, access)
     for folder in intact:
@@ -191,7 +195,11 @@ def read_stored(folders: Sequence[str | Path], access: Access = LOCAL) -> Stored
     )
     found.tables["tasks"] = _keyed_tasks(found.intact, counts, held, access)
     for name in TABLES[2:]:
-        found.tables[name] = _keyed(_scan(found.intact, name, access), found.runs)
+        found.tables[name] = (
+            _keyed(_scan(found.intact, name, access), found.runs)
+            if name in access.checked
+            else checked_on_use(found.intact, name, access, found.runs)
+        )
     return found
 
 
@@ -221,9 +229,10 @@ def _each(function: Callable[[Item], Result], items: Sequence[Item], threads: in
         return list(pool.map(function, items))
 
 
-def _check_files(folders: list[Folder], access: Access) -> None:
-    """Find each folder's table files and check their schemas, each distinct one once."""
-    files = [(f, name, f"{f.path}/{name}.parquet") for f in folders for name in TABLES[1:]]
+def _check_files(folders: list[Folder], access: Access, tables: Sequence[str]) -> None:
+    """Find each folder's files of ``tables`` and check their schemas, each distinct one
+    once."""
+    files = [(f, name, f"{f.path}/{name}.parquet") for f in folders for name in tables]
     footers = _each(lambda job: _footer(job[2], access), files, access.threads)
     schemas: dict[tuple[str, str], pl.Schema | str] = {}
     for (folder, name, file), footer in zip(files, footers, strict=True):
@@ -241,6 +250,37 @@ def _check_files(folders: list[Folder], access: Access) -> None:
             folder.damage(file, schema)
             continue
         folder.files[name], folder.schemas[name] = file, schema
+
+
+def checked_on_use(
+    folders: list[Folder], name: str, access: Access, runs: pl.DataFrame
+) -> pl.LazyFrame:
+    """Table ``name`` of ``folders`` (keyed to ``runs``), its files checked
+    (:func:`_check_files`) only when it is first scanned, then scanned with the query's
+    projection and predicate: a query that never reads the table never fetches its files.
+    A damaged file raises InputError naming it and why, when the table is scanned.
+
+    Example:
+        >>> checked_on_use([], "checks", LOCAL, read_stored([]).runs).collect().height
+        0
+    """
+
+    @cache
+    def table() -> pl.LazyFrame:
+        _check_files(folders, access, [name])
+        for folder in folders:
+            if folder.problem:
+                raise InputError(folder.problem[0], None, None, folder.problem[1])
+        return _keyed(_scan(folders, name, access), runs)
+
+    def source(
+        columns: list[str] | None, predicate: pl.Expr | None, rows: int | None, _batch: int | None
+    ) -> Iterator[pl.DataFrame]:
+        scan = table() if columns is None else table().select(columns)
+        scan = scan if predicate is None else scan.filter(predicate)
+        yield from (scan if rows is None else scan.head(rows)).collect_batches()
+
+    return register_io_source(source, schema=SCHEMAS[name])
 
 
 def _footer(file: str, access: Access) -> str | Exception:

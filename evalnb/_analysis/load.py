@@ -141,8 +141,9 @@ def load(
     options = options or {}
     check_options(options)
     errors: list[LoadError] = []
-    inputs = _expand(paths_or_globs, errors, strict)
-    parts, failed = _read_all(inputs, options)  # inputs gain the formats read together
+    texts: dict[str, bytes] = {}  # the run.json files listing object storage read
+    inputs = _expand(paths_or_globs, errors, strict, texts)
+    parts, failed = _read_all(inputs, options, texts)  # inputs gain the formats read together
     owner: dict[str, int] = {}  # run_id -> the input it is read from
     for run_id, position in sorted(
         ((run_id, pos) for _, origin in parts for run_id, pos in origin.items()),
@@ -174,25 +175,26 @@ def load(
 
 
 def _expand(
-    items: tuple[str | Path, ...], errors: list[LoadError], strict: bool
+    items: tuple[str | Path, ...], errors: list[LoadError], strict: bool, texts: dict[str, bytes]
 ) -> list[Path | str]:
     """:func:`expand_inputs` of each item, failures kept in ``errors`` unless ``strict``."""
     if strict:
-        return expand_inputs(*items)
+        return expand_inputs(*items, texts=texts)
     out: dict[Path | str, None] = {}
     for item in items:
         try:
-            out.update(dict.fromkeys(expand_inputs(item)))
+            out.update(dict.fromkeys(expand_inputs(item, texts=texts)))
         except EvalnbError as exc:
             errors.append(LoadError(str(item), str(exc)))
     return list(out)
 
 
 def _read_all(
-    inputs: list[Path | str], options: Mapping[str, str]
+    inputs: list[Path | str], options: Mapping[str, str], texts: Mapping[str, bytes]
 ) -> tuple[list[tuple[Runs, dict[str, int]]], list[tuple[int, EvalnbError]]]:
     """Read every input: the run folders together, one batch per filesystem
-    (:func:`~evalnb._analysis.runs.read_run_folders`), the rest one by one
+    (:func:`~evalnb._analysis.runs.read_run_folders`; ``texts``: the ``run.json`` files
+    read while listing object storage, by URL), the rest one by one
     (:func:`read_input`), the runs of a format that gathers formed together at the end
     (each such format then appended to ``inputs``, by name). Gives each part read with
     the input each of its runs came from (by position), and the inputs that failed."""
@@ -209,7 +211,7 @@ def _read_all(
     read: list[tuple[Runs, dict[str, int]]] = []
     failed: list[tuple[int, EvalnbError]] = []
     for filesystem, positions in batches.items():
-        access = url_access(str(inputs[positions[0]])) if filesystem else LOCAL
+        access = url_access(str(inputs[positions[0]]), texts) if filesystem else LOCAL
         found = read_run_folders([inputs[p] for p in positions], access)
         read.append((found.runs, {r: positions[i] for r, i in found.positions.items()}))
         failed += [(positions[i], exc) for i, exc in found.failed]
@@ -245,11 +247,14 @@ def _in_order(runs: Runs, order: dict[str, int]) -> Runs:
     return runs
 
 
-def expand_inputs(*paths_or_globs: str | Path) -> list[Path | str]:
+def expand_inputs(
+    *paths_or_globs: str | Path, texts: dict[str, bytes] | None = None
+) -> list[Path | str]:
     """Expand globs and plain folders into the inputs to read, each once, in order.
 
-    A URL stands for the run folders it names (:func:`~evalnb._analysis.remote.expand_url`);
-    a ``file://`` URL is its local path.
+    A URL stands for the run folders it names (:func:`~evalnb._analysis.remote.expand_url`,
+    which puts the ``run.json`` files it reads in ``texts`` when given); a ``file://`` URL
+    is its local path.
 
     Example:
         >>> import tempfile, pathlib
@@ -262,7 +267,7 @@ def expand_inputs(*paths_or_globs: str | Path) -> list[Path | str]:
     for item in paths_or_globs:
         item = local_path(str(item)) or item if is_url(item) else item
         if is_url(item):
-            out.update(dict.fromkeys(expand_url(str(item))))
+            out.update(dict.fromkeys(expand_url(str(item), texts)))
             continue
         matches = sorted(glob.glob(str(item))) or ([str(item)] if Path(item).exists() else [])
         if not matches:

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import glob
 import re
-from collections.abc import Callable
-from functools import cache
+from collections.abc import Callable, Mapping
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
@@ -71,8 +71,11 @@ def _filesystem(url: str) -> tuple[Any, str]:
         raise InputError(url, None, None, str(exc)) from None
 
 
-def expand_url(url: str) -> list[str]:
+def expand_url(url: str, texts: dict[str, bytes] | None = None) -> list[str]:
     """The run folders ``url`` names (see the module docstring), as URLs, in order.
+
+    In object storage the listing reads their ``run.json`` files too: they go to
+    ``texts`` (by URL) when given, for :func:`url_access` to use rather than fetch again.
 
     Example:
         >>> import fsspec
@@ -82,7 +85,7 @@ def expand_url(url: str) -> list[str]:
         ['memory:///doc/runs/a', 'memory:///doc/runs/b']
     """
     if urlsplit(url).scheme in OBJECT_STORES:
-        return _stored_runs(url)
+        return _stored_runs(url, {} if texts is None else texts)
     fs, root = _filesystem(url)
     root = root.rstrip("/")
     matches = sorted(fs.glob(root)) if glob.has_magic(root) else [root] if fs.exists(root) else []
@@ -103,28 +106,40 @@ def expand_url(url: str) -> list[str]:
 _NO_RUN: Final = "not a run folder (run.json and parquet tables) or a folder of run folders"
 
 
-def _stored_runs(url: str) -> list[str]:
+def _stored_runs(url: str, texts: dict[str, bytes]) -> list[str]:
     """The run folders at an object-storage URL, found by polars: those the URL (or its
-    glob) names that hold a ``run.json``, else their subfolders that do, in order."""
+    glob) names that hold a ``run.json``, else their subfolders that do, in order. The
+    ``run.json`` files are read by the same listing, each once: they go to ``texts``, by
+    URL."""
     root = url.rstrip("/")
-    direct = set(_run_json_folders(f"{root}/run.json"))
-    nested = [
-        f for f in _run_json_folders(f"{root}/*/run.json") if f.rsplit("/", 1)[0] not in direct
-    ]
-    if not direct and not nested:
+    direct = _run_jsons(f"{root}/run.json")
+    tops = {file.rsplit("/", 1)[0] for file in direct}  # what the URL names that is a run
+    nested = _run_jsons(f"{root}/*/run.json")
+    kept = {**direct, **{f: t for f, t in nested.items() if f.rsplit("/", 2)[0] not in tops}}
+    if not kept:
         raise InputError(url, None, None, f"no run folders here: {_NO_RUN}")
+    texts.update(kept)
     # each match of the URL in order, then its runs (a match that is a run is that run)
-    return sorted([*direct, *nested], key=lambda f: (f if f in direct else f.rsplit("/", 1)[0], f))
+    return sorted(
+        (file.rsplit("/", 1)[0] for file in kept),
+        key=lambda f: (f if f in tops else f.rsplit("/", 1)[0], f),
+    )
 
 
-def _run_json_folders(pattern: str) -> list[str]:
-    """The folders whose ``run.json`` ``pattern`` (a URL, perhaps a glob) names: none when
-    it names nothing."""
+def _run_jsons(pattern: str) -> dict[str, bytes]:
+    """The ``run.json`` files ``pattern`` (a URL, perhaps a glob) names, read by polars in
+    one call (``pl.scan_lines``), by URL: none when it names nothing. Each file's lines
+    are joined again (JSON's meaning does not depend on how its whitespace is split)."""
     try:
-        found = pl.scan_lines(pattern, include_file_paths="file").select("file").unique().collect()
+        found = (
+            pl.scan_lines(pattern, include_file_paths="file")
+            .group_by("file", maintain_order=True)
+            .agg(pl.col("line").str.join("\n"))
+            .collect()
+        )
     except FileNotFoundError:
-        return []
-    return [file.rsplit("/", 1)[0] for file in found.get_column("file").to_list()]
+        return {}
+    return {file: text.encode() for file, text in found.iter_rows()}
 
 
 def local_path(url: str) -> Path | None:
@@ -138,9 +153,10 @@ def local_path(url: str) -> Path | None:
     return Path(unquote(parts.path)) if parts.scheme == "file" else None
 
 
-def url_access(url: str) -> Access:
+def url_access(url: str, texts: Mapping[str, bytes] | None = None) -> Access:
     """How to read the run folders :func:`expand_url` gives for ``url`` (see the module
-    docstring).
+    docstring); ``texts``: the ``run.json`` files :func:`expand_url` read, by URL (others
+    are fetched).
 
     Example:
         >>> url_access("memory://doc/runs").local
@@ -148,10 +164,11 @@ def url_access(url: str) -> Access:
     """
     if urlsplit(url).scheme in OBJECT_STORES:
         return Access(
-            meta=lambda folder: read_meta(folder, _stored_text),
+            meta=lambda folder: read_meta(folder, partial(_stored_text, texts or {})),
             parquet=lambda file: file,
             threads=16,
             local=False,
+            checked=("tasks",),
         )
     fs, _ = _filesystem(url)
 
@@ -167,11 +184,10 @@ def url_access(url: str) -> Access:
     )
 
 
-def _stored_text(file: str) -> bytes:
-    """A text file in object storage (``run.json``), read by polars: its lines joined again
-    (JSON's meaning does not depend on how its whitespace is split)."""
-    lines = pl.scan_lines(file).collect().get_column("line")
-    return "\n".join(lines.to_list()).encode()
+def _stored_text(texts: Mapping[str, bytes], file: str) -> bytes:
+    """A ``run.json`` in object storage: from ``texts`` when the listing read it, else read
+    by polars (b"" when it is missing or empty)."""
+    return texts[file] if file in texts else _run_jsons(file).get(file, b"")
 
 
 def read_meta(folder: str, read: Callable[[str], bytes]) -> RunMeta:
