@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import functools
 import http.server
+import logging
+import re
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -256,3 +259,45 @@ def test_runs_in_s3_are_found_and_read_by_polars_alone_without_fsspec(
     assert en.load(f"{url}/r*").runs.get_column("run_id").to_list() == ["r1", "r2"]  # a glob
     with pytest.raises(InputError, match="no run folders here"):
         en.load(f"s3://{s3_bucket}/nothing-here")
+
+
+def _fetched(caplog: pytest.LogCaptureFixture, bucket: str) -> Counter[str]:
+    """How many times each object of ``bucket`` was fetched, by its key, from moto's log
+    of the requests it served (a listing is no object; an object that is not there, 404,
+    is not fetched)."""
+    fetched = re.compile(rf'GET /{bucket}/(\S+) HTTP\S*" 2\d\d ')
+    return Counter(m.group(1) for r in caplog.records if (m := fetched.search(r.getMessage())))
+
+
+def test_a_summary_of_runs_in_s3_fetches_their_run_json_once_and_no_table_but_tasks(
+    s3_bucket, tmp_path, caplog
+):
+    url = _copied(_runs_folder(tmp_path), f"s3://{s3_bucket}/runs")
+    with caplog.at_level(logging.INFO, logger="werkzeug"):  # moto's server logs each request
+        runs = en.load(url)
+        en.summary(runs)
+    fetched = _fetched(caplog, s3_bucket)
+    assert {key: n for key, n in fetched.items() if key.endswith("run.json")} == {
+        "runs/r1/run.json": 1,
+        "runs/r2/run.json": 1,
+    }  # by the listing, which also asks for runs/run.json (not there)
+    tables = {key.rsplit("/", 1)[1] for key in fetched if key.endswith(".parquet")}
+    assert tables == {"tasks.parquet"}
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="werkzeug"):
+        assert runs.scan("tool_calls").select(pl.len()).collect().item() == 30
+    assert {key.rsplit("/", 1)[1] for key in _fetched(caplog, s3_bucket)} == {"tool_calls.parquet"}
+
+
+def test_a_damaged_table_in_s3_that_a_summary_does_not_read_is_named_when_it_is_used(
+    s3_bucket, tmp_path
+):
+    runs = _runs_folder(tmp_path)
+    (runs / "r2" / "llm_calls.parquet").write_bytes(b"not parquet")
+    url = _copied(runs, f"s3://{s3_bucket}/runs")
+    loaded = en.load(url)
+    assert en.summary(loaded).get_column("run_id").to_list() == ["r1", "r2"]
+    with pytest.raises(InputError, match=rf"s3://{s3_bucket}/runs/r2/llm_calls\.parquet: unr"):
+        loaded.scan("llm_calls").select("run_id").collect()
+    with pytest.raises(InputError, match=r"llm_calls\.parquet"):
+        _ = loaded.llm_calls

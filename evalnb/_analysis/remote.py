@@ -13,10 +13,13 @@ progress has only ``events.jsonl``; load it from its folder); they are checked a
 folder's are (:mod:`evalnb._analysis.folders`), but a damaged one is refused, not rebuilt.
 
 Object storage (:data:`OBJECT_STORES`) is read by polars itself, nothing else: the run
-folders are found by globbing their ``run.json`` files, which polars reads at once
-(``pl.scan_lines``), and the tables are scanned lazily: a summary fetches each file's
-footer and then only the columns and row groups it needs, never ``messages`` or
-``stdout``. Credentials and endpoints come from the environment as for any client of
+folders are found by globbing their ``run.json`` files, which the same polars call reads
+(``pl.scan_lines``: one listing, each file fetched once), and the tables are scanned
+lazily. Only the tasks files are checked when the runs are loaded (the tasks table is
+read by every metric); each other table's files are checked when the table is first
+used, so a summary fetches nothing but ``run.json`` and ``tasks.parquet``, and a damaged
+file of another table raises InputError naming it only when that table is used (with
+``strict=False`` too: its run is not left out). Credentials and endpoints come from the environment as for any client of
 that store (``AWS_ACCESS_KEY_ID``, ``AWS_ENDPOINT_URL``...; a server reached over plain
 HTTP also needs ``AWS_ALLOW_HTTP=true``). Other filesystems (``https://``, ``memory://``)
 are listed and read through fsspec (the ``remote`` extra: ``pip install
