@@ -19,13 +19,13 @@ lazily. Only the tasks files are checked when the runs are loaded (the tasks tab
 read by every metric); each other table's files are checked when the table is first
 used, so a summary fetches nothing but ``run.json`` and ``tasks.parquet``, and a damaged
 file of another table raises InputError naming it only when that table is used (with
-``strict=False`` too: its run is not left out). Credentials and endpoints come from the environment as for any client of
-that store (``AWS_ACCESS_KEY_ID``, ``AWS_ENDPOINT_URL``...; a server reached over plain
-HTTP also needs ``AWS_ALLOW_HTTP=true``). Other filesystems (``https://``, ``memory://``)
-are listed and read through fsspec (the ``remote`` extra: ``pip install
-'evalnb[remote]'``; a scheme's own package is named when it is missing), and hand polars
-each file's bytes, fetched once, when the run is loaded. A ``file://`` URL is a local
-folder.
+``strict=False`` too: its run is not left out). Credentials and endpoints come from the
+environment as for any client of that store (``AWS_ACCESS_KEY_ID``,
+``AWS_ENDPOINT_URL``...; a server reached over plain HTTP also needs
+``AWS_ALLOW_HTTP=true``). Other filesystems (``https://``, ``memory://``) are listed and
+read through fsspec (the ``remote`` extra: ``pip install 'evalnb[remote]'``; a scheme's
+own package is named when it is missing), and hand polars each file's bytes, fetched
+once, when the run is loaded. A ``file://`` URL is a local folder.
 
 Example:
     >>> is_url("s3://bucket/runs"), is_url("runs/r1"), is_url("C:/runs")
