@@ -21,6 +21,7 @@ import polars as pl
 import pytest
 
 import evalnb as en
+from evalnb._analysis.load import read_input
 from evalnb._analysis.runs import Runs
 from evalnb._formats.detect import recognise
 from evalnb._store import RunStore
@@ -223,6 +224,8 @@ def test_runs_in_s3_load_like_their_folders_and_polars_scans_them_itself(s3_buck
     plan = remote.scan("tasks").select("passed").explain()
     assert f"Parquet SCAN [s3://{s3_bucket}/runs/r1/tasks.parquet" in plan  # no download
     _same_tables(remote, local)
+    one = read_input(f"{url}/r2")  # not listed first: its run.json is fetched on its own
+    assert one.runs.get_column("run_id").to_list() == ["r2"]
 
 
 def test_a_damaged_table_in_s3_is_refused_naming_its_url(s3_bucket, tmp_path):
