@@ -1,12 +1,18 @@
-"""Shared test helpers: paths to the project's data and to the shared real fixtures, and
-the local sandbox's confinement modes."""
+"""Shared test helpers: paths to the project's data and to the shared real fixtures, the
+local sandbox's confinement modes, and folders made once per test session."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from hypothesis import HealthCheck, settings
 
 from evalnb._runtime.sandbox import local
@@ -43,6 +49,72 @@ def confined(request, monkeypatch):
         pytest.fail("no confinement mode works here: the local sandbox cannot be confined")
     monkeypatch.setattr(local, "confinement", lambda: request.param)
     return request.param
+
+
+def made_once(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``name``, filled by ``make`` once per test session and shared by the xdist
+    workers: the first worker to ask makes it while the others wait on a lock. A ``make``
+    that raised left no mark, so the next worker to ask makes the folder again (and fails
+    in its own test the same way)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: its own temporary folder
+        folder = factory.mktemp(name)
+        make(folder)
+        return folder
+    root = factory.getbasetemp().parent  # this session's, shared by its workers
+    folder, done = root / name, root / f"{name}.done"
+    with FileLock(root / f"{name}.lock"):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
+
+
+WATCH_IMPORTS = """
+import atexit, json, sys, threading
+
+SHARED = ("IPython", "altair", "jsonschema", "tqdm", "nbconvert", "nbclient", "jupyter_client")
+off_main = []
+
+
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if threading.current_thread() is not threading.main_thread():
+            if name.split(".")[0] in SHARED and name not in sys.modules:
+                off_main.append(name)
+        return None
+
+
+sys.meta_path.insert(0, Watch())
+atexit.register(lambda: print("OFF-MAIN", json.dumps(sorted(set(off_main)))))
+from evalnb._cli import main
+
+sys.exit(main(["demo", "--runs", sys.argv[1], "--out", sys.argv[2]]))
+"""
+"""``evalnb demo`` in a process that notes every import of a module the demo's threads
+share made off the main thread (printed as ``OFF-MAIN [...]`` at exit)."""
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """One whole ``evalnb demo`` per test session, watched for imports off the main thread
+    (:data:`WATCH_IMPORTS`): the finished process and its output folder (``report.html``,
+    ``charts/``, the executed notebooks as HTML under ``notebooks/``)."""
+
+    def make(folder: Path) -> None:
+        done = subprocess.run(
+            [sys.executable, "-c", WATCH_IMPORTS, str(folder / "runs"), str(folder / "out")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        process = {"returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+        (folder / "process.json").write_text(json.dumps(process))
+
+    folder = made_once(tmp_path_factory, "demo", make)
+    process = json.loads((folder / "process.json").read_text())
+    return subprocess.CompletedProcess(WATCH_IMPORTS, **process), folder / "out"
 
 
 # hypothesis: a fast profile for the test command (the same examples every run) and a

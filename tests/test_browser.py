@@ -81,15 +81,12 @@ def test_saved_chart_html_draws_with_the_network_off(browser, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_demo_notebooks_exported_as_html_draw_every_chart_offline(browser, tmp_path):
-    from evalnb._demo import ensure_demo_runs, execute_notebooks
-    from evalnb._resources import notebooks_path
-
-    runs_dir = tmp_path / "runs" / "demo"
-    ensure_demo_runs(str(runs_dir / "*"))
-    chosen = [notebooks_path() / name for name in ("01_overview.ipynb", "07_explore.ipynb")]
-    out = execute_notebooks(runs_dir, tmp_path / "html", chosen)
-    for page in sorted(out.glob("*.html")):
+def test_the_demo_notebooks_exported_as_html_draw_every_chart_offline(browser, demo):
+    done, out = demo  # the notebooks `evalnb demo` executed on its runs and saved as HTML
+    assert done.returncode == 0, done.stderr[-2000:]
+    pages = sorted((out / "notebooks").glob("*.html"))
+    assert len(pages) == 7
+    for page in pages:
         text = page.read_text()
         assert not ON_THE_WEB.search(text), page.name
         expected = text.count('class="evalnb-chart"')

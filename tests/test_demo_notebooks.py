@@ -6,8 +6,6 @@ import asyncio
 import json
 import os
 import re
-import subprocess
-import sys
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -72,43 +70,6 @@ def test_a_failing_notebook_is_named_and_the_others_still_run(tmp_path, monkeypa
         execute_notebooks(tmp_path, tmp_path / "html", [broken, after])
     assert (tmp_path / "html" / "after.html").exists()
     assert not (tmp_path / "html" / "broken.html").exists()
-
-
-WATCH_IMPORTS = """
-import atexit, json, sys, threading
-
-SHARED = ("IPython", "altair", "jsonschema", "tqdm", "nbconvert", "nbclient", "jupyter_client")
-off_main = []
-
-
-class Watch:
-    def find_spec(self, name, path=None, target=None):
-        if threading.current_thread() is not threading.main_thread():
-            if name.split(".")[0] in SHARED and name not in sys.modules:
-                off_main.append(name)
-        return None
-
-
-sys.meta_path.insert(0, Watch())
-atexit.register(lambda: print("OFF-MAIN", json.dumps(sorted(set(off_main)))))
-from evalnb._cli import main
-
-code = main(["demo", "--runs", sys.argv[1], "--out", sys.argv[2]])
-"""
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> tuple[subprocess.CompletedProcess[str], Path]:
-    """One whole ``evalnb demo``, watched for imports off the main thread: the finished
-    process and its output folder."""
-    root = tmp_path_factory.mktemp("demo")
-    done = subprocess.run(
-        [sys.executable, "-c", WATCH_IMPORTS, str(root / "runs"), str(root / "out")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return done, root / "out"
 
 
 def test_the_demo_imports_what_its_threads_share_before_they_start(demo):

@@ -100,16 +100,21 @@ def same_attempts(got: Run, want: Run, ignore: tuple[str, ...] = ()) -> bool:
     return True
 
 
-def check_every_path(world: World, root: Path, chosen: int) -> None:
-    live = run_live(world, root)
+def check_run_folders(world: World, live: list[Path], root: Path, chosen: int) -> None:
+    """The runner's own folders, loaded together, with their parquet tables rebuilt, through
+    ``evalnb report``'s report.json, and one of them replayed."""
     recounted = [read_run(f) for f in live]
     assert_agrees(load(*live), recounted)  # the runner's own folders, loaded together
     assert_agrees(load(*without_parquet(live, root)), recounted)  # parquet rebuilt
     report = write_report(load(*live), root / "report")["report.json"]
     assert_agrees(load(report), recounted)  # evalnb report's report.json, read back
-    source = live[chosen % len(live)]
-    replayed = replay(world, source, root)
+    replayed = replay(world, live[chosen % len(live)], root)
     assert_agrees(load(replayed), [read_run(replayed)])
+
+
+def check_exports(world: World, live: list[Path], root: Path, chosen: int) -> None:
+    """One of the runs exported (Inspect log, ATIF job, OTel spans) and read back."""
+    source = live[chosen % len(live)]
     log, imported = inspect_round_trip(source, root)
     assert_agrees(load(log), [read_run(source)])  # the Inspect export, read back
     assert_agrees(load(imported), [read_run(imported)])  # ... and imported as a run folder
@@ -119,14 +124,17 @@ def check_every_path(world: World, root: Path, chosen: int) -> None:
     runs = load(job)  # evalnb export atif: a Harbor job of ATIF trajectories, read back
     assert_agrees(runs, [renamed(read_run(source), runs)], lost=("latency_ms",))
     assert_otel_keeps(load(spans), read_run(source))  # evalnb export otel, read back: lossy
+
+
+def check_shards(world: World, live: list[Path], root: Path, chosen: int) -> None:
+    """The first run made again in shards and merged by ``evalnb merge``."""
     merged = shard_and_merge(world, root)
     assert_agrees(load(merged), [read_run(merged)])
     # the shards ran the same attempts as the whole run did: the same figures but time
     assert same_attempts(read_run(merged), read_run(live[0]), ignore=("duration_ms",))
-    check_each_import(live, root, chosen)
 
 
-def check_each_import(live: list[Path], root: Path, chosen: int) -> None:
+def check_each_import(world: World, live: list[Path], root: Path, chosen: int) -> None:
     """One of the world's runs written in each format evalnb imports but does not write
     (``tests/foreign_writers.py``), read by ``evalnb.load`` and by ``evalnb import``: every
     figure the format holds equals the reference's recount of what it holds."""
@@ -235,13 +243,27 @@ ITEM_1 = world(
 )
 
 
+PATHS = {
+    "run folders": check_run_folders,
+    "exports": check_exports,
+    "shards": check_shards,
+    "imports": check_each_import,
+}
+"""Every path a world's runs take, each its own test so that xdist spreads them. Each path
+runs on the named examples and on as many drawn worlds as the profile asks for (the runs
+made afresh for it); Hypothesis draws each path's worlds apart, so the paths together see
+more worlds than one test over every path did, and each path no fewer."""
+
+
+@pytest.mark.parametrize("path", PATHS)
 @example(world=ITEM_1, chosen=0)  # issue 25 item 1: attempts of one run interleaved
 @example(world=ITEM_4, chosen=1)  # item 4: checks of an attempt whose work never ran
 @example(world=ITEM_5, chosen=0)  # item 5: null token counts
 @given(world=worlds(), chosen=st.integers(0, 20))
-def test_every_figure_equals_the_reference_on_every_path(world, chosen):
+def test_every_figure_equals_the_reference_on_every_path(path, world, chosen):
     with tempfile.TemporaryDirectory() as tmp:
-        check_every_path(world, Path(tmp), chosen)
+        root = Path(tmp)
+        PATHS[path](world, run_live(world, root), root, chosen)
 
 
 # --- issue 25's defects, each a named case ------------------------------------------

@@ -1,7 +1,8 @@
 """The notebooks in a real JupyterLab, opened in headless Chromium with no network.
 
 A JupyterLab server on 127.0.0.1 (temporary config, runtime, settings and workspaces
-folders) serves copies of notebooks 01 and 07 next to the demo runs. Chromium reaches
+folders) serves copies of notebooks 01 and 07; their kernels read the test session's demo
+runs (``EVALNB_RUNS``, the runs nbmake's notebooks read too, made once). Chromium reaches
 nothing but 127.0.0.1: every other host name resolves to nothing and every other request
 goes to a proxy that does not exist. Each notebook opens in a fresh workspace (so no
 restored tab gets in the way), runs all its cells through JupyterLab's own
@@ -97,7 +98,8 @@ def wait_for(what: str, check: Any, timeout: float) -> Any:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory) -> Iterator[str]:
-    """A JupyterLab on 127.0.0.1 serving notebooks 01 and 07 beside the demo runs: its URL."""
+    """A JupyterLab on 127.0.0.1 serving notebooks 01 and 07, on the session's demo runs
+    (``EVALNB_RUNS``, which its kernels inherit): its URL."""
     from evalnb._demo import ensure_demo_runs
     from evalnb._resources import notebooks_path
 
@@ -147,7 +149,7 @@ def lab(tmp_path_factory) -> Iterator[str]:
             return False, str(exc)
 
     try:
-        ensure_demo_runs(str(root / "runs" / "demo" / "*"))  # while the server starts
+        ensure_demo_runs(os.environ["EVALNB_RUNS"])  # while the server starts
         wait_for("JupyterLab to answer", up, 120)
         yield f"{url}|{token}"
     finally:

@@ -21,6 +21,7 @@ import pytest
 
 from evalnb._cli import main
 from evalnb._resources import data_path, notebooks_path
+from tests.conftest import made_once
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,25 +57,27 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedP
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, str]]:
-    """(the fresh venv's bin folder, an empty working folder, the environment to run in)."""
-    base = tmp_path_factory.mktemp("wheel")
+    """(the fresh venv's bin folder, an empty working folder, the environment to run in);
+    the venv is made once per test session, the working folder once per worker."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("EVALNB_", "VIRTUAL_ENV"))}
     env["PYTHONPATH"] = ""
-    wheels = base / "dist"
-    run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
-        base,
-        env,
-    )
-    [wheel] = wheels.glob("evalnb-*.whl")
-    # this pip installs into the new venv (no pip of its own to set up), leaving the
-    # bytecode to be compiled as modules are first imported
-    venv.create(base / "venv")
-    bin_dir = base / "venv" / "bin"
-    pip = [sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install"]
-    run([*pip, "-q", "--no-compile", str(wheel)], base, env)
-    work = base / "work"
-    work.mkdir()
+
+    def install(base: Path) -> None:
+        wheels = base / "dist"
+        run(
+            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+            base,
+            env,
+        )
+        [wheel] = wheels.glob("evalnb-*.whl")
+        # this pip installs into the new venv (no pip of its own to set up), leaving the
+        # bytecode to be compiled as modules are first imported
+        venv.create(base / "venv")
+        pip = [sys.executable, "-m", "pip", "--python", str(base / "venv" / "bin" / "python")]
+        run([*pip, "install", "-q", "--no-compile", str(wheel)], base, env)
+
+    bin_dir = made_once(tmp_path_factory, "wheel", install) / "venv" / "bin"
+    work = tmp_path_factory.mktemp("work")
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     return bin_dir, work, env
 
