@@ -233,8 +233,8 @@ def _clopper_pearson(
     x: np.ndarray, n: np.ndarray, z: float, needed: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Clopper and Pearson's exact interval of ``x`` successes in ``n`` trials, at the
-    two-sided level of the normal quantile ``z`` (NaN where ``n`` is 0), where ``needed``
-    (NaN elsewhere).
+    two-sided level of the normal quantile ``z``, where ``needed`` is true (NaN elsewhere,
+    and where ``n`` is 0).
 
     The inverse beta function costs microseconds per value, so it is computed once per
     distinct ``(x, n)`` pair: thousands of runs or categories share a few dozen.
