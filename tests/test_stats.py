@@ -90,6 +90,19 @@ def test_clustered_interval_with_one_attempt_per_task_is_the_exact_binomial_one(
     assert clustered_wilson(outcomes, [1] * 7, counts=True) == pytest.approx(exact)
 
 
+def test_many_groups_sharing_their_sums_get_the_interval_each_gets_alone():
+    # one attempt per task (exact binomial) and epochs (clustered) mixed, most groups
+    # repeating another's sums, as thousands of runs of one dataset do
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, size=(300, 6)).astype(float)
+    m = np.where(np.arange(300)[:, None] % 2 == 0, 1.0, 2.0) * np.ones((1, 6))
+    y = np.minimum(y, m)
+    lo, hi = batch_interval(y, m, counts=True)
+    for row in range(0, 300, 7):
+        alone = clustered_wilson(y[row], m[row], counts=True)
+        assert (lo[row], hi[row]) == pytest.approx(alone, abs=1e-15), row
+
+
 def test_one_attempt_per_task_covers_95_percent_at_the_ceiling_where_agresti_coull_does_not():
     # 5 tasks, one attempt each, pass probability 0.98: exact binomial coverage. Four
     # passes of five gave an Agresti-Coull upper limit of 0.9797, just below 0.98.

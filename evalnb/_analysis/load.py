@@ -292,7 +292,7 @@ def _inside(folder: Path) -> list[Path]:
         found = sorted(
             (entry.name, entry)
             for entry in entries
-            if (entry.is_dir() and _is_run(Path(entry.path)))
+            if (entry.is_dir() and _is_run(entry.path))
             or (entry.is_file() and _loadable_file(Path(entry.path)))
         )
     return [
@@ -369,8 +369,10 @@ def _evalnb_run(path: Path) -> RunStore | None:
         return None
 
 
-def _is_run(path: Path) -> bool:
-    return path.is_dir() and (is_run_folder(path) or recognise(path) is not None)
+def _is_run(path: str | Path) -> bool:
+    """A folder :func:`read_input` reads as runs: a run folder (its ``run.json`` found
+    first: one look per folder of thousands) or a folder of a recognised format."""
+    return is_run_folder(path) or (os.path.isdir(path) and recognise(path) is not None)
 
 
 def _loadable_file(path: Path) -> bool:
