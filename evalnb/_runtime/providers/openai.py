@@ -69,6 +69,7 @@ class OpenAIProvider(SDKProvider[openai.AsyncOpenAI]):
     DEFAULT_URL = DEFAULT_URL
     API_ERROR = openai.APIError
     STATUS_ERROR = openai.APIStatusError
+    AIOHTTP_CLIENT = openai.DefaultAioHttpClient
 
     def make_client(
         self, key: str, base_url: str, http_client: httpx2.AsyncClient | None
