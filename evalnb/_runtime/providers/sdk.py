@@ -237,8 +237,8 @@ def token_counts(
 ) -> tuple[dict[str, int | None], dict[str, str]]:
     """The token counts of a reply's usage block, and what was wrong with them.
 
-    ``names`` maps each count wanted to its field in ``usage`` (an SDK object, or None
-    when the reply had no usage block). A count is None when its field is missing or
+    ``names`` maps each count wanted to its field in ``usage`` (an SDK object or a JSON
+    object, or None when the reply had no usage block). A count is None when its field is missing or
     null, not a whole number, or negative; the second value says why, per count (for
     the required counts, ``input_tokens`` and ``output_tokens``, also when missing: a
     null cache count only means the server does not report caching), or under
@@ -260,7 +260,7 @@ def token_counts(
     counts: dict[str, int | None] = {}
     problems: dict[str, str] = {}
     for count, field in names.items():
-        value: Any = getattr(usage, field, None)
+        value: Any = usage.get(field) if isinstance(usage, dict) else getattr(usage, field, None)
         whole = isinstance(value, int) and not isinstance(value, bool)
         counts[count] = value if whole and value >= 0 else None
         if value is None:
