@@ -238,11 +238,11 @@ def token_counts(
     """The token counts of a reply's usage block, and what was wrong with them.
 
     ``names`` maps each count wanted to its field in ``usage`` (an SDK object or a JSON
-    object, or None when the reply had no usage block). A count is None when its field is missing or
-    null, not a whole number, or negative; the second value says why, per count (for
-    the required counts, ``input_tokens`` and ``output_tokens``, also when missing: a
-    null cache count only means the server does not report caching), or under
-    ``usage`` when there was no usage block.
+    object, or None when the reply had no usage block). A count is None when its field
+    is missing or null, not a whole number, or negative; the second value says why, per
+    count (for the required counts, ``input_tokens`` and ``output_tokens``, also when
+    missing: a null cache count only means the server does not report caching), or
+    under ``usage`` when there was no usage block.
 
     Example:
         >>> from types import SimpleNamespace as Usage
