@@ -472,6 +472,17 @@ def test_openai_key_from_env_never_shown(monkeypatch: pytest.MonkeyPatch):
 # --- factories ----------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("provider", [AnthropicProvider, OpenAIProvider])
+def test_requests_go_over_aiohttp_unless_the_base_url_holds_credentials(provider):
+    def transport(base_url: str) -> str:
+        sdk_client = provider("m", base_url=base_url)._clients.first
+        return type(sdk_client._client._transport).__name__
+
+    assert transport("http://127.0.0.1:9/v1") == "AiohttpTransport"
+    # aiohttp refuses credentials in the URL beside the SDK's authorization header
+    assert transport("http://user:pw@127.0.0.1:9/v1") == "AsyncHTTPTransport"
+
+
 def test_from_spec_builds_each_provider(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
     claude = anthropic_provider.from_spec("claude-sonnet-4-5", Connection())

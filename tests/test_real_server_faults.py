@@ -6,8 +6,11 @@ Short timeouts keep these fast; every attempt still ends in a record, never a dr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import socket
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -201,6 +204,8 @@ def test_a_dead_endpoint_stops_the_run_which_resumes_and_retries_errored(tmp_pat
         run(tmp_path, "openai/m", 40, base_url=dead, **FAST)
     [folder] = (tmp_path / "runs").iterdir()
     assert f"evalnb run --resume {folder}" in str(stopped.value)
+    # the stopped run closed its events file: nothing is left for the garbage collector
+    assert str(folder / "events.jsonl") not in open_files()
     store = RunStore.open(folder)
     assert store.meta.status == "partial"
     finished = store.finished_keys()
@@ -214,3 +219,13 @@ def test_a_dead_endpoint_stops_the_run_which_resumes_and_retries_errored(tmp_pat
     assert runs.tasks["passed"].all()
     assert RunStore.open(folder).meta.status == "complete"
     assert pl.Series(runs.tasks["task_id"]).n_unique() == 40
+
+
+def open_files() -> set[str]:
+    """The files this process holds open (Linux; elsewhere an empty set)."""
+    fds = Path("/proc/self/fd")
+    found = set()
+    for fd in os.listdir(fds) if fds.is_dir() else []:
+        with contextlib.suppress(OSError):  # the listing's own descriptor is gone already
+            found.add(os.readlink(fds / fd))
+    return found

@@ -187,6 +187,7 @@ async def run_cases(
             )
             store = RunStore.create(out_dir, meta)
             held.enter_context(store.lock)
+            held.enter_context(contextlib.closing(store))  # its events file, however it ends
             plan = RunPlan(provider, store, list(cases), epochs, max_turns, task_timeout_s)
             plan.pending = list(attempts)
             plans.append(plan)
@@ -225,7 +226,8 @@ async def resume(
         True
     """
     store = RunStore.open(run_dir)
-    with store.lock:  # held elsewhere: "already running (pid N)", the folder untouched
+    # the lock held elsewhere: "already running (pid N)", the folder untouched
+    with store.lock, contextlib.closing(store):
         store.repair_torn_tail()
         meta = store.meta
         settings = meta.settings

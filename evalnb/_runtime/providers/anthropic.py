@@ -69,6 +69,7 @@ class AnthropicProvider(SDKProvider[anthropic.AsyncAnthropic]):
     DEFAULT_URL = DEFAULT_URL
     API_ERROR = anthropic.APIError
     STATUS_ERROR = anthropic.APIStatusError
+    AIOHTTP_CLIENT = anthropic.DefaultAioHttpClient
 
     def make_client(
         self, key: str, base_url: str, http_client: httpx2.AsyncClient | None

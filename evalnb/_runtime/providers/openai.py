@@ -69,6 +69,7 @@ class OpenAIProvider(SDKProvider[openai.AsyncOpenAI]):
     DEFAULT_URL = DEFAULT_URL
     API_ERROR = openai.APIError
     STATUS_ERROR = openai.APIStatusError
+    AIOHTTP_CLIENT = openai.DefaultAioHttpClient
 
     def make_client(
         self, key: str, base_url: str, http_client: httpx2.AsyncClient | None
@@ -98,40 +99,41 @@ class OpenAIProvider(SDKProvider[openai.AsyncOpenAI]):
         Raises :class:`ProviderError` once the SDK's retries are used up, or when
         the server answers with no choice at all.
         """
-        # The messages and tools are plain dicts in the API's shape already: given as the
-        # request's JSON (extra_body), they skip the SDK's per-request transformation of
-        # its TypedDict parameters, a tenth of the runner's CPU per call at 128 in flight
-        body: dict[str, Any] = {
+        # The request and the reply are plain JSON: the SDK's own ``post`` sends the body as
+        # it is (no per-request transformation of its TypedDict parameters) and hands back
+        # the parsed reply (no response models), with its retries, timeouts and errors
+        body = {
+            "model": self.model,
             "messages": to_openai_messages(request.system, request.messages),
             "tools": [to_openai_tool(t) for t in request.tools],
             self._limit_name: self.max_tokens,
         }
-        completion: Any = await self.send(  # read as the SDK's models, as before
-            lambda client: client.chat.completions.create(
-                model=self.model, messages=[], extra_body=body
-            )
+        completion = await self.send(
+            lambda client: client.post("/chat/completions", body=body, cast_to=object)
         )
-        choices = getattr(completion, "choices", None)
+        choices = _field(completion, "choices")
         choice = choices[0] if isinstance(choices, list) and choices else None
-        reply = getattr(choice, "message", None)
-        if choice is None or reply is None:
+        reply = _field(choice, "message")
+        if not isinstance(reply, dict):
             raise self.bad_response("the answer has no choices")
         uses = [
             ToolUse(
-                id=call.id, name=call.function.name, input=parse_arguments(call.function.arguments)
+                id=_field(call, "id"),
+                name=_field(_field(call, "function"), "name"),
+                input=parse_arguments(_field(_field(call, "function"), "arguments")),
             )
-            for call in reply.tool_calls or []
+            for call in _field(reply, "tool_calls") or []
         ]
-        usage = getattr(completion, "usage", None)
+        usage = _field(completion, "usage")
         counts, problems = token_counts(usage, USAGE)
         cached, cache_problems = token_counts(
-            getattr(usage, "prompt_tokens_details", None), {"cache_read_tokens": "cached_tokens"}
+            _field(usage, "prompt_tokens_details"), {"cache_read_tokens": "cached_tokens"}
         )
         cache_problems.pop("usage", None)  # servers that do not cache report no details
         return ChatResponse(
-            text=reply.content or reply.refusal or "",
+            text=_field(reply, "content") or _field(reply, "refusal") or "",
             tool_uses=uses,
-            stop_reason=choice.finish_reason,
+            stop_reason=_field(choice, "finish_reason"),
             input_tokens=counts["input_tokens"],
             output_tokens=counts["output_tokens"],
             cache_read_tokens=cached["cache_read_tokens"],
@@ -143,6 +145,11 @@ class OpenAIProvider(SDKProvider[openai.AsyncOpenAI]):
     def _limit_name(self) -> str:
         """The output limit's parameter: ``max_completion_tokens`` for OpenAI itself."""
         return "max_completion_tokens" if is_default(self.base_url, DEFAULT_URL) else "max_tokens"
+
+
+def _field(obj: object, name: str) -> Any:
+    """``obj[name]`` of a JSON object, None for a missing field or anything but an object."""
+    return obj.get(name) if isinstance(obj, dict) else None
 
 
 def parse_arguments(raw: str) -> dict[str, Any]:

@@ -1,11 +1,14 @@
 """What the Anthropic and OpenAI providers share: key, client per loop, deadline, errors.
 
-Each event loop gets its own SDK clients, closed on that loop as the loop ends
+Each event loop gets its own SDK client, closed on that loop as the loop ends
 (:class:`~evalnb._runtime.providers.endpoint.PerLoop`); an ``http_client`` passed in is
-the caller's and is never closed here. Requests in flight are spread over one client per
-:data:`CALLS_PER_CLIENT` of them, round robin: an SDK client's connection pool checks
-every one of its connections each time it hands one out or takes one back, which at
-128 requests in flight was a fifth of the runner's CPU (bench/runner_throughput.py).
+the caller's and is never closed here. Without one, the client sends its requests over
+aiohttp (the SDK's own ``DefaultAioHttpClient``): HTTPX's connection pool checks every
+one of its connections each time it hands one out or takes one back, and with the
+request and response handling around it cost the runner about twice aiohttp's CPU per
+call at 128 in flight (bench/runner_throughput.py). A base URL with credentials in it
+(``https://user:pass@host``) keeps HTTPX, since aiohttp refuses them beside the SDK's own
+authorization header.
 
 Both SDKs retry 429, 5xx, timeouts and connection errors themselves (``max_retries``,
 with backoff honouring ``retry-after``) and limit each request to ``timeout_s``;
@@ -41,6 +44,7 @@ import functools
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 import httpx2
 
@@ -64,15 +68,13 @@ Reply = TypeVar("Reply")
 MAX_BODY_CHARS = 300
 """How much of a plain-text error body an error message quotes."""
 
-CALLS_PER_CLIENT = 16
-"""Requests in flight per SDK client (see the module docstring)."""
-
 
 class SDKProvider(Generic[Client]):
     """The common part of a provider that talks to a model through a vendor SDK.
 
     A subclass names its ``provider``, ``KEY_ENV``, ``BASE_URL_ENV`` and ``DEFAULT_URL``,
-    the SDK's base error (``API_ERROR``) and status error (``STATUS_ERROR``), and
+    the SDK's base error (``API_ERROR``), status error (``STATUS_ERROR``) and aiohttp
+    client (``AIOHTTP_CLIENT``), and
     implements :meth:`make_client` and :meth:`status_parts`.
     """
 
@@ -82,6 +84,7 @@ class SDKProvider(Generic[Client]):
     DEFAULT_URL: ClassVar[str]
     API_ERROR: ClassVar[type[Exception]]
     STATUS_ERROR: ClassVar[type[Exception]]
+    AIOHTTP_CLIENT: ClassVar[type[httpx2.AsyncClient]]
     simulated = False
     recording: Recording | None = None
 
@@ -123,15 +126,19 @@ class SDKProvider(Generic[Client]):
         self.max_retries = max_retries
         self.timeout_s = timeout_s
         self.max_tokens = max_tokens
-        self._clients: list[PerLoop[Client]] = [self._per_loop()]
-        self._in_flight = self._sent = 0
-        self._url = str(getattr(self._clients[0].first, "base_url", "")).rstrip("/")
-
-    def _per_loop(self) -> PerLoop[Client]:
-        given = self._given
         base_url = self.base_url or self.DEFAULT_URL
-        make = functools.partial(self.make_client, self._key, base_url, given["http_client"])
-        return PerLoop(make, self._close)
+        self._clients = PerLoop(
+            lambda: self.make_client(self._key, base_url, self._http_client()), self._close
+        )
+        self._url = str(getattr(self._clients.first, "base_url", "")).rstrip("/")
+
+    def _http_client(self) -> httpx2.AsyncClient | None:
+        """The caller's ``http_client``, else a new aiohttp one unless the base URL holds
+        credentials (None: the SDK's HTTPX client); see the module docstring."""
+        given: httpx2.AsyncClient | None = self._given["http_client"]
+        if given is not None or urlsplit(self.base_url or "").username is not None:
+            return given
+        return self.AIOHTTP_CLIENT()
 
     def __reduce__(self) -> tuple[Any, tuple[()]]:
         """Pickle as the constructor call (see the module docstring)."""
@@ -157,11 +164,7 @@ class SDKProvider(Generic[Client]):
         """Run ``call`` with the running loop's client within the deadline; SDK failures
         become :class:`ProviderError`."""
         deadline = self.timeout_s * (self.max_retries + 1)
-        self._in_flight += 1
-        while len(self._clients) * CALLS_PER_CLIENT < self._in_flight:
-            self._clients.append(self._per_loop())
-        self._sent += 1
-        client = self._clients[self._sent % len(self._clients)].get()
+        client = self._clients.get()
         try:
             async with asyncio.timeout(deadline):
                 reply = await call(client)
@@ -170,8 +173,6 @@ class SDKProvider(Generic[Client]):
             raise ProviderError(self._clean(detail), kind="connection") from None
         except self.API_ERROR as exc:
             raise ProviderError(self._reason(exc), kind=self._kind(exc)) from None
-        finally:
-            self._in_flight -= 1
         if isinstance(reply, str | bytes):  # the SDK hands back a body that is not JSON as is
             text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else reply
             raise self.bad_response(f"the answer is not JSON: {quoted(text)}")
@@ -236,12 +237,12 @@ def token_counts(
 ) -> tuple[dict[str, int | None], dict[str, str]]:
     """The token counts of a reply's usage block, and what was wrong with them.
 
-    ``names`` maps each count wanted to its field in ``usage`` (an SDK object, or None
-    when the reply had no usage block). A count is None when its field is missing or
-    null, not a whole number, or negative; the second value says why, per count (for
-    the required counts, ``input_tokens`` and ``output_tokens``, also when missing: a
-    null cache count only means the server does not report caching), or under
-    ``usage`` when there was no usage block.
+    ``names`` maps each count wanted to its field in ``usage`` (an SDK object or a JSON
+    object, or None when the reply had no usage block). A count is None when its field
+    is missing or null, not a whole number, or negative; the second value says why, per
+    count (for the required counts, ``input_tokens`` and ``output_tokens``, also when
+    missing: a null cache count only means the server does not report caching), or
+    under ``usage`` when there was no usage block.
 
     Example:
         >>> from types import SimpleNamespace as Usage
@@ -259,7 +260,7 @@ def token_counts(
     counts: dict[str, int | None] = {}
     problems: dict[str, str] = {}
     for count, field in names.items():
-        value: Any = getattr(usage, field, None)
+        value: Any = usage.get(field) if isinstance(usage, dict) else getattr(usage, field, None)
         whole = isinstance(value, int) and not isinstance(value, bool)
         counts[count] = value if whole and value >= 0 else None
         if value is None:
