@@ -27,12 +27,10 @@ Example:
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 import zipfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -312,32 +310,6 @@ def _named(sample: Sample, scorer: str | None) -> Sample:
 def _order(sample: Sample) -> tuple[int, str]:
     """Inspect's sample order: epoch, then id (a number zero-padded, so 2 comes before 10)."""
     return sample.epoch, sample.id if isinstance(sample.id, str) else str(sample.id).zfill(20)
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while many acyclic objects are built.
-
-    Reading a log builds hundreds of thousands of small objects that all stay alive;
-    each automatic collection walks all of them again (in a profile of the bench's logs,
-    the larger part of a read's time). Reference counting still frees everything as
-    usual; collection resumes (if it was on) when the block ends, also on an error.
-
-    Example:
-        >>> import gc
-        >>> with paused_gc():
-        ...     gc.isenabled()
-        False
-        >>> gc.isenabled()
-        True
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _sample(path: Path, name: str, raw: bytes) -> Sample:
