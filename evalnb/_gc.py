@@ -13,8 +13,9 @@ def paused_gc() -> Iterator[None]:
 
     Reading a log, or building a run's tables from its records, builds hundreds of
     thousands of small objects that all stay alive; each automatic collection walks all
-    of them again (in a profile of the bench's Inspect logs, a third of a load's time). Reference counting still frees everything as
-    usual; collection resumes (if it was on) when the block ends, also on an error.
+    of them again (in a profile of the bench's Inspect logs, a third of a load's time).
+    Reference counting still frees everything as usual; collection resumes (if it was
+    on) when the block ends, also on an error.
 
     Example:
         >>> import gc
