@@ -170,6 +170,33 @@ class OtherEvent(BaseModel):
     event: str
 
 
+class KnownEvent(OtherEvent):
+    """One of Inspect's other event kinds (inspect_ai 0.3.285's), by name."""
+
+    event: Literal[
+        "anchor",
+        "approval",
+        "branch",
+        "checkpoint",
+        "compaction",
+        "error",
+        "info",
+        "input",
+        "interrupt",
+        "logger",
+        "review",
+        "sample_init",
+        "sample_limit",
+        "sandbox",
+        "score",
+        "score_edit",
+        "sentinel",
+        "state",
+        "store",
+        "subtask",
+    ]
+
+
 _KINDS = {
     "model": "ModelEvent",
     "tool": "ToolEvent",
@@ -184,14 +211,19 @@ def _event_kind(event: Any) -> str:
     return _KINDS.get(str(kind), "OtherEvent")
 
 
-Event = Annotated[
+AnyEvent = Annotated[
     Annotated[ModelEvent, Tag("ModelEvent")]
     | Annotated[ToolEvent, Tag("ToolEvent")]
     | Annotated[ScopeEvent, Tag("ScopeEvent")]
     | Annotated[OtherEvent, Tag("OtherEvent")],
     Discriminator(_event_kind),
 ]
+"""An event of any kind, an unknown one as :class:`OtherEvent`. Its discriminator is a
+function, which pydantic calls with each event built as Python objects, whole."""
 _TAGS = {"ModelEvent", "ToolEvent", "ScopeEvent", "OtherEvent"}
+Event = Annotated[ModelEvent | ToolEvent | ScopeEvent | KnownEvent, Field(discriminator="event")]
+"""An event of a kind Inspect knows, told apart by its ``event`` field without building it
+(about twice as fast as :data:`AnyEvent` on the bench's logs)."""
 
 
 class Score(BaseModel):
@@ -248,14 +280,31 @@ class Sample(BaseModel):
         return self
 
 
+class AnySample(Sample):
+    """A :class:`Sample` whose events may be of any kind (:data:`AnyEvent`)."""
+
+    events: list[AnyEvent] = Field(  # type: ignore[assignment]
+        default_factory=list,
+        validation_alias=AliasChoices("events", AliasPath("transcript", "events")),
+    )
+
+
 class JsonLog(BaseModel):
     """A ``.json`` log: only its samples (``None`` when it was written without them)."""
 
     samples: list[Sample] | None = None
 
 
+class AnyJsonLog(JsonLog):
+    """A :class:`JsonLog` whose samples' events may be of any kind."""
+
+    samples: list[AnySample] | None = None  # type: ignore[assignment]
+
+
 SAMPLE = TypeAdapter(Sample)
+ANY_SAMPLE: TypeAdapter[Sample] = TypeAdapter(AnySample)
 JSON_LOG = TypeAdapter(JsonLog)
+ANY_JSON_LOG: TypeAdapter[JsonLog] = TypeAdapter(AnyJsonLog)
 
 
 def read_samples(
@@ -283,10 +332,7 @@ def read_samples(
 Input should be a valid integer, unable to parse string as an integer (got "first")
     """
     if path.suffix != ".eval":
-        try:
-            samples = JSON_LOG.validate_json(path.read_bytes()).samples
-        except ValidationError as exc:
-            raise _invalid(path, exc, "") from None
+        samples = _validated(JSON_LOG, ANY_JSON_LOG, path.read_bytes(), path, "").samples
         return None if samples is None else [convert(_named(s, scorer)) for s in samples]
     keyed: list[tuple[tuple[int, str], T]] = []
     try:
@@ -313,10 +359,22 @@ def _order(sample: Sample) -> tuple[int, str]:
 
 
 def _sample(path: Path, name: str, raw: bytes) -> Sample:
+    return _validated(SAMPLE, ANY_SAMPLE, raw, path, f"{name}: ")
+
+
+def _validated(
+    fast: TypeAdapter[T], any_kind: TypeAdapter[T], raw: bytes, path: Path, where: str
+) -> T:
+    """``raw`` validated with ``fast`` (events of Inspect's kinds: :data:`Event`), else with
+    ``any_kind`` (:data:`AnyEvent`): a document with an event of another kind is read all
+    the same, and a bad one gets the error that names its field."""
     try:
-        return SAMPLE.validate_json(raw)
-    except ValidationError as exc:
-        raise _invalid(path, exc, f"{name}: ") from None
+        return fast.validate_json(raw)
+    except ValidationError:
+        try:
+            return any_kind.validate_json(raw)
+        except ValidationError as exc:
+            raise _invalid(path, exc, where) from None
 
 
 def _invalid(path: Path, exc: ValidationError, where: str) -> InputError:
