@@ -171,7 +171,8 @@ class OtherEvent(BaseModel):
 
 
 class KnownEvent(OtherEvent):
-    """One of Inspect's other event kinds (inspect_ai 0.3.285's), by name."""
+    """One of Inspect's other event kinds (inspect_ai 0.3.285's), by name: only its kind
+    is read, as :class:`OtherEvent`'s."""
 
     event: Literal[
         "anchor",
@@ -223,7 +224,9 @@ function, which pydantic calls with each event built as Python objects, whole.""
 _TAGS = {"ModelEvent", "ToolEvent", "ScopeEvent", "OtherEvent"}
 Event = Annotated[ModelEvent | ToolEvent | ScopeEvent | KnownEvent, Field(discriminator="event")]
 """An event of a kind Inspect knows, told apart by its ``event`` field without building it
-(about twice as fast as :data:`AnyEvent` on the bench's logs)."""
+(a bench trajectory's sample validates in 0.50 ms of CPU instead of 0.85 with
+:data:`AnyEvent`). A sample with an event of another kind is validated again with
+:data:`AnyEvent` (:func:`_validated`)."""
 
 
 class Score(BaseModel):
