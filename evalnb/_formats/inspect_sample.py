@@ -251,6 +251,10 @@ class SampleLimit(BaseModel):
     limit: float
 
 
+EVENTS = AliasChoices("events", AliasPath("transcript", "events"))
+"""Where a sample's events are (``transcript.events`` in older logs)."""
+
+
 class Sample(BaseModel):
     """One sample (and epoch) of an Inspect log: the fields evalnb reads."""
 
@@ -265,7 +269,7 @@ class Sample(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     events: list[Event] = Field(
         default_factory=list,
-        validation_alias=AliasChoices("events", AliasPath("transcript", "events")),
+        validation_alias=EVENTS,
     )
     attachments: dict[str, str] = Field(
         default_factory=dict,
@@ -288,7 +292,7 @@ class AnySample(Sample):
 
     events: list[AnyEvent] = Field(  # type: ignore[assignment]
         default_factory=list,
-        validation_alias=AliasChoices("events", AliasPath("transcript", "events")),
+        validation_alias=EVENTS,
     )
 
 
