@@ -377,6 +377,20 @@ def test_a_bad_sample_names_the_field_not_the_union_member_nor_its_text(agentic,
     assert ": :" not in text and "got" not in text
 
 
+def test_an_event_of_a_kind_inspect_does_not_know_yet_is_read_past(agentic, tmp_path):
+    """Events are told apart by the kinds Inspect has; another kind is read all the same."""
+
+    def future_event(data: bytes) -> bytes:
+        sample = json.loads(data)
+        sample["events"].insert(1, {"event": "hologram", "beam": [1, 2], "span_id": None})
+        return json.dumps(sample).encode()
+
+    edited = _with_sample(agentic, tmp_path / "future.eval", future_event)
+    before, after = (runs_from_records(*read_inspect_log(path)) for path in (agentic, edited))
+    for name in TABLES:
+        assert getattr(after, name).equals(getattr(before, name)), name
+
+
 def test_without_the_inspect_extra_reading_and_writing_say_how_to_install_it(
     agentic, evalnb_run, tmp_path, monkeypatch
 ):

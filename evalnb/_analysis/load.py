@@ -72,6 +72,7 @@ from evalnb._analysis.runs import (
 )
 from evalnb._formats.detect import Format, Run, check_options, read_gathered, recognise
 from evalnb._formats.json_file import read_json
+from evalnb._gc import paused_gc
 from evalnb._store import RunStore, is_run_folder
 from evalnb.errors import DamagedInputWarning, EvalnbError, InputError, warn
 
@@ -327,11 +328,8 @@ def read_input(
         return read_run_folder(path)
     fmt = recognise(path)
     if fmt is not None:
-        read = fmt.read_one(path, options or {})
-        if gathered is None or fmt.gather is None:
-            return _formed(fmt, read)
-        gathered.setdefault(fmt, []).extend(read)
-        return Runs.empty()
+        with paused_gc():  # its records, then its tables: many small objects, all alive
+            return _read_format(fmt, path, gathered, options)
     if path.is_dir():
         if is_run_folder(path):
             return read_run_folder(path)
@@ -347,6 +345,21 @@ def read_input(
         f"unknown format (JSON with {keys}): expected an evalnb report.json or a format "
         "evalnb reads (see the README's formats table)",
     )
+
+
+def _read_format(
+    fmt: Format,
+    path: Path,
+    gathered: dict[Format, list[Run]] | None,
+    options: Mapping[str, str] | None,
+) -> Runs:
+    """:func:`read_input` of a recognised format: its records are freed on return, before
+    the garbage collector resumes (it would otherwise walk them all once more)."""
+    read = fmt.read_one(path, options or {})
+    if gathered is None or fmt.gather is None:
+        return _formed(fmt, read)
+    gathered.setdefault(fmt, []).extend(read)
+    return Runs.empty()
 
 
 def _formed(fmt: Format, read: list[Run]) -> Runs:

@@ -94,7 +94,8 @@ from typing import Any
 
 from evalnb._extras import require
 from evalnb._formats.detect import Format, Probe
-from evalnb._formats.inspect_sample import UNREADABLE, paused_gc, read_samples
+from evalnb._formats.inspect_sample import UNREADABLE, read_samples
+from evalnb._gc import paused_gc
 from evalnb.errors import InputError
 from evalnb.records import (
     AgentTrace,
