@@ -127,7 +127,7 @@ def plain_target_commands(scripts: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
     # a command starts with its script or after a separator (which ends its command)
     starts = ~same.fill_null(False) | ((kind.shift(1) == SEPARATOR) & same).fill_null(False)
     row = pl.int_range(pl.len(), dtype=pl.UInt32)
-    role, at = pl.col("_role"), pl.col("_at")
+    role = pl.col("_role")
     tokens = (
         pl.DataFrame({"text": scripts})
         .with_row_index("script")
@@ -138,7 +138,8 @@ def plain_target_commands(scripts: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
         .with_columns(_kind=token.replace_strict(_KINDS, default=WORD, return_dtype=pl.UInt8))
         .with_columns(
             _cmd=starts.cum_sum().cast(pl.UInt32).set_sorted(),
-            # a command's role in a loop, from its first token, and each token's position
+            _start=starts,
+            # a command's role in a loop, from its first token
             _role=pl.when(starts)
             .then(
                 pl.when(token == "for")
@@ -150,28 +151,15 @@ def plain_target_commands(scripts: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
                 .otherwise(0)
             )
             .forward_fill(),
-            _at=row - pl.when(starts).then(row).forward_fill(),
             # a word, unless a redirection's target
             _word=(kind == WORD) & ~((kind.shift(1) == TARGETED_KIND) & same).fill_null(False),
         )
         .with_columns(
             # the loop's own words: all of a header, the first of a `do` or `done` command
-            _keyword=(role == FOR) | ((role > FOR) & (at == 0)),
-            # a redirection without its target word, or a header that is not `for WORD in
-            # WORD...` or a `done` with more, or redirected
-            _bad=(
-                (kind == TARGETED_KIND)
-                & ~((kind.shift(-1) == WORD) & (script == script.shift(-1))).fill_null(False)
-            )
-            | (
-                (role != 0)
-                & (role != DO)
-                & (
-                    kind.is_in([TARGETED_KIND, DUPLICATING_KIND])
-                    | ((role == DONE) & (at > 0) & (kind != SEPARATOR))
-                    | ((role == FOR) & (at == 2) & (token != "in"))
-                )
-            ),
+            _keyword=(role == FOR) | ((role > FOR) & pl.col("_start")),
+            # a redirection without its target word
+            _bad=(kind == TARGETED_KIND)
+            & ~((kind.shift(-1) == WORD) & (script == script.shift(-1))).fill_null(False),
         )
     )
     # per command, from running counts read at its last token (no grouping): its words
@@ -217,10 +205,19 @@ def plain_target_commands(scripts: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
     depth -= pl.when(~inside.fill_null(False)).then(depth.shift(1).fill_null(0)).forward_fill()
     last = (script != script.shift(-1)).fill_null(True)
     loops = steps.filter(pl.col("_keywords") > 0).get_column("script").unique().implode()
-    # (filtered first: the few loop variables, not every token, go through the regex)
-    misnamed = (
-        tokens.filter((role == FOR) & (at == 1))
-        .filter(~token.str.contains(f"^{_NAME}$"))
+    # a header that is not `for NAME in WORD...`, a `done` with more, either redirected
+    # (their few tokens filtered first); bashkit's parser takes any word for NAME and words
+    # after `done`, as bash does not: such scripts are left to it, which is safe either way
+    at = pl.col("_at")
+    misformed = (
+        tokens.filter((role == FOR) | (role == DONE))
+        .with_columns(_at=row - pl.when("_start").then(row).forward_fill())
+        .filter(
+            kind.is_in([TARGETED_KIND, DUPLICATING_KIND])
+            | ((role == DONE) & (at > 0) & (kind != SEPARATOR))
+            | ((role == FOR) & (at == 1) & ~token.str.contains(f"^{_NAME}$"))
+            | ((role == FOR) & (at == 2) & (token != "in"))
+        )
         .get_column("script")
     )
     unlooped = (
@@ -302,7 +299,7 @@ def plain_target_commands(scripts: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
         | word0.str.contains(r"^[A-Za-z_][A-Za-z0-9_]*=|/$|^$")
         | (raw0.str.contains(r"""[*?\[\]'"~$]""") & (raw0 != "["))
     ).get_column("script")
-    failed = pl.concat([broken, unlooped, misnamed, named_badly]).implode()
+    failed = pl.concat([broken, unlooped, misformed, named_badly]).implode()
     plain = grammar & ~pl.int_range(scripts.len(), dtype=pl.UInt32, eager=True).is_in(failed)
     found = found.filter(~script.is_in(failed)).select(
         "script",
