@@ -142,9 +142,9 @@ def test_each_distinct_script_is_parsed_once(monkeypatch):
 
     monkeypatch.setattr(command_counts_module, "target_commands", parsing)
     monkeypatch.setattr(command_counts_module, "plain_target_commands", splitting)
-    same = [("ls /data", 0), ("ls $DATA", 0), ("ls /data", 0), ("ls $DATA", 0)]
+    same = [("ls /data", 0), ("ls $(pwd)", 0), ("ls /data", 0), ("ls $(pwd)", 0)]
     command_rows(make_runs(("a", [record("t", same)]), ("b", [record("t", same)])))
-    assert seen == ["ls /data", "ls $DATA", "ls $DATA"]  # split, then parsed: not plain
+    assert seen == ["ls /data", "ls $(pwd)", "ls $(pwd)"]  # split, then parsed: not plain
 
 
 # --- metrics per task attempt ----------------------------------------------------------
