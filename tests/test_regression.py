@@ -1,11 +1,13 @@
 """The flipped tasks between two runs, recounted from per-task results, and the CI gate's
-exit codes through the real command line."""
+exit codes from the command line: in a fresh interpreter once, as CI runs it, and otherwise
+through ``main`` in this process (the same code, without paying an interpreter start each)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -77,11 +79,23 @@ def test_the_gate_is_holm_adjusted_over_the_metrics_it_watches():
         regression_gate(comparison, ["speed"])
 
 
-def evalnb(*args: str) -> subprocess.CompletedProcess[str]:
-    """The installed command line, as CI runs it."""
+def evalnb_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command line in a fresh interpreter, as CI runs it."""
     return subprocess.run(
         [sys.executable, "-m", "evalnb._cli", *args], capture_output=True, text=True, check=False
     )
+
+
+@pytest.fixture
+def evalnb(capsys) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """The command line's ``main`` in this process: its exit code, stdout and stderr."""
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, out, err)
+
+    return run
 
 
 def mostly_errored(tasks: int, errored: int) -> list:
@@ -105,9 +119,9 @@ def folders(tmp_path_factory) -> tuple[Path, Path, Path]:
     return a, b, broken
 
 
-def test_the_gate_exits_1_on_a_significant_regression_and_0_otherwise(folders):
+def test_the_gate_exits_1_on_a_significant_regression_and_0_otherwise(folders, evalnb):
     base, head, _ = map(str, folders)
-    failed = evalnb("compare", base, head, "--fail-on-regression")
+    failed = evalnb_process("compare", base, head, "--fail-on-regression")
     assert failed.returncode == 1, failed.stderr
     assert "pass_rate: A - B +0.833" in failed.stdout and "FAIL: B regressed" in failed.stdout
     assert "Tasks that flipped from A to B: 10 pass→fail, 0 fail→pass" in failed.stdout
@@ -118,7 +132,7 @@ def test_the_gate_exits_1_on_a_significant_regression_and_0_otherwise(folders):
     assert evalnb("compare", base, head).returncode == 0
 
 
-def test_the_gate_counts_errored_attempts_as_failed(folders):
+def test_the_gate_counts_errored_attempts_as_failed(folders, evalnb):
     base, _, broken = map(str, folders)
     # 10 of B's 12 attempts errored, the other 2 failed: B passed nothing
     done = evalnb("compare", base, broken, "--fail-on-regression")
@@ -146,7 +160,7 @@ def test_the_gate_refuses_a_comparison_that_left_errored_attempts_out():
     assert gate.select("b", "regressed").row(0) == (0.0, True)
 
 
-def test_the_gate_exits_2_on_bad_input(folders, tmp_path):
+def test_the_gate_exits_2_on_bad_input(folders, tmp_path, evalnb):
     base, head, _ = map(str, folders)
     for args in (
         ["--fail-on-regression", "--metric", "speed"],
@@ -161,7 +175,7 @@ def test_the_gate_exits_2_on_bad_input(folders, tmp_path):
     )
 
 
-def test_the_gate_json_is_machine_readable(folders):
+def test_the_gate_json_is_machine_readable(folders, evalnb):
     base, head, _ = map(str, folders)
     done = evalnb("compare", base, head, "--fail-on-regression", "--json")
     assert done.returncode == 1
