@@ -101,7 +101,31 @@ def _served(code: str, target: str, log: Path) -> dict[str, float]:
     meanwhile."""
     before = len(log.read_bytes().splitlines())
     out = scale._run(code, target)
-    return {**out, "requests": len(log.read_bytes().splitlines()) - before}
+    served = log.read_bytes().splitlines()[before:]
+    return {**out, "requests": len(served), **_kinds(served)}
+
+
+KINDS = ("listing", "run.json", "tasks.parquet", "other")
+"""What a request fetched: a listing of the bucket, or a file by its name."""
+
+
+def _kinds(served: list[bytes]) -> dict[str, int]:
+    """How many of the requests moto logged (``... "GET /bucket/key?query HTTP/1.1" ...``)
+    fetched each of :data:`KINDS`.
+
+    Example:
+        >>> _kinds([b'- "GET /b?list-type=2 HTTP/1.1" 200', b'- "GET /b/r/run.json HTTP/1.1" 200'])
+        {'listing': 1, 'run.json': 1, 'tasks.parquet': 0, 'other': 0}
+    """
+    out = dict.fromkeys(KINDS, 0)
+    for line in served:
+        if line.count(b'"') < 2:  # not a request
+            continue
+        target = line.split(b'"')[1].split()[1].decode()
+        name = target.rsplit("/", 1)[1]
+        kind = "listing" if "list-type" in target or target.count("/") == 1 else name
+        out[kind if kind in KINDS else "other"] += 1
+    return out
 
 
 def measure() -> dict[str, dict[str, float]]:
@@ -188,6 +212,8 @@ def lines() -> list[str]:
         f"({e['cpu_s'] / p['cpu_s']:.2f}x in CPU; goal <= {GOAL}x); without the fixed cost "
         f"of importing scipy.special, {w['total'] / p['total']:.2f}x "
         f"({w['cpu_s'] / p['cpu_s']:.2f}x in CPU)",
+        "- S3 requests by what they fetched, evalnb (polars): "
+        + ", ".join(f"{kind} {e[kind]:.0f} ({p[kind]:.0f})" for kind in KINDS),
         f"- file:// URL: peak RSS **{m['file_url']['rss_mib'] / m['path']['rss_mib']:.2f}x** "
         "the same folders given as a path",
     ]
