@@ -259,7 +259,14 @@ def plain_target_commands(scripts: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
     odd = raw.str.contains(r"""['"$]""").arg_true()
     quoted = odd.filter(raw.gather(odd).str.contains(r"""['"]"""))
     expanded = odd.filter(raw.gather(odd).str.contains(_EXPANDED))
-    unquoted = raw.gather(quoted).str.replace_all(r"""'([^']*)'|"([^"]*)\"""", "${1}${2}")
+    # with one kind of quote, every one is a delimiter: deleting them all is cheap; the
+    # few with both go through the regex, which keeps a quote inside the other kind's
+    within = raw.gather(quoted)
+    has = within.str.contains
+    mixed = (has("'", literal=True) & has('"', literal=True)).arg_true()
+    unquoted = within.str.replace_all(r"""['"]""", "").scatter(
+        mixed, within.gather(mixed).str.replace_all(r"""'([^']*)'|"([^"]*)\"""", "${1}${2}")
+    )
     text = raw.clone().scatter(quoted, unquoted)  # scatter writes in place
     quote = pl.concat_str(
         pl.lit("'"), pl.lit(unquoted).str.replace_all("'", "'\"'\"'", literal=True), pl.lit("'")
