@@ -50,7 +50,7 @@ _TABLE = {
     "is_help": pl.Boolean,
     "name": pl.Utf8,
     "dash_h": pl.Boolean,
-    "_command": pl.Int64,
+    "_command": pl.UInt64,
 }
 """The parse table: a target command (:class:`~evalnb._scoring.commands.TargetCommand`)
 per row, keyed by its source and position."""
@@ -67,8 +67,10 @@ class Parser:
     ``table`` has one row per (source, target command in it): ``_src`` is the hash of
     a script (text rows) or of an argv (event rows: one command each, counted even when
     the pattern does not match it, subcommand then null), ``_n`` the commands in that
-    source and ``_command`` an integer id per distinct command text, the same in every
-    loaded input (piece), so one parse serves them all. Without a pattern, the plain
+    source and ``_command`` the hash of the command text, its id: the same in every
+    loaded input (piece), so one parse serves them all, and no join assigns it. Like
+    ``_src``, it is a 64-bit hash: two distinct texts share one with a chance of about
+    n² / 2⁶⁵ for n distinct texts (3 in 10⁸ for a million). Without a pattern, the plain
     scripts (most of them) are split all together
     (:func:`~evalnb._store.plain_scripts.plain_target_commands`), the others one by one by
     bashkit's parser (:func:`~evalnb._scoring.commands.target_commands`).
@@ -76,7 +78,6 @@ class Parser:
 
     def __init__(self, regex: RustRegex | None) -> None:
         self.regex = regex
-        self.ids = pl.DataFrame(schema={"command": pl.Utf8, "_command": pl.Int64})
         self.table = pl.DataFrame(schema=_TABLE)
 
     def add(self, calls: pl.DataFrame, argvs: pl.Series) -> None:
@@ -88,8 +89,10 @@ class Parser:
             >>> calls = pl.DataFrame({"commands": ["ls && ls -l"]}).with_columns(
             ...     _src=pl.col("commands").hash())
             >>> parser.add(calls, pl.Series([["git", "status"]]))
-            >>> parser.table.select("command_index", "_n", "command", "_command").rows()
-            [(0, 2, 'ls', 0), (1, 2, 'ls -l', 1), (0, 1, 'git status', 2)]
+            >>> parser.table.select("command_index", "_n", "command").rows()
+            [(0, 2, 'ls'), (1, 2, 'ls -l'), (0, 1, 'git status')]
+            >>> parser.table.get_column("_command").equals(parser.table["command"].hash())
+            True
         """
         known = pl.col("_src").is_in(self.table.get_column("_src").implode())
         new = calls.filter(~known & pl.col("commands").is_not_null()).unique(
@@ -127,15 +130,7 @@ class Parser:
                 schema={c: t for c, t in _TABLE.items() if c != "_command"},
             )
         )
-        rows = pl.concat(parts, how="diagonal")
-        unseen = (
-            rows.select("command")
-            .filter(pl.col("command").is_first_distinct())  # unique(maintain_order), cheaper
-            .join(self.ids, on="command", how="anti")
-            .with_columns(_command=pl.int_range(pl.len(), dtype=pl.Int64) + self.ids.height)
-        )
-        self.ids = pl.concat([self.ids, unseen])
-        rows = rows.join(self.ids, on="command", how="left", maintain_order="left")
+        rows = pl.concat(parts, how="diagonal").with_columns(_command=pl.col("command").hash())
         self.table = pl.concat([self.table, rows.select(*_TABLE)], rechunk=True)
 
 
@@ -177,8 +172,9 @@ def ordered_rows(
         >>> t = tables_from_records(RunMeta(run_id="r", provider="p", model="m"), [rec])
         >>> rows = ordered_rows(t["tool_calls"].lazy(), t["tool_invocations"].lazy(),
         ...                     t["tasks"].lazy(), Parser(None))
-        >>> rows.select("call_index", "command_index", "exit_code", "_command").rows()
-        [(0, 0, 5, 0), (1, 0, 0, 0), (1, 1, 0, 1)]
+        >>> rows.select("call_index", "command_index", "exit_code",  # jq . a.json twice
+        ...             new=pl.col("_command").is_first_distinct()).rows()
+        [(0, 0, 5, True), (1, 0, 0, False), (1, 1, 0, True)]
     """
     recorded = pl.col("invocations_recorded").fill_null(False)
     calls = tool_calls.select(
@@ -301,22 +297,19 @@ def _in_execution_order(calls: pl.DataFrame) -> bool:
 def _in_command_order(rows: pl.DataFrame) -> pl.DataFrame:
     """Each command's executions lined up, with ``failed``, ``is_first`` and ``is_retry``.
 
-    ``rows`` must be in execution order with each attempt's rows together (as
-    :func:`ordered_rows` gives them). A stable sort by one integer, the attempt's
-    ordinal times the number of command ids plus the command id, puts the executions
+    ``rows`` must be in execution order (as :func:`ordered_rows` gives them). A stable
+    sort by one integer, the hash of the (attempt, command id) pair, puts the executions
     of each (attempt, command) next to each other in execution order, so a shift finds
-    the previous one. Columns: ``_row`` (the row's position in ``rows``), ``_attempt``,
+    the previous one (two pairs sharing a hash: the chance :class:`Parser` gives for
+    command ids). Columns: ``_row`` (the row's position in ``rows``), ``_attempt``,
     ``is_help`` and the three flags.
     """
-    attempt = pl.col("_attempt")
-    ordinal = (attempt != attempt.shift(1)).fill_null(True).cum_sum().cast(pl.Int64)
-    ids = int(rows.get_column("_command").max() or 0) + 1  # type: ignore[arg-type]
     ordered = rows.select(
         "_attempt",
         "is_help",
         _row=pl.int_range(pl.len(), dtype=pl.UInt32),
         failed=_failed(),
-        _key=ordinal * ids + pl.col("_command"),
+        _key=pl.struct("_attempt", "_command").hash(),
     ).sort("_key", maintain_order=True)
     same = (pl.col("_key") == pl.col("_key").shift(1)).fill_null(False)
     return ordered.select(
