@@ -49,7 +49,7 @@ from evalnb.records import (
 
 ATTEMPTS = 2000
 GOAL_US = 5.0
-COUNTS_RUNS = 3
+COUNTS_RUNS = 7
 
 
 def scripts(n: int) -> list[str]:
