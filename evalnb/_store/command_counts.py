@@ -95,8 +95,9 @@ class Parser:
             True
         """
         known = pl.col("_src").is_in(self.table.get_column("_src").implode())
-        new = calls.filter(~known & pl.col("commands").is_not_null()).unique(
-            "_src", maintain_order=True
+        # each script once, in order (is_first_distinct: cheaper than unique)
+        new = calls.filter(
+            ~known & pl.col("commands").is_not_null() & pl.col("_src").is_first_distinct()
         )
         argvs = argvs.drop_nulls().unique()
         argvs = argvs.filter(~argvs.hash().is_in(self.table.get_column("_src").implode()))
