@@ -13,7 +13,7 @@ import re
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import fsspec
@@ -45,11 +45,18 @@ def _record(task_id: str, epoch: int, codes: list[int]) -> TaskRecord:
     )
 
 
-def _runs_folder(root: Path) -> Path:
-    """Two complete runs under root/runs."""
+def _runs_folder(root: Path, *, counted: bool = False) -> Path:
+    """Two complete runs under root/runs (``counted``: their run.json gives their number of
+    attempts, as a finished run's does, so their tasks rows are held in memory when loaded)."""
     runs = root / "runs"
     for run_id, codes in [("r1", [0, 1, 0]), ("r2", [1, 1])]:
-        meta = RunMeta(run_id=run_id, provider="reference", model="reference", status="complete")
+        meta = RunMeta(
+            run_id=run_id,
+            provider="reference",
+            model="reference",
+            status="complete",
+            task_count=6 if counted else None,
+        )
         records = [_record(f"t{i}", e, codes) for i in range(3) for e in (1, 2)]
         RunStore.write_records(runs, meta, records)
     return runs
@@ -304,3 +311,57 @@ def test_a_damaged_table_in_s3_that_a_summary_does_not_read_is_named_when_it_is_
         loaded.scan("llm_calls").select("run_id").collect()
     with pytest.raises(InputError, match=r"llm_calls\.parquet"):
         _ = loaded.llm_calls
+
+
+def test_held_tasks_in_s3_are_read_in_one_scan_without_reading_their_footers_first(
+    s3_bucket, tmp_path, caplog
+):
+    runs = _runs_folder(tmp_path, counted=True)
+    url = _copied(runs, f"s3://{s3_bucket}/runs")
+    with caplog.at_level(logging.INFO, logger="werkzeug"):
+        remote = en.load(url)
+        summary = en.summary(remote)
+    assert summary.equals(en.summary(en.load(runs)))
+    assert isinstance(remote.source("tasks"), pl.DataFrame)  # held: no request after load
+    fetched = _fetched(caplog, s3_bucket)
+    tasks = {key: n for key, n in fetched.items() if key.endswith("tasks.parquet")}
+    # each (small) file once by the scan; the first one's schema once more beforehand, to
+    # be checked
+    assert tasks == {"runs/r1/tasks.parquet": 2, "runs/r2/tasks.parquet": 1}
+
+
+def _rewritten(file: Path, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
+    change(pl.read_parquet(file)).write_parquet(file)
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda file: _rewritten(file, lambda t: t.drop("passed")), "lacks columns"),
+        (
+            lambda file: _rewritten(file, lambda t: t.with_columns(pl.col("passed").cast(str))),
+            "wrong column types",
+        ),
+        (lambda file: file.write_bytes(b"not parquet"), "unreadable"),
+    ],
+)
+def test_a_damaged_held_tasks_file_in_s3_is_named_though_its_footer_is_read_only_then(
+    s3_bucket, tmp_path, damage, reason
+):
+    runs = _runs_folder(tmp_path, counted=True)
+    damage(runs / "r2" / "tasks.parquet")
+    url = _copied(runs, f"s3://{s3_bucket}/runs")
+    with pytest.raises(InputError, match=rf"s3://{s3_bucket}/runs/r2/tasks\.parquet: {reason}"):
+        en.load(url)
+    with pytest.warns(UserWarning, match="1 input"):
+        readable = en.load(url, strict=False)
+    assert readable.runs.get_column("run_id").to_list() == ["r1"]
+    assert en.summary(readable).equals(en.summary(en.load(runs / "r1")))
+
+
+def test_held_tasks_files_in_s3_of_two_schemas_are_read_each_with_its_own(s3_bucket, tmp_path):
+    runs = _runs_folder(tmp_path, counted=True)
+    _rewritten(runs / "r2" / "tasks.parquet", lambda t: t.with_columns(pl.lit(1).alias("more")))
+    remote, local = en.load(_copied(runs, f"s3://{s3_bucket}/runs")), en.load(runs)
+    _same_tables(remote, local)
+    assert en.summary(remote).equals(en.summary(local))

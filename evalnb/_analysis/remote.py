@@ -172,6 +172,7 @@ def url_access(url: str, texts: Mapping[str, bytes] | None = None) -> Access:
             threads=16,
             local=False,
             checked=("tasks",),
+            footers=False,
         )
     fs, _ = _filesystem(url)
 
