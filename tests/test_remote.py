@@ -269,6 +269,8 @@ def test_runs_in_s3_are_found_and_read_by_polars_alone_without_fsspec(
     assert en.load(f"{url}/r*").runs.get_column("run_id").to_list() == ["r1", "r2"]  # a glob
     with pytest.raises(InputError, match="no run folders here"):
         en.load(f"s3://{s3_bucket}/nothing-here")
+    with pytest.raises(InputError, match="no run folders here"):  # runs two levels down
+        en.load(f"s3://{s3_bucket}")
 
 
 def _fetched(caplog: pytest.LogCaptureFixture, bucket: str) -> Counter[str]:
@@ -290,7 +292,8 @@ def test_a_summary_of_runs_in_s3_fetches_their_run_json_once_and_no_table_but_ta
     assert {key: n for key, n in fetched.items() if key.endswith("run.json")} == {
         "runs/r1/run.json": 1,
         "runs/r2/run.json": 1,
-    }  # by the listing, which also asks for runs/run.json (not there)
+    }  # by the listing
+    assert not [r for r in caplog.records if '" 404 ' in r.getMessage()]  # nothing not there
     tables = {key.rsplit("/", 1)[1] for key in fetched if key.endswith(".parquet")}
     assert tables == {"tasks.parquet"}
     caplog.clear()

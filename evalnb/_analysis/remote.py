@@ -113,11 +113,15 @@ def _stored_runs(url: str, texts: dict[str, bytes]) -> list[str]:
     """The run folders at an object-storage URL, found by polars: those the URL (or its
     glob) names that hold a ``run.json``, else their subfolders that do, in order. The
     ``run.json`` files are read by the same listing, each once: they go to ``texts``, by
-    URL."""
+    URL. One listing finds both (``**``: any depth; a ``run.json`` deeper down, in no run
+    folder evalnb writes, is read and left out), without first asking for the URL's own
+    ``run.json``, which a folder of runs does not have."""
     root = url.rstrip("/")
-    direct = _run_jsons(f"{root}/run.json")
+    found = _run_jsons(f"{root}/**/run.json")
+    depth = root.count("/")
+    direct = {file: text for file, text in found.items() if file.count("/") == depth + 1}
     tops = {file.rsplit("/", 1)[0] for file in direct}  # what the URL names that is a run
-    nested = _run_jsons(f"{root}/*/run.json")
+    nested = {file: text for file, text in found.items() if file.count("/") == depth + 2}
     kept = {**direct, **{f: t for f, t in nested.items() if f.rsplit("/", 2)[0] not in tops}}
     if not kept:
         raise InputError(url, None, None, f"no run folders here: {_NO_RUN}")
