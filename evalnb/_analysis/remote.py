@@ -16,10 +16,12 @@ Object storage (:data:`OBJECT_STORES`) is read by polars itself, nothing else: t
 folders are found by globbing their ``run.json`` files, which the same polars call reads
 (``pl.scan_lines``: one listing, each file fetched once), and the tables are scanned
 lazily. Only the tasks files are checked when the runs are loaded (the tasks table is
-read by every metric); each other table's files are checked when the table is first
-used, so a summary fetches nothing but ``run.json`` and ``tasks.parquet``, and a damaged
-file of another table raises InputError naming it only when that table is used (with
-``strict=False`` too: its run is not left out). Credentials and endpoints come from the
+read by every metric; held in memory, it is read in one scan that polars checks against
+the first file's schema, and the footers are read only to name a damaged file); each
+other table's files are checked when the table is first used, so a summary fetches
+nothing but ``run.json`` and ``tasks.parquet``, and a damaged file of another table
+raises InputError naming it only when that table is used (with ``strict=False`` too: its
+run is not left out). Credentials and endpoints come from the
 environment as for any client of that store (``AWS_ACCESS_KEY_ID``,
 ``AWS_ENDPOINT_URL``...; a server reached over plain HTTP also needs
 ``AWS_ALLOW_HTTP=true``). Other filesystems (``https://``, ``memory://``) are listed and
