@@ -235,18 +235,6 @@ def test_runs_in_s3_load_like_their_folders_and_polars_scans_them_itself(s3_buck
     assert one.runs.get_column("run_id").to_list() == ["r2"]
 
 
-def test_a_damaged_table_in_s3_is_refused_naming_its_url(s3_bucket, tmp_path):
-    runs = _runs_folder(tmp_path)
-    tasks = pl.read_parquet(runs / "r2" / "tasks.parquet").drop("passed")
-    tasks.write_parquet(runs / "r2" / "tasks.parquet")
-    url = _copied(runs, f"s3://{s3_bucket}/runs")
-    with pytest.raises(InputError, match=rf"s3://{s3_bucket}/runs/r2/tasks\.parquet: lacks"):
-        en.load(url)
-    with pytest.warns(UserWarning, match="1 input"):
-        readable = en.load(url, strict=False)
-    assert readable.runs.get_column("run_id").to_list() == ["r1"]
-
-
 def test_a_file_url_is_read_as_its_local_folder(tmp_path):
     runs = _runs_folder(tmp_path)
     remote, local = en.load(runs.as_uri()), en.load(runs)
@@ -337,21 +325,27 @@ def _rewritten(file: Path, change: Callable[[pl.DataFrame], pl.DataFrame]) -> No
     change(pl.read_parquet(file)).write_parquet(file)
 
 
+def _lacking(file: Path) -> None:
+    _rewritten(file, lambda t: t.drop("passed"))
+
+
 @pytest.mark.parametrize(
-    ("damage", "reason"),
+    ("counted", "damage", "reason"),
     [
-        (lambda file: _rewritten(file, lambda t: t.drop("passed")), "lacks columns"),
+        (False, _lacking, "lacks columns"),  # the tasks scanned, their footers read first
+        (True, _lacking, "lacks columns"),  # held: their footers read when the read fails
         (
+            True,
             lambda file: _rewritten(file, lambda t: t.with_columns(pl.col("passed").cast(str))),
             "wrong column types",
         ),
-        (lambda file: file.write_bytes(b"not parquet"), "unreadable"),
+        (True, lambda file: file.write_bytes(b"not parquet"), "unreadable"),
     ],
 )
-def test_a_damaged_held_tasks_file_in_s3_is_named_though_its_footer_is_read_only_then(
-    s3_bucket, tmp_path, damage, reason
+def test_a_damaged_tasks_file_in_s3_is_refused_naming_its_url(
+    s3_bucket, tmp_path, counted, damage, reason
 ):
-    runs = _runs_folder(tmp_path, counted=True)
+    runs = _runs_folder(tmp_path, counted=counted)
     damage(runs / "r2" / "tasks.parquet")
     url = _copied(runs, f"s3://{s3_bucket}/runs")
     with pytest.raises(InputError, match=rf"s3://{s3_bucket}/runs/r2/tasks\.parquet: {reason}"):
