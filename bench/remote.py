@@ -38,7 +38,6 @@ SUMMARY_COLUMNS = [
     "error",
     "score",
     "max_score",
-    "rate",
     "turns",
     "total_input_tokens",
     "total_output_tokens",
@@ -52,10 +51,13 @@ SUMMARY_COLUMNS = [
     "outcome",
     "gates_passed",
     "gates_total",
+    "judge_model",
+    "judges",
     "judge_score",
     "composite_score",
 ]
-"""The tasks columns ``en.summary`` reads (its totals, intervals, costs and layers)."""
+"""The tasks columns ``en.summary`` reads (its totals, intervals, costs, judges' costs and
+layers)."""
 
 EVALNB = """
 import json, resource, sys, time, warnings

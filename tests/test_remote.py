@@ -13,7 +13,7 @@ import re
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import fsspec
@@ -45,11 +45,18 @@ def _record(task_id: str, epoch: int, codes: list[int]) -> TaskRecord:
     )
 
 
-def _runs_folder(root: Path) -> Path:
-    """Two complete runs under root/runs."""
+def _runs_folder(root: Path, *, counted: bool = False) -> Path:
+    """Two complete runs under root/runs (``counted``: their run.json gives their number of
+    attempts, as a finished run's does, so their tasks rows are held in memory when loaded)."""
     runs = root / "runs"
     for run_id, codes in [("r1", [0, 1, 0]), ("r2", [1, 1])]:
-        meta = RunMeta(run_id=run_id, provider="reference", model="reference", status="complete")
+        meta = RunMeta(
+            run_id=run_id,
+            provider="reference",
+            model="reference",
+            status="complete",
+            task_count=6 if counted else None,
+        )
         records = [_record(f"t{i}", e, codes) for i in range(3) for e in (1, 2)]
         RunStore.write_records(runs, meta, records)
     return runs
@@ -228,18 +235,6 @@ def test_runs_in_s3_load_like_their_folders_and_polars_scans_them_itself(s3_buck
     assert one.runs.get_column("run_id").to_list() == ["r2"]
 
 
-def test_a_damaged_table_in_s3_is_refused_naming_its_url(s3_bucket, tmp_path):
-    runs = _runs_folder(tmp_path)
-    tasks = pl.read_parquet(runs / "r2" / "tasks.parquet").drop("passed")
-    tasks.write_parquet(runs / "r2" / "tasks.parquet")
-    url = _copied(runs, f"s3://{s3_bucket}/runs")
-    with pytest.raises(InputError, match=rf"s3://{s3_bucket}/runs/r2/tasks\.parquet: lacks"):
-        en.load(url)
-    with pytest.warns(UserWarning, match="1 input"):
-        readable = en.load(url, strict=False)
-    assert readable.runs.get_column("run_id").to_list() == ["r1"]
-
-
 def test_a_file_url_is_read_as_its_local_folder(tmp_path):
     runs = _runs_folder(tmp_path)
     remote, local = en.load(runs.as_uri()), en.load(runs)
@@ -262,6 +257,8 @@ def test_runs_in_s3_are_found_and_read_by_polars_alone_without_fsspec(
     assert en.load(f"{url}/r*").runs.get_column("run_id").to_list() == ["r1", "r2"]  # a glob
     with pytest.raises(InputError, match="no run folders here"):
         en.load(f"s3://{s3_bucket}/nothing-here")
+    with pytest.raises(InputError, match="no run folders here"):  # runs two levels down
+        en.load(f"s3://{s3_bucket}")
 
 
 def _fetched(caplog: pytest.LogCaptureFixture, bucket: str) -> Counter[str]:
@@ -283,7 +280,8 @@ def test_a_summary_of_runs_in_s3_fetches_their_run_json_once_and_no_table_but_ta
     assert {key: n for key, n in fetched.items() if key.endswith("run.json")} == {
         "runs/r1/run.json": 1,
         "runs/r2/run.json": 1,
-    }  # by the listing, which also asks for runs/run.json (not there)
+    }  # by the listing
+    assert not [r for r in caplog.records if '" 404 ' in r.getMessage()]  # nothing not there
     tables = {key.rsplit("/", 1)[1] for key in fetched if key.endswith(".parquet")}
     assert tables == {"tasks.parquet"}
     caplog.clear()
@@ -304,3 +302,63 @@ def test_a_damaged_table_in_s3_that_a_summary_does_not_read_is_named_when_it_is_
         loaded.scan("llm_calls").select("run_id").collect()
     with pytest.raises(InputError, match=r"llm_calls\.parquet"):
         _ = loaded.llm_calls
+
+
+def test_held_tasks_in_s3_are_read_in_one_scan_without_reading_their_footers_first(
+    s3_bucket, tmp_path, caplog
+):
+    runs = _runs_folder(tmp_path, counted=True)
+    url = _copied(runs, f"s3://{s3_bucket}/runs")
+    with caplog.at_level(logging.INFO, logger="werkzeug"):
+        remote = en.load(url)
+        summary = en.summary(remote)
+    assert summary.equals(en.summary(en.load(runs)))
+    assert isinstance(remote.source("tasks"), pl.DataFrame)  # held: no request after load
+    fetched = _fetched(caplog, s3_bucket)
+    tasks = {key: n for key, n in fetched.items() if key.endswith("tasks.parquet")}
+    # each (small) file once by the scan; the first one's schema once more beforehand, to
+    # be checked
+    assert tasks == {"runs/r1/tasks.parquet": 2, "runs/r2/tasks.parquet": 1}
+
+
+def _rewritten(file: Path, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
+    change(pl.read_parquet(file)).write_parquet(file)
+
+
+def _lacking(file: Path) -> None:
+    _rewritten(file, lambda t: t.drop("passed"))
+
+
+@pytest.mark.parametrize(
+    ("counted", "damage", "reason"),
+    [
+        (False, _lacking, "lacks columns"),  # the tasks scanned, their footers read first
+        (True, _lacking, "lacks columns"),  # held: their footers read when the read fails
+        (
+            True,
+            lambda file: _rewritten(file, lambda t: t.with_columns(pl.col("passed").cast(str))),
+            "wrong column types",
+        ),
+        (True, lambda file: file.write_bytes(b"not parquet"), "unreadable"),
+    ],
+)
+def test_a_damaged_tasks_file_in_s3_is_refused_naming_its_url(
+    s3_bucket, tmp_path, counted, damage, reason
+):
+    runs = _runs_folder(tmp_path, counted=counted)
+    damage(runs / "r2" / "tasks.parquet")
+    url = _copied(runs, f"s3://{s3_bucket}/runs")
+    with pytest.raises(InputError, match=rf"s3://{s3_bucket}/runs/r2/tasks\.parquet: {reason}"):
+        en.load(url)
+    with pytest.warns(UserWarning, match="1 input"):
+        readable = en.load(url, strict=False)
+    assert readable.runs.get_column("run_id").to_list() == ["r1"]
+    assert en.summary(readable).equals(en.summary(en.load(runs / "r1")))
+
+
+def test_held_tasks_files_in_s3_of_two_schemas_are_read_each_with_its_own(s3_bucket, tmp_path):
+    runs = _runs_folder(tmp_path, counted=True)
+    _rewritten(runs / "r2" / "tasks.parquet", lambda t: t.with_columns(pl.lit(1).alias("more")))
+    remote, local = en.load(_copied(runs, f"s3://{s3_bucket}/runs")), en.load(runs)
+    _same_tables(remote, local)
+    assert en.summary(remote).equals(en.summary(local))

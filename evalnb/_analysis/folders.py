@@ -87,7 +87,11 @@ class Access:
     whether the folders' files are on a local disk, so that their footers are read
     directly (:func:`footer_schema`) and their events can be read (to rebuild a damaged
     run or read one in progress); ``checked``: the tables whose files are checked when the
-    folders are read, the others' when each is first scanned (:func:`checked_on_use`).
+    folders are read, the others' when each is first scanned (:func:`checked_on_use`);
+    ``footers``: whether the checked files' footers are read before their tables (False:
+    where each request costs a round trip, tasks files held in memory are read at once
+    against the first one's schema, and their footers only when that read fails:
+    :func:`_unchecked_tasks`).
     """
 
     meta: Callable[[str], RunMeta | None]
@@ -95,6 +99,7 @@ class Access:
     threads: int
     local: bool
     checked: tuple[str, ...] = TABLES[1:]
+    footers: bool = True
 
 
 def _local_meta(folder: str) -> RunMeta | None:
@@ -180,9 +185,11 @@ def read_stored(folders: Sequence[str | Path], access: Access = LOCAL) -> Stored
             seen[meta.run_id] = path
             folder = Folder(index, path, meta)
             (complete if meta.status == "complete" else found.live).append(folder)
-    _check_files(complete, access, access.checked)
+    read = None if access.footers else _unchecked_tasks(complete, access)
+    if read is None:
+        _check_files(complete, access, access.checked)
     intact = [f for f in complete if not f.problem]
-    held, counts = _tasks(intact, access)
+    held, counts = _tasks(intact, access) if read is None else read
     for folder in intact:
         planned, stored = folder.meta.task_count, counts.get(folder.meta.run_id, 0)
         if folder.meta.source == "evalnb" and planned is not None and stored != planned:
@@ -408,8 +415,7 @@ def _tasks(
     """The tasks rows read into memory, by schema group (see :func:`_groups`), when the
     folders hold at most :data:`HELD_ATTEMPTS` attempts (else None), and each run's count
     of stored attempts."""
-    planned = [f.meta.task_count for f in folders]
-    if None not in planned and sum(p or 0 for p in planned) <= HELD_ATTEMPTS:
+    if _holds(folders):
         held = {
             key: _one_chunk(_group_scan(schema, group, "tasks", access).collect())
             for key, (schema, group) in _groups(folders, "tasks").items()
@@ -421,6 +427,43 @@ def _tasks(
             _scan(folders, "tasks", access).group_by("run_id").len().collect(engine="streaming")
         ]
     return held, {run_id: n for frame in counts for run_id, n in frame.iter_rows()}
+
+
+def _holds(folders: list[Folder]) -> bool:
+    """Whether the tasks rows of ``folders`` are read into memory: at most
+    :data:`HELD_ATTEMPTS` attempts in all, as their ``run.json`` files say."""
+    planned = [f.meta.task_count for f in folders]
+    return None not in planned and sum(p or 0 for p in planned) <= HELD_ATTEMPTS
+
+
+def _unchecked_tasks(
+    folders: list[Folder], access: Access
+) -> tuple[dict[int, pl.DataFrame] | None, dict[str, int]] | None:
+    """:func:`_tasks` of ``folders`` whose tasks rows are held in memory, their files' footers
+    unread: all read in one scan against the first file's schema (checked:
+    :func:`_schema`), in which polars refuses a file that is missing or unreadable, lacks a
+    column, has one more or holds one of another type. None when that read fails (without
+    naming the file) or the rows are not held (a scan of a few columns would not check the
+    others), for the footers to be checked first.
+
+    Example:
+        >>> _unchecked_tasks([], LOCAL) is None
+        True
+    """
+    if not folders or not _holds(folders):
+        return None
+    files = [f"{f.path}/tasks.parquet" for f in folders]
+    schema = _schema(files[0], access)
+    if isinstance(schema, str):
+        return None
+    for folder, file in zip(folders, files, strict=True):
+        folder.files["tasks"], folder.schemas["tasks"] = file, schema
+    try:
+        return _tasks(folders, access)
+    except (OSError, pl.exceptions.PolarsError):
+        for folder in folders:
+            del folder.files["tasks"], folder.schemas["tasks"]
+        return None
 
 
 def _one_chunk(frame: pl.DataFrame) -> pl.DataFrame:

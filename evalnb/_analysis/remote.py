@@ -16,10 +16,12 @@ Object storage (:data:`OBJECT_STORES`) is read by polars itself, nothing else: t
 folders are found by globbing their ``run.json`` files, which the same polars call reads
 (``pl.scan_lines``: one listing, each file fetched once), and the tables are scanned
 lazily. Only the tasks files are checked when the runs are loaded (the tasks table is
-read by every metric); each other table's files are checked when the table is first
-used, so a summary fetches nothing but ``run.json`` and ``tasks.parquet``, and a damaged
-file of another table raises InputError naming it only when that table is used (with
-``strict=False`` too: its run is not left out). Credentials and endpoints come from the
+read by every metric; held in memory, it is read in one scan that polars checks against
+the first file's schema, and the footers are read only to name a damaged file); each
+other table's files are checked when the table is first used, so a summary fetches
+nothing but ``run.json`` and ``tasks.parquet``, and a damaged file of another table
+raises InputError naming it only when that table is used (with ``strict=False`` too: its
+run is not left out). Credentials and endpoints come from the
 environment as for any client of that store (``AWS_ACCESS_KEY_ID``,
 ``AWS_ENDPOINT_URL``...; a server reached over plain HTTP also needs
 ``AWS_ALLOW_HTTP=true``). Other filesystems (``https://``, ``memory://``) are listed and
@@ -113,11 +115,15 @@ def _stored_runs(url: str, texts: dict[str, bytes]) -> list[str]:
     """The run folders at an object-storage URL, found by polars: those the URL (or its
     glob) names that hold a ``run.json``, else their subfolders that do, in order. The
     ``run.json`` files are read by the same listing, each once: they go to ``texts``, by
-    URL."""
+    URL. One listing finds both (``**``: any depth; a ``run.json`` deeper down, in no run
+    folder evalnb writes, is read and left out), without first asking for the URL's own
+    ``run.json``, which a folder of runs does not have."""
     root = url.rstrip("/")
-    direct = _run_jsons(f"{root}/run.json")
+    found = _run_jsons(f"{root}/**/run.json")
+    depth = root.count("/")
+    direct = {file: text for file, text in found.items() if file.count("/") == depth + 1}
     tops = {file.rsplit("/", 1)[0] for file in direct}  # what the URL names that is a run
-    nested = _run_jsons(f"{root}/*/run.json")
+    nested = {file: text for file, text in found.items() if file.count("/") == depth + 2}
     kept = {**direct, **{f: t for f, t in nested.items() if f.rsplit("/", 2)[0] not in tops}}
     if not kept:
         raise InputError(url, None, None, f"no run folders here: {_NO_RUN}")
@@ -172,6 +178,7 @@ def url_access(url: str, texts: Mapping[str, bytes] | None = None) -> Access:
             threads=16,
             local=False,
             checked=("tasks",),
+            footers=False,
         )
     fs, _ = _filesystem(url)
 
