@@ -309,3 +309,17 @@ def test_a_copy_with_a_damaged_call_table_leaves_the_original_it_copies_intact(r
         "tables rebuilt from events.jsonl"
     ]
     assert en.summary(runs).get_column("total_tasks").to_list() == [6, 6]
+
+
+def test_a_folder_whose_tasks_rows_and_call_table_are_damaged_is_rebuilt(run, complete_run):
+    """A tasks table whose footer is intact but whose rows cannot be read, in a folder
+    whose checks table is damaged too: the checks find the folder damaged, so the tasks
+    read that polars was doing meanwhile is not used, and the run is rebuilt."""
+    tasks = run / "tasks.parquet"
+    data = tasks.read_bytes()
+    footer = int.from_bytes(data[-8:-4], "little") + 8
+    tasks.write_bytes(b"PAR1" + b"\xff" * (len(data) - footer - 4) + data[-footer:])
+    (run / "checks.parquet").write_bytes(b"not parquet")
+    with pytest.warns(UserWarning, match=r"checks\.parquet: unreadable .*rebuilt from events"):
+        rebuilt = en.load(run)
+    assert en.summary(rebuilt).item(0, "total_passed") == _true_passed(complete_run) > 0

@@ -210,8 +210,8 @@ def _checked_tasks(
     The tasks files are checked first; polars then reads them in a thread of its own
     (it releases the GIL) while this one checks the other tables' files, so the checks
     (in Python, one core) and the read (polars' threads) overlap. Should a folder be found
-    damaged by those checks, the tasks are read again without it: the figures are those
-    of reading the intact folders alone.
+    damaged by those checks, that read is not used and the tasks are read again without
+    it: the figures (and any error) are those of reading the intact folders alone.
     """
     _check_files(folders, access, ["tasks"])
     readable = [f for f in folders if not f.problem]
@@ -221,11 +221,10 @@ def _checked_tasks(
     with ThreadPoolExecutor(1) as pool:
         reading = pool.submit(_tasks, readable, access)
         _check_files(readable, access, others)
-        held, counts = reading.result()
-    intact = [f for f in readable if not f.problem]
-    if len(intact) < len(readable):
-        held, counts = _tasks(intact, access)
-    return held, counts, intact
+        intact = [f for f in readable if not f.problem]
+        if len(intact) == len(readable):
+            return (*reading.result(), intact)
+    return (*_tasks(intact, access), intact)  # that read, and any error it raised, unused
 
 
 def _metas(paths: list[str], access: Access) -> list[RunMeta | EvalnbError | None]:
