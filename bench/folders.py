@@ -95,7 +95,7 @@ def _median(engines: dict[str, str], folder: Path) -> dict[str, dict[str, float]
             runs[name].append(scale._run(code, folder))
     out = {name: sorted(r, key=lambda x: x["total"])[len(r) // 2] for name, r in runs.items()}
     for result in out.values():
-        result["load"] = statistics.mean([load, os.getloadavg()[0]])
+        result["load_average"] = statistics.mean([load, os.getloadavg()[0]])
     return out
 
 
@@ -129,7 +129,7 @@ def lines() -> list[str]:
         for name, r in engines.items():
             rows.append(
                 f"| {case.replace('x', ' x ')} | {name} | {r['total']:.2f} | {r['cpu_s']:.2f} "
-                f"| {r['rss_mib']:.0f} | {r['load']:.1f} |"
+                f"| {r['rss_mib']:.0f} | {r['load_average']:.1f} |"
             )
     e, d = wide["evalnb"], wide["duckdb"]
     per_folder_ms = (ten["evalnb"]["total"] - one["evalnb"]["total"]) / 9000 * 1000
