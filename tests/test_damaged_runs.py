@@ -289,3 +289,37 @@ def test_a_copied_folder_whose_rows_name_another_run_is_not_counted_twice(run, t
         runs = en.load(run, copy)
     assert en.summary(runs).get_column("total_tasks").to_list() == [6, 6]
     assert runs.tasks.group_by("run_id").len().get_column("len").to_list() == [6, 6]
+
+
+def test_a_copy_with_a_damaged_call_table_leaves_the_original_it_copies_intact(run, tmp_path):
+    """The tasks are read while the other tables are checked: a folder found damaged by
+    those checks (here a copy whose rows still name the original run) is not read with
+    the others, so the original's attempts are counted once and it stays intact."""
+    copy = shutil.copytree(run, tmp_path / "copies" / "renamed")
+    meta = json.loads((copy / "run.json").read_text())
+    meta["run_id"] = "renamed"
+    (copy / "run.json").write_text(json.dumps(meta))
+    checks = pl.read_parquet(copy / "checks.parquet")
+    checks.with_columns(pl.col("passed").cast(pl.Utf8)).write_parquet(copy / "checks.parquet")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        runs = en.load(run, copy)
+    assert [str(w.message) for w in caught] == [
+        f"{copy / 'checks.parquet'}: wrong column types: passed is String, not Boolean; "
+        "tables rebuilt from events.jsonl"
+    ]
+    assert en.summary(runs).get_column("total_tasks").to_list() == [6, 6]
+
+
+def test_a_folder_whose_tasks_rows_and_call_table_are_damaged_is_rebuilt(run, complete_run):
+    """A tasks table whose footer is intact but whose rows cannot be read, in a folder
+    whose checks table is damaged too: the checks find the folder damaged, so the tasks
+    read that polars was doing meanwhile is not used, and the run is rebuilt."""
+    tasks = run / "tasks.parquet"
+    data = tasks.read_bytes()
+    footer = int.from_bytes(data[-8:-4], "little") + 8
+    tasks.write_bytes(b"PAR1" + b"\xff" * (len(data) - footer - 4) + data[-footer:])
+    (run / "checks.parquet").write_bytes(b"not parquet")
+    with pytest.warns(UserWarning, match=r"checks\.parquet: unreadable .*rebuilt from events"):
+        rebuilt = en.load(run)
+    assert en.summary(rebuilt).item(0, "total_passed") == _true_passed(complete_run) > 0

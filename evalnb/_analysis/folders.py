@@ -187,9 +187,9 @@ def read_stored(folders: Sequence[str | Path], access: Access = LOCAL) -> Stored
             (complete if meta.status == "complete" else found.live).append(folder)
     read = None if access.footers else _unchecked_tasks(complete, access)
     if read is None:
-        _check_files(complete, access, access.checked)
-    intact = [f for f in complete if not f.problem]
-    held, counts = _tasks(intact, access) if read is None else read
+        held, counts, intact = _checked_tasks(complete, access)
+    else:
+        (held, counts), intact = read, complete
     for folder in intact:
         planned, stored = folder.meta.task_count, counts.get(folder.meta.run_id, 0)
         if folder.meta.source == "evalnb" and planned is not None and stored != planned:
@@ -208,6 +208,32 @@ def read_stored(folders: Sequence[str | Path], access: Access = LOCAL) -> Stored
             else checked_on_use(found.intact, name, access, found.runs)
         )
     return found
+
+
+def _checked_tasks(
+    folders: list[Folder], access: Access
+) -> tuple[dict[int, pl.DataFrame] | None, dict[str, int], list[Folder]]:
+    """:func:`_tasks` of the folders whose checked tables (``access.checked``) are intact,
+    and those folders.
+
+    The tasks files are checked first; polars then reads them in a thread of its own
+    (it releases the GIL) while this one checks the other tables' files, so the checks
+    (in Python, one core) and the read (polars' threads) overlap. Should a folder be found
+    damaged by those checks, that read is not used and the tasks are read again without
+    it: the figures (and any error) are those of reading the intact folders alone.
+    """
+    _check_files(folders, access, ["tasks"])
+    readable = [f for f in folders if not f.problem]
+    others = [name for name in access.checked if name != "tasks"]
+    if not others or not readable:
+        return (*_tasks(readable, access), readable)
+    with ThreadPoolExecutor(1) as pool:
+        reading = pool.submit(_tasks, readable, access)
+        _check_files(readable, access, others)
+        intact = [f for f in readable if not f.problem]
+        if len(intact) == len(readable):
+            return (*reading.result(), intact)
+    return (*_tasks(intact, access), intact)  # that read, and any error it raised, unused
 
 
 def _metas(paths: list[str], access: Access) -> list[RunMeta | EvalnbError | None]:
