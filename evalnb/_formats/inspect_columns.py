@@ -31,12 +31,32 @@ from evalnb.records import (
     TaskRecord,
     TaskScore,
     ToolCallResult,
+    ToolInvocation,
 )
 
-LLM_FIELDS = tuple(LLMCall.model_fields)
-"""An LLM call row's fields, in :class:`~evalnb.records.LLMCall`'s order."""
-TOOL_FIELDS = tuple(f for f in ToolCallResult.model_fields if f != "invocations")
-"""A tool call row's fields (Inspect records no invocations of a tool under test)."""
+LLM_FIELDS = (
+    "call_number",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "cache_write_1h_tokens",
+    "cumulative_input",
+    "latency_ms",
+    "tool_calls_made",
+    "stop_reason",
+    "compacted",
+    "usage_error",
+)
+"""An LLM call row's fields: :class:`~evalnb.records.LLMCall`'s."""
+TOOL_FIELDS = (
+    *(f for f in ToolCallResult.model_fields if f != "invocations"),
+    "invocations_recorded",
+)
+"""A tool call row's fields: :class:`~evalnb.records.ToolCallResult`'s (its invocations of
+the tool under test, which evalnb's exports of scenario runs keep, whether recorded)."""
+INVOCATION_FIELDS = ("call_index", "call_number", *ToolInvocation.model_fields)
+"""A ``tool_invocations`` row's fields: its tool call's, then the invocation's."""
 CHECK_FIELDS = ("check", "kind", "passed", "detail", "weight", "layer")
 BLOCK_FIELDS = (
     "message_index",
@@ -84,8 +104,9 @@ class Columns:
 
     Each row of a call, check or block table is a tuple: the attempt's position among
     the log's tasks, then the table's fields (:data:`LLM_FIELDS`, :data:`TOOL_FIELDS`,
-    :data:`CHECK_FIELDS`, :data:`BLOCK_FIELDS`); ``inputs`` holds each block's tool
-    input (a ``tool_use`` block's arguments, for its record). A task is a tuple of
+    :data:`CHECK_FIELDS`, :data:`BLOCK_FIELDS`, :data:`INVOCATION_FIELDS`); ``inputs``
+    holds each block's tool input (a ``tool_use`` block's arguments), ``invocations`` a
+    tool call's invocations (for their records). A task is a tuple of
     :data:`TASK_FIELDS` and a dict of its other figures (``score_<scorer>``,
     ``grader_calls``, ...; ``recorded``: the figures that replace the standard ones).
     """
@@ -99,6 +120,8 @@ class Columns:
         self.checks: list[tuple[Any, ...]] = []
         self.blocks: list[tuple[Any, ...]] = []
         self.inputs: list[dict[str, Any] | None] = []
+        self.invocations: dict[int, list[ToolInvocation]] = {}  # by the row of its tool call
+        self.invocation_rows: list[tuple[Any, ...]] = []
 
     def add_task(self, task: tuple[Any, ...], extra: dict[str, Any], messages: int = 0) -> None:
         """Add the task row of the sample whose rows were just added."""
@@ -116,8 +139,6 @@ class Columns:
         keys = (task_ids, epochs, meta.run_id, meta.model)
         llm = _table(self.llm, "llm_calls", LLM_FIELDS, keys, moved)
         tools = _table(self.tools, "tool_calls", TOOL_FIELDS, keys, moved)
-        if self.tools:
-            tools = tools.with_columns(pl.lit(False).alias("invocations_recorded"))
         recorded = [extra.get("recorded") for extra in self.extras]
         return {
             "runs": run_frame(meta, len(self.tasks)),
@@ -126,7 +147,9 @@ class Columns:
             "tool_calls": tools,
             "checks": _table(self.checks, "checks", CHECK_FIELDS, keys, moved),
             "messages": _table(self.blocks, "messages", BLOCK_FIELDS, keys, moved),
-            "tool_invocations": pl.DataFrame(schema=SCHEMAS["tool_invocations"]),
+            "tool_invocations": _table(
+                self.invocation_rows, "tool_invocations", INVOCATION_FIELDS, keys, moved
+            ),
         }
 
     def _reorder(self, order: list[int]) -> pl.Series | None:
@@ -185,7 +208,11 @@ class Columns:
             messages=self._messages(),
             llm_calls=[LLMCall(**dict(zip(LLM_FIELDS, r[1:], strict=True))) for r in self.llm],
             tool_calls=[
-                ToolCallResult(**dict(zip(TOOL_FIELDS, r[1:], strict=True))) for r in self.tools
+                ToolCallResult(
+                    **dict(zip(TOOL_FIELDS[:-1], r[1:-1], strict=True)),
+                    invocations=self.invocations.get(n),
+                )
+                for n, r in enumerate(self.tools)
             ],
             turns=row["turns"],
             natural_stop=row["natural_stop"],
@@ -243,11 +270,12 @@ def _table(
     schema = SCHEMAS[name]
     if not rows:
         return pl.DataFrame(schema=schema)
-    frame = pl.DataFrame(
-        rows,
-        schema={"attempt_key": pl.Int64, **{f: schema[f] for f in fields}},
-        orient="row",
-        strict=False,
+    names = ("attempt_key", *fields)
+    frame = pl.DataFrame(  # column by column: faster than polars reading the rows
+        [
+            pl.Series(name, values, dtype=schema[name], strict=False)
+            for name, values in zip(names, zip(*rows, strict=True), strict=True)
+        ]
     )
     if moved is not None:
         attempt = moved.gather(frame.get_column("attempt_key"))

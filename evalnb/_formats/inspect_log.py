@@ -492,33 +492,37 @@ def _from_events(
             out.llm.append((attempt, *(getattr(call, f) for f in LLM_FIELDS)))
         elif isinstance(ours, dict):
             tool = ToolCallResult.model_validate(ours)
-            out.tools.append((attempt, *(getattr(tool, f) for f in TOOL_FIELDS)))
+            if tool.invocations is not None:
+                out.invocations[len(out.tools)] = tool.invocations
+                out.invocation_rows += [
+                    (attempt, tool.call_index, tool.call_number, *i.model_dump().values())
+                    for i in tool.invocations
+                ]
+            fields = (getattr(tool, f) for f in TOOL_FIELDS[:-1])
+            out.tools.append((attempt, *fields, tool.invocations is not None))
             tool_index += 1
         elif kind == "model":
             usage = event.output.usage
             choices = event.output.choices
             choice = choices[0] if choices else None
             native.append(len(out.llm))
-            out.llm.append(
+            read = usage.input_tokens_cache_read if usage else None
+            write = usage.input_tokens_cache_write if usage else None
+            out.llm.append(  # LLM_FIELDS' order
                 (
                     attempt,
-                    *llm_row(
-                        number + 1,
-                        input_tokens=whole_input(
-                            usage.input_tokens,
-                            usage.input_tokens_cache_read,
-                            usage.input_tokens_cache_write,
-                            apart,
-                        )
-                        if usage
-                        else None,
-                        output_tokens=usage.output_tokens if usage else None,
-                        cache_read_tokens=usage.input_tokens_cache_read if usage else None,
-                        cache_write_tokens=usage.input_tokens_cache_write if usage else None,
-                        latency_ms=_ms(event.working_time),
-                        tool_calls_made=len(choice.message.tool_calls or []) if choice else 0,
-                        stop_reason=choice.stop_reason if choice else None,
-                    ),
+                    number + 1,
+                    whole_input(usage.input_tokens, read, write, apart) if usage else None,
+                    usage.output_tokens if usage else None,
+                    read,
+                    write,
+                    None,
+                    None,  # cumulative_input: set below
+                    _ms(event.working_time),
+                    len(choice.message.tool_calls or []) if choice else 0,
+                    choice.stop_reason if choice else None,
+                    None,
+                    None,
                 )
             )
         else:
@@ -566,6 +570,7 @@ def _from_messages(
                     error is not None and error.type == "timeout",
                     tool_index,
                     number,
+                    False,
                 )
             )
             tool_index += 1
@@ -620,6 +625,7 @@ def _tool_call(
         error is not None and error.type == "timeout",
         index,
         call_number,
+        False,
     )
 
 
@@ -657,8 +663,10 @@ def _exit_code(metadata: dict[str, Any] | None, stdout: str) -> int | None:
     code = (metadata or {}).get(EVALNB_KEY, {}).get("exit_code")
     if isinstance(code, int):
         return code
-    lines = stdout.rstrip().splitlines()
-    found = _EXIT_LINE.match(lines[-1].strip()) if lines else None
+    text = stdout.rstrip()
+    if not text[-1:].isdigit():  # the line that says it ends with the code
+        return None
+    found = _EXIT_LINE.match(text.splitlines()[-1].strip())
     return int(found.group(1)) if found else None
 
 
