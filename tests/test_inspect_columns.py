@@ -22,7 +22,22 @@ from evalnb._formats.inspect_columns import LLM_FIELDS, TOOL_FIELDS
 from evalnb._formats.inspect_log import read_inspect_log, read_inspect_tables
 from evalnb.errors import InputError
 from evalnb.records import LLMCall, ToolCallResult
-from tests.test_inspect import _with_sample, agentic, real_logs  # noqa: F401 (fixtures)
+from tests.conftest import shared_fixture
+from tests.inspect_logs import agentic_log
+from tests.test_inspect import _with_sample
+
+
+@pytest.fixture(scope="module")
+def agentic(tmp_path_factory) -> Path:
+    """An .eval log of the scripted agentic task (4 samples x 2 epochs)."""
+    return Path(agentic_log(tmp_path_factory.mktemp("inspect")).location)
+
+
+@pytest.fixture
+def real_logs() -> list[Path]:
+    """The published Inspect logs (inspect_ai 0.3.58's .eval, a later version's .json)."""
+    folder = shared_fixture("inspect")
+    return sorted(folder.glob("*.eval")) + sorted(folder.glob("*.json"))
 
 
 def _both_ways(path: Path) -> tuple[en.Runs, en.Runs]:
@@ -67,9 +82,9 @@ def test_samples_stored_in_another_order_are_read_in_inspects_order(agentic, tmp
 
 
 def test_a_call_row_has_every_field_of_evalnbs_calls():
-    assert LLM_FIELDS == tuple(LLMCall.model_fields)
+    assert tuple(LLMCall.model_fields) == LLM_FIELDS
     fields = [f for f in ToolCallResult.model_fields if f != "invocations"]
-    assert TOOL_FIELDS == (*fields, "invocations_recorded")
+    assert (*fields, "invocations_recorded") == TOOL_FIELDS
 
 
 # --- bad input: each kind names the file, the sample and the field ----------------------
