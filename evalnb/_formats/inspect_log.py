@@ -1,9 +1,13 @@
 """Read Inspect AI eval logs (``.eval`` and ``.json``) as evalnb runs.
 
 The header through ``inspect_ai``'s own reader, the samples through
-:mod:`evalnb._formats.inspect_sample` (only the fields mapped below, validated). Needs
-the ``inspect`` extra (``pip install 'evalnb[inspect]'``); without it reading a log
-raises :class:`~evalnb.errors.SetupError` with that install command.
+:mod:`evalnb._formats.inspect_sample` (only the fields mapped below, validated). One
+mapping of a sample (:func:`_into`) adds its rows to per-table columns
+(:mod:`evalnb._formats.inspect_columns`): :func:`evalnb.load` makes them the run's
+tables at once (:func:`read_inspect_tables`), ``evalnb import`` each sample's task
+record (:func:`read_inspect_log`). Needs the ``inspect`` extra (``pip install
+'evalnb[inspect]'``); without it reading a log raises :class:`~evalnb.errors.SetupError`
+with that install command.
 
 One log is one evalnb run: a log holds one task run by one evaluated model
 (``eval.model``). The mapping (the README's "Inspect AI" section has the full table):
@@ -183,13 +187,18 @@ def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
         evalnb.errors.InputError: /: file not found
     """
     path = Path(path)
-    header, scorer, apart = _header(path)
+    return _records(path, *_header(path))
+
+
+def _records(
+    path: Path, header: Any, scorer: str | None, apart: bool
+) -> tuple[RunMeta, list[TaskRecord]]:
+    """:func:`read_inspect_log` of a log whose header is read."""
     spec = header.eval
     with paused_gc():  # attachments: resolved per sample, only where read
         records = read_samples(path, lambda s: _record(s, spec.model, spec.task, apart), scorer)
     _held(path, header, records)
-    unknown = any(c.exit_code is None for r in records or [] for c in r.trace.tool_calls)
-    return _run(header, path, len(records or []), unknown), records or []
+    return _records_run(header, path, records or [])
 
 
 def read_inspect_tables(path: str | Path) -> tuple[RunMeta, dict[str, pl.DataFrame]]:
@@ -208,7 +217,7 @@ def read_inspect_tables(path: str | Path) -> tuple[RunMeta, dict[str, pl.DataFra
     header, scorer, apart = _header(path)
     spec = header.eval
     if isinstance((spec.metadata or {}).get(EVALNB_KEY), dict):
-        meta, records = read_inspect_log(path)
+        meta, records = _records(path, header, scorer, apart)
         return meta, tables_from_records(meta, records)
     out = Columns()
     with paused_gc():
@@ -303,6 +312,13 @@ def log_to_run(log: Any, path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
     spec = log.eval
     apart = cache_reads_apart(spec.packages.get("inspect_ai"), spec.model)
     records = [_record(sample, spec.model, spec.task, apart) for sample in log.samples or []]
+    return _records_run(log, path, records)
+
+
+def _records_run(
+    log: Any, path: str | Path, records: list[TaskRecord]
+) -> tuple[RunMeta, list[TaskRecord]]:
+    """The run metadata of a log (:func:`_run`) read as ``records``, and the records."""
     unknown = any(c.exit_code is None for r in records for c in r.trace.tool_calls)
     return _run(log, path, len(records), unknown), records
 
