@@ -107,7 +107,7 @@ from evalnb._formats.inspect_columns import (
     Columns,
     llm_row,
 )
-from evalnb._formats.inspect_sample import UNREADABLE, read_samples
+from evalnb._formats.inspect_sample import UNREADABLE, read_samples, stop_reason, tool_error
 from evalnb._gc import paused_gc
 from evalnb._store.tables import tables_from_records
 from evalnb.errors import InputError
@@ -454,11 +454,13 @@ class _Scopes:
     def __init__(self) -> None:
         self.spans: dict[str, tuple[str | None, str | None]] = {}  # id: (type, parent id)
         self.open_scoring = 0
+        self.seen_scoring = False  # until a scorer's span or step begins, nothing is one's
 
     def see(self, event: Any) -> None:
         """Take a span or step event into account (evalnb's models or Inspect's own)."""
         kind = getattr(event, "type", None)  # Inspect's SpanEndEvent has none
         scoring = kind in SCORING_SCOPES
+        self.seen_scoring |= scoring
         if event.event == "span_begin":
             self.spans[event.id] = (kind, event.parent_id)
             self.open_scoring += scoring
@@ -469,6 +471,8 @@ class _Scopes:
 
     def scoring(self, event: Any) -> bool:
         """True when ``event`` happened inside a scorer."""
+        if not self.seen_scoring:
+            return False
         span = getattr(event, "span_id", None)
         if span is None or span not in self.spans:
             return self.open_scoring > 0
@@ -536,7 +540,7 @@ def _from_events(
                     None,  # cumulative_input: set below
                     _ms(event.working_time),
                     len(choice.message.tool_calls or []) if choice else 0,
-                    choice.stop_reason if choice else None,
+                    stop_reason(choice) if choice else None,
                     None,
                     None,
                 )
@@ -572,7 +576,7 @@ def _from_messages(
                 for k, v in (call.arguments if call else {}).items()
             }
             stdout = _text(message.content, res)
-            error = message.error
+            error = tool_error(message)
             out.tools.append(
                 (
                     attempt,
@@ -593,7 +597,7 @@ def _from_messages(
     output = sample.output.choices if sample.output else []
     if len(out.llm) > first and output:
         last = out.llm[-1]
-        out.llm[-1] = (*last[:_STOP], output[0].stop_reason, *last[_STOP + 1 :])
+        out.llm[-1] = (*last[:_STOP], stop_reason(output[0]), *last[_STOP + 1 :])
 
 
 def _usage_totals(
@@ -743,7 +747,7 @@ def _messages(out: Columns, attempt: int, messages: list[Any], res: Resolve) -> 
                 block += 1
         else:
             result = (attempt, index, "tool_result", 0, "tool_result", text, m.tool_call_id)
-            out.blocks.append((*result, None, None, m.error is not None))
+            out.blocks.append((*result, None, None, tool_error(m) is not None))
             out.inputs.append(None)
         index += 1
     return index

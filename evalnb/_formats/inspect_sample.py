@@ -13,8 +13,8 @@ and ``inspect_ai``'s own ``EvalSample`` alike.
 
 Inspect's migrations of older logs that touch these fields are kept: ``transcript``
 (events and attachments before ``events``), a single ``score`` (named after the log's
-first scorer), a tool message's ``tool_error`` and the stop reason ``length`` (now
-``max_tokens``).
+first scorer), a tool message's ``tool_error`` (:func:`tool_error`) and the stop reason
+``length``, now ``max_tokens`` (:func:`stop_reason`).
 
 A field evalnb reads that has the wrong type raises :class:`~evalnb.errors.InputError`
 naming the file, the sample and the field; fields evalnb does not read are not
@@ -91,22 +91,37 @@ class Message(msgspec.Struct):
     tool_call_id: str | None = None
     function: str | None = None
     error: ToolError | None = None
-    tool_error: str | None = None  # before ``error``: Inspect reads it as an unknown error
-
-    def __post_init__(self) -> None:
-        if self.tool_error:
-            self.error = ToolError(type="unknown", message=self.tool_error)
+    tool_error: str | None = None  # before ``error``: read by :func:`tool_error`
 
 
 class Choice(msgspec.Struct):
     """One completion choice of a model call."""
 
     message: Message
-    stop_reason: str = "unknown"
+    stop_reason: str = "unknown"  # read by :func:`stop_reason`
 
-    def __post_init__(self) -> None:
-        if self.stop_reason == "length":
-            self.stop_reason = "max_tokens"
+
+def tool_error(message: Any) -> ToolError | None:
+    """A tool message's error; an older log's ``tool_error`` as an error of unknown type,
+    as Inspect reads it (here, not in :class:`Message`: a hook per message costs a tenth
+    of a sample's decoding).
+
+    Example:
+        >>> tool_error(Message(role="tool", content="", tool_error="denied"))
+        ToolError(type='unknown', message='denied')
+    """
+    said = getattr(message, "tool_error", None)  # Inspect's own messages have none
+    return ToolError(type="unknown", message=said) if said else message.error
+
+
+def stop_reason(choice: Any) -> str:
+    """A choice's stop reason; an older log's ``length`` as ``max_tokens``, as Inspect reads it.
+
+    Example:
+        >>> stop_reason(Choice(message=Message(role="assistant", content=""), stop_reason="length"))
+        'max_tokens'
+    """
+    return "max_tokens" if choice.stop_reason == "length" else str(choice.stop_reason)
 
 
 class Output(msgspec.Struct):
