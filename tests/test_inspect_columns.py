@@ -151,3 +151,15 @@ def test_a_wrong_type_in_a_json_log_names_the_sample_by_its_place(real_logs, tmp
     said = _error(bad)
     assert said.startswith(f"{bad}: samples[1].scores: not a readable Inspect log: ")
     assert "Input should be a valid dictionary or null" in said
+
+
+def test_a_sample_that_is_not_json_names_its_line(agentic, tmp_path):
+    def unquoted(data: bytes) -> bytes:
+        return json.dumps(json.loads(data), indent=1).replace('"epoch"', "epoch", 1).encode()
+
+    with zipfile.ZipFile(agentic) as archive:
+        edited = unquoted(archive.read("samples/count_epoch_1.json"))
+    line = edited[: edited.index(b"epoch")].count(b"\n") + 1
+    said = _error(_with_sample(agentic, tmp_path / "unquoted.eval", unquoted))
+    assert f"unquoted.eval:{line}: samples/count_epoch_1.json: not a readable Inspect log: " in said
+    assert "Invalid JSON: JSON is malformed" in said

@@ -410,7 +410,9 @@ def _invalid(path: Path, exc: msgspec.DecodeError, raw: bytes, where: str) -> In
     """``exc`` as bad input naming the field (and ``where``: the sample) and the value read."""
     if not isinstance(exc, msgspec.ValidationError):  # the document itself is not JSON
         place = where.removesuffix(": ") or None
-        return InputError(path, None, place, f"{UNREADABLE}: Invalid JSON: {exc}")
+        byte = re.search(r"\(byte (\d+)\)", str(exc))  # its line, not its text
+        line = raw[: int(byte[1])].count(b"\n") + 1 if byte else None
+        return InputError(path, line, place, f"{UNREADABLE}: Invalid JSON: {exc}")
     found = _AT.match(str(exc))
     assert found is not None  # the pattern matches any text
     said, at = found.group(1), found.group(2) or ""
@@ -420,7 +422,7 @@ def _invalid(path: Path, exc: msgspec.DecodeError, raw: bytes, where: str) -> In
         parts.append(missing.group(1))
         said = "Field required"
     else:
-        got = f" (got {json.dumps(_value_at(raw, parts), default=str)[:60]})"
+        got = _value_at(raw, parts)
         if expected := _EXPECTED.match(said):
             kinds = [_TYPE_NAMES.get(k, k) for k in expected.group(1).split(" | ")]
             said = f"Input should be a valid {' or '.join(kinds)}"
@@ -429,9 +431,13 @@ def _invalid(path: Path, exc: msgspec.DecodeError, raw: bytes, where: str) -> In
     return InputError(path, None, place or None, f"{UNREADABLE}: {said}{got}")
 
 
-def _value_at(raw: bytes, parts: list[str | int]) -> Any:
-    """The value at ``parts`` of the JSON document ``raw`` (read again: only for an error)."""
+def _value_at(raw: bytes, parts: list[str | int]) -> str:
+    """`` (got <the value>)``: the value at ``parts`` of the JSON document ``raw`` (read
+    again: only for an error), or nothing where it is not found."""
     value = json.loads(raw)
-    for part in parts:
-        value = value[part]
-    return value
+    try:
+        for part in parts:
+            value = value[part]
+    except (KeyError, IndexError, TypeError):
+        return ""
+    return f" (got {json.dumps(value, default=str)[:60]})"
