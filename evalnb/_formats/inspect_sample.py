@@ -224,7 +224,8 @@ if TYPE_CHECKING:
 else:
     Event = Union[(ModelEvent, ToolEvent, SpanBegin, SpanEnd, Step, *_OTHERS)]
 """An event of a kind Inspect knows, told apart by its ``event`` field. A sample with an
-event of another kind is read with that event as one of no kind (:func:`_known_kinds`)."""
+event of another kind is read with that event as an ``info`` one (:func:`_known_kinds`):
+of those, only the kind is read, and the mapping passes over both."""
 
 
 class Score(msgspec.Struct):
