@@ -69,6 +69,7 @@ from evalnb._analysis.runs import (
     read_run_folder,
     read_run_folders,
     runs_from_records,
+    runs_from_tables,
 )
 from evalnb._formats.detect import Format, Run, check_options, read_gathered, recognise
 from evalnb._formats.json_file import read_json
@@ -355,6 +356,8 @@ def _read_format(
 ) -> Runs:
     """:func:`read_input` of a recognised format: its records are freed on return, before
     the garbage collector resumes (it would otherwise walk them all once more)."""
+    if fmt.tables is not None:  # read column by column, no record per attempt
+        return Runs.concat([runs_from_tables(tables) for _, tables in fmt.tables(path)])
     read = fmt.read_one(path, options or {})
     if gathered is None or fmt.gather is None:
         return _formed(fmt, read)

@@ -589,6 +589,20 @@ def _read_alone(folder: Folder, access: Access) -> Runs:
     return _finish(dict(tables_from_records(meta, records)))
 
 
+def runs_from_tables(tables: dict[str, pl.DataFrame]) -> Runs:
+    """The tables of one run read by a format reader column by column (see :func:`_finish`).
+
+    Example:
+        >>> from evalnb.records import RunMeta, Task, TaskRecord, TaskScore
+        >>> rec = TaskRecord(task=Task(id="t", category="c", prompt="p"),
+        ...     score=TaskScore(task_id="t"))
+        >>> meta = RunMeta(run_id="r", provider="p", model="m")
+        >>> runs_from_tables(tables_from_records(meta, [rec])).tasks.height
+        1
+    """
+    return _finish(dict(tables))
+
+
 def runs_from_records(meta: RunMeta, records: list[TaskRecord]) -> Runs:
     """The tables of one run read by a format reader (see :func:`_finish` for the extras).
 

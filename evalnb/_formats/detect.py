@@ -7,6 +7,8 @@ module that defines its ``FORMAT``, a :class:`Format` holding everything about i
 - ``recognises``: a cheap look at the input (its first bytes, JSON keys, first JSON
   line, or a file directly inside a folder);
 - ``read``: the reader function, one input (file or folder) to runs;
+- ``tables``: for a format read column by column (Inspect logs), one input to runs
+  as their tables, which :func:`evalnb.load` reads instead of ``read``'s records;
 - ``options``: the reader's declared :class:`Option` s (Claude Code's and transcripts'
   ``target``), which become ``--<name>`` flags of ``evalnb import``, ``summary`` and
   ``report`` and :func:`evalnb.load`'s ``options``;
@@ -75,6 +77,8 @@ Read = Callable[..., list[Run]]
 """``read(path, **options)``: the runs in one input; ``options`` are the declared ones given."""
 Gather = Callable[[list[Run]], list[Run]]
 """``gather(runs)``: the runs read from every input given at once, formed anew."""
+ReadTables = Callable[[Path], list[tuple[RunMeta, dict[str, Any]]]]
+"""``tables(path)``: the runs in one input, each as its tables (polars frames, by name)."""
 
 
 class Probe:
@@ -157,7 +161,8 @@ class Format:
     recognises the format but cannot read it, and then ``advice`` is the message.
     ``key`` is the name ``evalnb import`` knows it by (empty: not importable).
     ``options`` are the keyword arguments ``read`` takes. ``gather`` (None: each input's
-    runs stand as read) forms the runs of all the inputs read together.
+    runs stand as read) forms the runs of all the inputs read together. ``tables`` (a
+    format that does not gather) reads an input's runs straight into their tables.
     """
 
     name: str
@@ -167,6 +172,7 @@ class Format:
     key: str = ""
     options: tuple[Option, ...] = ()
     gather: Gather | None = None
+    tables: ReadTables | None = None
 
     def read_one(self, path: Path, options: Mapping[str, str | None]) -> list[Run]:
         """The runs of one input, with the declared options of ``options`` that are set.

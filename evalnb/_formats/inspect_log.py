@@ -1,9 +1,13 @@
 """Read Inspect AI eval logs (``.eval`` and ``.json``) as evalnb runs.
 
 The header through ``inspect_ai``'s own reader, the samples through
-:mod:`evalnb._formats.inspect_sample` (only the fields mapped below, validated). Needs
-the ``inspect`` extra (``pip install 'evalnb[inspect]'``); without it reading a log
-raises :class:`~evalnb.errors.SetupError` with that install command.
+:mod:`evalnb._formats.inspect_sample` (only the fields mapped below, validated). One
+mapping of a sample (:func:`_into`) adds its rows to per-table columns
+(:mod:`evalnb._formats.inspect_columns`): :func:`evalnb.load` makes them the run's
+tables at once (:func:`read_inspect_tables`), ``evalnb import`` each sample's task
+record (:func:`read_inspect_log`). Needs the ``inspect`` extra (``pip install
+'evalnb[inspect]'``); without it reading a log raises :class:`~evalnb.errors.SetupError`
+with that install command.
 
 One log is one evalnb run: a log holds one task run by one evaluated model
 (``eval.model``). The mapping (the README's "Inspect AI" section has the full table):
@@ -92,16 +96,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from evalnb._extras import require
 from evalnb._formats.detect import Format, Probe
-from evalnb._formats.inspect_sample import UNREADABLE, read_samples
+from evalnb._formats.inspect_columns import (
+    CHECK_FIELDS,
+    LLM_FIELDS,
+    TOOL_FIELDS,
+    Columns,
+    llm_row,
+)
+from evalnb._formats.inspect_sample import UNREADABLE, read_samples, stop_reason, tool_error
 from evalnb._gc import paused_gc
+from evalnb._store.tables import tables_from_records
 from evalnb.errors import InputError
 from evalnb.records import (
-    AgentTrace,
-    ContentBlock,
     LLMCall,
-    Message,
     RunMeta,
     RunSettings,
     ScoreResult,
@@ -134,6 +145,11 @@ _VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)\.(\d+)(.*)$")
 _EXIT_LINE = re.compile(r"^(?:exit code|exit status|returncode)\s*[:=]?\s*(-?\d+)\s*$", re.I)
 _VALUE_NUMBERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 _WORD_NUMBERS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+_INPUT, _OUTPUT, _CUMULATIVE, _STOP = (
+    1 + LLM_FIELDS.index(f)
+    for f in ("input_tokens", "output_tokens", "cumulative_input", "stop_reason")
+)  # an LLM call row's places (after its attempt)
+_EXIT = 1 + TOOL_FIELDS.index("exit_code")  # a tool call row's
 
 
 def _recognises(probe: Probe) -> bool:
@@ -148,15 +164,20 @@ def _read(path: Path) -> list[tuple[RunMeta, list[TaskRecord]]]:
     return [read_inspect_log(path)]
 
 
-FORMAT = Format("an Inspect AI log", _recognises, read=_read, key="inspect")
+def _tables(path: Path) -> list[tuple[RunMeta, dict[str, pl.DataFrame]]]:
+    return [read_inspect_tables(path)]
+
+
+FORMAT = Format("an Inspect AI log", _recognises, read=_read, key="inspect", tables=_tables)
 """Both log kinds (``.eval`` and ``.json``); ``evalnb import inspect`` takes either."""
 
 
 def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
-    """Read one Inspect log as one evalnb run (see the module docstring for the mapping).
+    """Read one Inspect log as one evalnb run's task records (see the module docstring for
+    the mapping; ``evalnb import`` writes them).
 
     The header (task, model, status, ...) is read by ``inspect_ai``; the samples by
-    :func:`~evalnb._formats.inspect_sample.read_samples`, which validates only the fields
+    :func:`~evalnb._formats.inspect_sample.read_samples`, which decodes only the fields
     this mapping reads, and so builds much less than ``read_eval_log``.
 
     Example:
@@ -166,6 +187,50 @@ def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
         evalnb.errors.InputError: /: file not found
     """
     path = Path(path)
+    return _records(path, *_header(path))
+
+
+def _records(
+    path: Path, header: Any, scorer: str | None, apart: bool
+) -> tuple[RunMeta, list[TaskRecord]]:
+    """:func:`read_inspect_log` of a log whose header is read."""
+    spec = header.eval
+    with paused_gc():  # attachments: resolved per sample, only where read
+        records = read_samples(path, lambda s: _record(s, spec.model, spec.task, apart), scorer)
+    _held(path, header, records)
+    return _records_run(header, path, records or [])
+
+
+def read_inspect_tables(path: str | Path) -> tuple[RunMeta, dict[str, pl.DataFrame]]:
+    """Read one Inspect log as one evalnb run's tables, each built at once from its rows'
+    columns (no record or object per row: what :func:`evalnb.load` reads). A log evalnb
+    exported (its run metadata in ``eval.metadata``) is read as its records, which keep
+    what Inspect has no field for.
+
+    Example:
+        >>> read_inspect_tables("/")
+        Traceback (most recent call last):
+        ...
+        evalnb.errors.InputError: /: file not found
+    """
+    path = Path(path)
+    header, scorer, apart = _header(path)
+    spec = header.eval
+    if isinstance((spec.metadata or {}).get(EVALNB_KEY), dict):
+        meta, records = _records(path, header, scorer, apart)
+        return meta, tables_from_records(meta, records)
+    out = Columns()
+    with paused_gc():
+        order = read_samples(path, lambda s: _into(out, s, spec.model, spec.task, apart), scorer)
+    _held(path, header, order)
+    unknown = any(row[_EXIT] is None for row in out.tools)
+    meta = _run(header, path, len(out.tasks), unknown)
+    return meta, out.tables(meta, order or [])
+
+
+def _header(path: Path) -> tuple[Any, str | None, bool]:
+    """A log's header (read by ``inspect_ai``), its first scorer's name, and whether its
+    ``input_tokens`` exclude the cache reads (:func:`cache_reads_apart`)."""
     if not path.is_file():
         raise InputError(path, None, None, "file not found")
     inspect_log = require("inspect_ai.log", "inspect")  # also lets zipfile read zstd
@@ -175,13 +240,15 @@ def read_inspect_log(path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
         raise InputError(path, None, None, f"{UNREADABLE}: {exc}") from None
     spec, results = header.eval, header.results
     scorer = results.scores[0].name if results and results.scores else None
-    apart = cache_reads_apart(spec.packages.get("inspect_ai"), spec.model)
-    with paused_gc():  # attachments: resolved per sample, only where read
-        records = read_samples(path, lambda s: _record(s, spec.model, spec.task, apart), scorer)
-    if records is None or (not records and results and results.total_samples):
+    return header, scorer, cache_reads_apart(spec.packages.get("inspect_ai"), spec.model)
+
+
+def _held(path: Path, header: Any, samples: list[Any] | None) -> None:
+    """Refuse a log written without its samples (``samples``: what was read of them)."""
+    results = header.results
+    if samples is None or (not samples and results and results.total_samples):
         msg = "the log holds no samples (it was written without them): nothing to analyse"
         raise InputError(path, None, "samples", msg + _recorded_results(results))
-    return _run(header, records, path)
 
 
 def _recorded_results(results: Any) -> str:
@@ -245,14 +312,22 @@ def log_to_run(log: Any, path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
     spec = log.eval
     apart = cache_reads_apart(spec.packages.get("inspect_ai"), spec.model)
     records = [_record(sample, spec.model, spec.task, apart) for sample in log.samples or []]
-    return _run(log, records, path)
+    return _records_run(log, path, records)
 
 
-def _run(log: Any, records: list[TaskRecord], path: str | Path) -> tuple[RunMeta, list[TaskRecord]]:
-    """The run metadata of a log (its header: ``eval``, ``stats``, ``status``) and its records."""
+def _records_run(
+    log: Any, path: str | Path, records: list[TaskRecord]
+) -> tuple[RunMeta, list[TaskRecord]]:
+    """The run metadata of a log (:func:`_run`) read as ``records``, and the records."""
+    unknown = any(c.exit_code is None for r in records for c in r.trace.tool_calls)
+    return _run(log, path, len(records), unknown), records
+
+
+def _run(log: Any, path: str | Path, task_count: int, unknown: bool) -> RunMeta:
+    """The run metadata of a log (its header: ``eval``, ``stats``, ``status``) of
+    ``task_count`` samples, ``unknown``: whether a tool call's exit code is unknown."""
     spec = log.eval
     ours = (spec.metadata or {}).get(EVALNB_KEY)
-    unknown = any(c.exit_code is None for r in records for c in r.trace.tool_calls)
     settings = RunSettings(
         source_files=[str(path)],
         exit_codes=EXIT_RULE,
@@ -261,10 +336,10 @@ def _run(log: Any, records: list[TaskRecord], path: str | Path) -> tuple[RunMeta
     if isinstance(ours, dict):
         meta = RunMeta.model_validate(ours)
         meta.settings.source_files = [*meta.settings.source_files, str(path)]
-        return meta, records
+        return meta
     provider, _, model = spec.model.partition("/")
     created = str(spec.created) if spec.created else None
-    meta = RunMeta(
+    return RunMeta(
         run_id=re.sub(r"[^A-Za-z0-9._-]+", "-", f"inspect-{spec.task}-{spec.eval_id}"),
         provider=provider if model else "unknown",
         model=model or provider,
@@ -274,46 +349,66 @@ def _run(log: Any, records: list[TaskRecord], path: str | Path) -> tuple[RunMeta
         started_at=created,
         finished_at=str(log.stats.completed_at) if log.stats.completed_at else None,
         status="complete" if log.status == "success" else "partial",
-        task_count=len(records),
+        task_count=task_count,
         sandbox="inspect_ai",
         sandbox_version=spec.packages.get("inspect_ai"),
         settings=settings,
     )
-    return meta, records
 
 
 def _record(sample: Any, model: str, task_name: str, apart: bool) -> TaskRecord:
+    """The task record of a sample: its rows (:func:`_into`), with what an evalnb export
+    keeps in the sample's metadata (task, trace figures, extra fields) put back."""
+    one = Columns()
+    _into(one, sample, model, task_name, apart)
+    record = one.record()
     ours = (sample.metadata or {}).get(EVALNB_KEY)
+    if not isinstance(ours, dict):
+        return record
+    task = Task.model_validate(ours["task"])
+    extra = ours.get("extra", {})
+    counts = ours.get("counts")
+    if counts:  # the run folder's stored command counts (inspect_write)
+        extra = {**extra, "recorded": {**extra.get("recorded", {}), **counts}}
+    fields = {k: ours[k] for k in ("scenario", "replay") if ours.get(k) is not None}
+    return TaskRecord(
+        task=task,
+        epoch=record.epoch,
+        trace=record.trace.model_copy(update=ours["trace"]),
+        score=TaskScore.from_results(task.id, record.score.results),
+        error=record.error,
+        extra=extra,
+        **fields,
+    )
+
+
+def _into(out: Columns, sample: Any, model: str, task_name: str, apart: bool) -> int:
+    """Add a sample's rows to ``out``: its LLM and tool calls, checks, message blocks and
+    task; gives its attempt's position among the tasks of ``out``."""
+    attempt = len(out.tasks)
     res = _resolver(sample.attachments or {})
     system = next((_text(m.content, res) for m in sample.messages if m.role == "system"), None)
-    if isinstance(ours, dict):
-        task = Task.model_validate(ours["task"])
+    prompt = _text(sample.input, res) if isinstance(sample.input, str) else ""
+    prompt = prompt or next(
+        (_text(m.content, res) for m in sample.messages if m.role == "user"), ""
+    )
+    codes = _ExitCodes()
+    first_call = len(out.llm)
+    if not sample.events:
+        _from_messages(out, attempt, sample, res, codes)
+        graded = 0
     else:
-        prompt = _text(sample.input, res) if isinstance(sample.input, str) else ""
-        prompt = prompt or next(
-            (_text(m.content, res) for m in sample.messages if m.role == "user"), ""
-        )
-        task = Task(
-            id=str(sample.id),
-            category=task_name,
-            description=sample.description or "",
-            system=system,
-            prompt=prompt or PROMPT_MISSING,
-        )
-    trace, grader_calls, inferred = _trace(sample, res, apart)
-    totals = _usage_totals(trace.llm_calls, sample, model, apart, grader_calls)
-    if totals is not None:
-        trace.total_input_tokens, trace.total_output_tokens = totals
-    results, numbers = _checks(sample.scores or {})
+        graded = _from_events(out, attempt, sample.events, res, apart, codes)
+    calls = out.llm[first_call:]
+    messages = _messages(out, attempt, sample.messages, res)
+    totals = _usage_totals(calls, sample, model, apart, graded)
+    numbers = _checks(out, attempt, sample.scores or {})
     error = _error(sample)
-    last = trace.llm_calls[-1].stop_reason if trace.llm_calls else None
-    trace.natural_stop = error is None and last == "stop"
-    if isinstance(ours, dict):  # evalnb's own export: what Inspect has no field for
-        trace = trace.model_copy(update=ours["trace"])
+    natural_stop = error is None and bool(calls) and calls[-1][_STOP] == "stop"
     extra: dict[str, Any] = {
         **numbers,
-        "grader_calls": grader_calls,
-        "exit_codes_inferred": inferred,
+        "grader_calls": graded,
+        "exit_codes_inferred": codes.inferred,
     }
     recorded: dict[str, Any] = {}
     if not sample.scores and error is None:
@@ -322,22 +417,23 @@ def _record(sample: Any, model: str, task_name: str, apart: bool) -> TaskRecord:
         recorded.update(total_input_tokens=None, total_output_tokens=None)
     if recorded:
         extra["recorded"] = recorded
-    fields: dict[str, Any] = {}
-    if isinstance(ours, dict):
-        extra = ours.get("extra", {})
-        counts = ours.get("counts")
-        if counts:  # the run folder's stored command counts (inspect_write)
-            extra = {**extra, "recorded": {**extra.get("recorded", {}), **counts}}
-        fields = {k: ours[k] for k in ("scenario", "replay") if ours.get(k) is not None}
-    return TaskRecord(
-        task=task,
-        epoch=sample.epoch,
-        trace=trace,
-        score=TaskScore.from_results(task.id, results),
-        error=error,
-        extra=extra,
-        **fields,
+    total_in, total_out = totals or (0, 0)
+    task = (
+        str(sample.id),
+        sample.epoch,
+        task_name,
+        sample.description or "",
+        system,
+        prompt or PROMPT_MISSING,
+        len(calls),
+        natural_stop,
+        total_in,
+        total_out,
+        _ms(sample.total_time),
+        error,
     )
+    out.add_task(task, extra, messages)
+    return attempt
 
 
 def _error(sample: Any) -> str | None:
@@ -346,26 +442,6 @@ def _error(sample: Any) -> str | None:
     if sample.limit is not None:
         return f"limit: {sample.limit.type} ({sample.limit.limit:g})"
     return None
-
-
-def _trace(sample: Any, res: Resolve, apart: bool) -> tuple[AgentTrace, int, int]:
-    """The agent's trace of a sample (token totals left to :func:`_usage_totals`), how
-    many model events were a grader's, and how many exit codes were inferred from a
-    tool error."""
-    codes = _ExitCodes()
-    if not sample.events:
-        llm_calls, tool_calls = _from_messages(sample, res, codes)
-        graded = 0
-    else:
-        llm_calls, tool_calls, graded = _from_events(sample.events, res, apart, codes)
-    trace = AgentTrace(
-        messages=_messages(sample.messages, res),
-        tool_calls=tool_calls,
-        llm_calls=llm_calls,
-        turns=len(llm_calls),
-        duration_ms=_ms(sample.total_time),
-    )
-    return trace, graded, codes.inferred
 
 
 class _Scopes:
@@ -378,11 +454,13 @@ class _Scopes:
     def __init__(self) -> None:
         self.spans: dict[str, tuple[str | None, str | None]] = {}  # id: (type, parent id)
         self.open_scoring = 0
+        self.seen_scoring = False  # until a scorer's span or step begins, nothing is one's
 
     def see(self, event: Any) -> None:
         """Take a span or step event into account (evalnb's models or Inspect's own)."""
         kind = getattr(event, "type", None)  # Inspect's SpanEndEvent has none
         scoring = kind in SCORING_SCOPES
+        self.seen_scoring |= scoring
         if event.event == "span_begin":
             self.spans[event.id] = (kind, event.parent_id)
             self.open_scoring += scoring
@@ -393,6 +471,8 @@ class _Scopes:
 
     def scoring(self, event: Any) -> bool:
         """True when ``event`` happened inside a scorer."""
+        if not self.seen_scoring:
+            return False
         span = getattr(event, "span_id", None)
         if span is None or span not in self.spans:
             return self.open_scoring > 0
@@ -406,75 +486,88 @@ class _Scopes:
 
 
 def _from_events(
-    events: list[Any], res: Resolve, apart: bool, codes: _ExitCodes
-) -> tuple[list[LLMCall], list[ToolCallResult], int]:
-    """The agent's LLM and tool calls from the model and tool events, and the grader's
-    model events counted."""
-    llm_calls: list[LLMCall] = []
-    tool_calls: list[ToolCallResult] = []
-    native: list[LLMCall] = []  # calls read from Inspect's own fields
+    out: Columns, attempt: int, events: list[Any], res: Resolve, apart: bool, codes: _ExitCodes
+) -> int:
+    """Add the agent's LLM and tool calls of the model and tool events to ``out``; the
+    grader's model events counted."""
+    first = len(out.llm)
+    native: list[int] = []  # the rows read from Inspect's own fields
+    tool_index = 0
     scopes = _Scopes()
     graded = 0
     for event in events:
-        if event.event in ("span_begin", "span_end", "step"):
+        kind = event.event
+        if kind in ("span_begin", "span_end", "step"):
             scopes.see(event)
             continue
-        if event.event not in ("model", "tool"):
+        if kind not in ("model", "tool"):
             continue
-        if scopes.scoring(event) or (event.event == "model" and event.role is not None):
-            graded += event.event == "model"
+        if scopes.scoring(event) or (kind == "model" and event.role is not None):
+            graded += kind == "model"
             continue
         ours = (event.metadata or {}).get(EVALNB_KEY)
-        if isinstance(ours, dict) and event.event == "model":
-            llm_calls.append(LLMCall.model_validate(ours))
+        number = len(out.llm) - first
+        if isinstance(ours, dict) and kind == "model":
+            call = LLMCall.model_validate(ours)
+            out.llm.append((attempt, *(getattr(call, f) for f in LLM_FIELDS)))
         elif isinstance(ours, dict):
-            tool_calls.append(ToolCallResult.model_validate(ours))
-        elif event.event == "model":
+            tool = ToolCallResult.model_validate(ours)
+            if tool.invocations is not None:
+                out.invocations[len(out.tools)] = tool.invocations
+                out.invocation_rows += [
+                    (attempt, tool.call_index, tool.call_number, *i.model_dump().values())
+                    for i in tool.invocations
+                ]
+            fields = (getattr(tool, f) for f in TOOL_FIELDS[:-1])
+            out.tools.append((attempt, *fields, tool.invocations is not None))
+            tool_index += 1
+        elif kind == "model":
             usage = event.output.usage
-            inp = (
-                whole_input(
-                    usage.input_tokens,
-                    usage.input_tokens_cache_read,
-                    usage.input_tokens_cache_write,
-                    apart,
+            choices = event.output.choices
+            choice = choices[0] if choices else None
+            native.append(len(out.llm))
+            read = usage.input_tokens_cache_read if usage else None
+            write = usage.input_tokens_cache_write if usage else None
+            out.llm.append(  # LLM_FIELDS' order
+                (
+                    attempt,
+                    number + 1,
+                    whole_input(usage.input_tokens, read, write, apart) if usage else None,
+                    usage.output_tokens if usage else None,
+                    read,
+                    write,
+                    None,
+                    None,  # cumulative_input: set below
+                    _ms(event.working_time),
+                    len(choice.message.tool_calls or []) if choice else 0,
+                    stop_reason(choice) if choice else None,
+                    None,
+                    None,
                 )
-                if usage
-                else None
             )
-            choice = event.output.choices[0] if event.output.choices else None
-            native.append(
-                LLMCall(
-                    call_number=len(llm_calls) + 1,
-                    input_tokens=inp,
-                    output_tokens=usage.output_tokens if usage else None,
-                    cache_read_tokens=usage.input_tokens_cache_read if usage else None,
-                    cache_write_tokens=usage.input_tokens_cache_write if usage else None,
-                    latency_ms=_ms(event.working_time),
-                    tool_calls_made=len(choice.message.tool_calls or []) if choice else 0,
-                    stop_reason=choice.stop_reason if choice else None,
-                )
-            )
-            llm_calls.append(native[-1])
         else:
-            number = len(llm_calls) or None
-            tool_calls.append(_tool_call(event, len(tool_calls), number, res, codes))
-    for call, total in zip(native, cumulative_inputs(c.input_tokens for c in native), strict=True):
-        call.cumulative_input = total  # evalnb's own rows (``ours``) keep theirs
-    return llm_calls, tool_calls, graded
+            out.tools.append(_tool_call(attempt, event, tool_index, number or None, res, codes))
+            tool_index += 1
+    totals = cumulative_inputs(out.llm[row][_INPUT] for row in native)
+    for row, total in zip(native, totals, strict=True):  # evalnb's own rows keep theirs
+        made = out.llm[row]
+        out.llm[row] = (*made[:_CUMULATIVE], total, *made[_CUMULATIVE + 1 :])
+    return graded
 
 
 def _from_messages(
-    sample: Any, res: Resolve, codes: _ExitCodes
-) -> tuple[list[LLMCall], list[ToolCallResult]]:
-    """LLM and tool calls from the messages of a sample logged without events."""
-    llm_calls: list[LLMCall] = []
-    tool_calls: list[ToolCallResult] = []
+    out: Columns, attempt: int, sample: Any, res: Resolve, codes: _ExitCodes
+) -> None:
+    """Add the LLM and tool calls of the messages of a sample logged without events."""
+    first = len(out.llm)
+    tool_index = 0
     asked: dict[str, tuple[Any, int]] = {}  # tool call id: (the call, its LLM call)
     for message in sample.messages:
         if message.role == "assistant":
             made = message.tool_calls or []
-            llm_calls.append(LLMCall(call_number=len(llm_calls) + 1, tool_calls_made=len(made)))
-            asked.update((c.id, (c, len(llm_calls))) for c in made)
+            turn = len(out.llm) - first + 1
+            out.llm.append((attempt, *llm_row(turn, tool_calls_made=len(made))))
+            asked.update((c.id, (c, turn)) for c in made)
         elif message.role == "tool":
             call, number = asked.get(message.tool_call_id or "", (None, None))
             function = call.function if call else message.function or "tool"
@@ -483,32 +576,38 @@ def _from_messages(
                 for k, v in (call.arguments if call else {}).items()
             }
             stdout = _text(message.content, res)
-            error = message.error
-            tool_calls.append(
-                ToolCallResult(
-                    commands=tool_command(function, arguments),
-                    stdout=stdout,
-                    stderr=error.message if error else "",
-                    exit_code=codes(None, stdout, error),
-                    timed_out=error is not None and error.type == "timeout",
-                    call_index=len(tool_calls),
-                    call_number=number,
+            error = tool_error(message)
+            out.tools.append(
+                (
+                    attempt,
+                    tool_command(function, arguments),
+                    stdout,
+                    error.message if error else "",
+                    codes(None, stdout, error),
+                    None,
+                    False,
+                    False,
+                    error is not None and error.type == "timeout",
+                    tool_index,
+                    number,
+                    False,
                 )
             )
+            tool_index += 1
     output = sample.output.choices if sample.output else []
-    if llm_calls and output:
-        llm_calls[-1].stop_reason = output[0].stop_reason
-    return llm_calls, tool_calls
+    if len(out.llm) > first and output:
+        last = out.llm[-1]
+        out.llm[-1] = (*last[:_STOP], stop_reason(output[0]), *last[_STOP + 1 :])
 
 
 def _usage_totals(
-    calls: list[LLMCall], sample: Any, model: str, apart: bool, graded: int
+    calls: list[tuple[Any, ...]], sample: Any, model: str, apart: bool, graded: int
 ) -> tuple[int, int] | None:
     """Token totals from the model events, or the sample's ``model_usage`` without them;
     unknown (None) without them when a grader ran, since ``model_usage`` counts the
     grader's tokens too when it is the evaluated model."""
-    if any(c.input_tokens is not None or c.output_tokens is not None for c in calls):
-        return sum(c.input_tokens or 0 for c in calls), sum(c.output_tokens or 0 for c in calls)
+    if any(c[_INPUT] is not None or c[_OUTPUT] is not None for c in calls):
+        return sum(c[_INPUT] or 0 for c in calls), sum(c[_OUTPUT] or 0 for c in calls)
     if graded:
         return None
     usage = (sample.model_usage or {}).get(model)
@@ -523,22 +622,30 @@ def _ms(seconds: float | None) -> float | None:
 
 
 def _tool_call(
-    event: Any, index: int, call_number: int | None, res: Resolve, codes: _ExitCodes
-) -> ToolCallResult:
+    attempt: int,
+    event: Any,
+    index: int,
+    call_number: int | None,
+    res: Resolve,
+    codes: _ExitCodes,
+) -> tuple[Any, ...]:
+    """A tool event's row (:data:`~evalnb._formats.inspect_columns.TOOL_FIELDS`)."""
     stdout = _text(event.result, res)
     arguments = {k: res(v) if isinstance(v, str) else v for k, v in event.arguments.items()}
     error = event.error
-    truncated = event.truncated is not None
-    return ToolCallResult(
-        commands=tool_command(event.function, arguments),
-        stdout=stdout,
-        stderr=error.message if error else "",
-        exit_code=codes(event.metadata, stdout, error),
-        duration_ms=_ms(event.working_time),
-        stdout_truncated=truncated,
-        timed_out=error is not None and error.type == "timeout",
-        call_index=index,
-        call_number=call_number,
+    return (
+        attempt,
+        tool_command(event.function, arguments),
+        stdout,
+        error.message if error else "",
+        codes(event.metadata, stdout, error),
+        _ms(event.working_time),
+        event.truncated is not None,
+        False,
+        error is not None and error.type == "timeout",
+        index,
+        call_number,
+        False,
     )
 
 
@@ -576,8 +683,10 @@ def _exit_code(metadata: dict[str, Any] | None, stdout: str) -> int | None:
     code = (metadata or {}).get(EVALNB_KEY, {}).get("exit_code")
     if isinstance(code, int):
         return code
-    lines = stdout.rstrip().splitlines()
-    found = _EXIT_LINE.match(lines[-1].strip()) if lines else None
+    text = stdout.rstrip()
+    if not text[-1:].isdigit():  # the line that says it ends with the code
+        return None
+    found = _EXIT_LINE.match(text.splitlines()[-1].strip())
     return int(found.group(1)) if found else None
 
 
@@ -612,33 +721,36 @@ def _text(value: Any, res: Resolve) -> str:
     return "" if value is None else str(value)
 
 
-def _messages(messages: list[Any], res: Resolve) -> list[Message]:
-    out = []
+def _messages(out: Columns, attempt: int, messages: list[Any], res: Resolve) -> int:
+    """Add the content blocks of a sample's user, assistant and tool messages to ``out``
+    (as evalnb's messages: ``user``, ``assistant``, ``tool_result``); gives their number."""
+    index = 0
     for m in messages:
+        if m.role not in ("user", "assistant", "tool"):
+            continue
         text = _text(m.content, res)
         if m.role == "user":
-            out.append(Message(role="user", content=[ContentBlock(type="text", text=text)]))
+            out.blocks.append((attempt, index, "user", 0, "text", text, None, None, None, None))
+            out.inputs.append(None)
         elif m.role == "assistant":
-            blocks = [ContentBlock(type="text", text=text)] if text else []
-            blocks += [
-                ContentBlock(
-                    type="tool_use",
-                    id=c.id,
-                    name=c.function,
-                    input={k: res(v) if isinstance(v, str) else v for k, v in c.arguments.items()},
-                )
-                for c in m.tool_calls or []
-            ]
-            out.append(Message(role="assistant", content=blocks))
-        elif m.role == "tool":
-            block = ContentBlock(
-                type="tool_result",
-                tool_use_id=m.tool_call_id,
-                content=text,
-                is_error=m.error is not None,
-            )
-            out.append(Message(role="tool_result", content=[block]))
-    return out
+            block = 0
+            if text:
+                said = (attempt, index, "assistant", 0, "text", text, None, None, None, None)
+                out.blocks.append(said)
+                out.inputs.append(None)
+                block = 1
+            for c in m.tool_calls or []:
+                args = {k: res(v) if isinstance(v, str) else v for k, v in c.arguments.items()}
+                use = (attempt, index, "assistant", block, "tool_use", None, c.id, c.function)
+                out.blocks.append((*use, args.get("commands"), None))
+                out.inputs.append(args)
+                block += 1
+        else:
+            result = (attempt, index, "tool_result", 0, "tool_result", text, m.tool_call_id)
+            out.blocks.append((*result, None, None, tool_error(m) is not None))
+            out.inputs.append(None)
+        index += 1
+    return index
 
 
 def score_number(value: Any) -> float | None:
@@ -665,9 +777,8 @@ def score_number(value: Any) -> float | None:
     return None
 
 
-def _checks(scores: dict[str, Any]) -> tuple[list[ScoreResult], dict[str, float | None]]:
-    """Check rows and ``score_<name>`` numbers of a sample's scores."""
-    results: list[ScoreResult] = []
+def _checks(out: Columns, attempt: int, scores: dict[str, Any]) -> dict[str, float | None]:
+    """Add the check rows of a sample's scores to ``out``; gives its ``score_<name>`` numbers."""
     numbers: dict[str, float | None] = {}
     for name, score in scores.items():
         ours = (score.metadata or {}).get(EVALNB_KEY)
@@ -681,19 +792,13 @@ def _checks(scores: dict[str, Any]) -> tuple[list[ScoreResult], dict[str, float 
         for check, part in parts:
             number = score_number(part)
             numbers[f"score_{check.replace('.', '_')}"] = number
-            if isinstance(ours, dict):
-                verdict = number is not None and number >= 1.0  # unless ours says "not run"
-                results.append(ScoreResult(**{"passed": verdict, **ours}))
+            passed = number is not None and number >= 1.0
+            if isinstance(ours, dict):  # evalnb's export: as it was (unless "not run")
+                result = ScoreResult(**{"passed": passed, **ours})
+                out.checks.append((attempt, *(getattr(result, f) for f in CHECK_FIELDS)))
                 continue
             said = [f"value={part!r}"]
             said += [f"answer={score.answer!r}"] if score.answer else []
             said += [score.explanation] if score.explanation else []
-            results.append(
-                ScoreResult(
-                    check=check,
-                    kind=name,
-                    passed=number is not None and number >= 1.0,
-                    detail="; ".join(said),
-                )
-            )
-    return results, numbers
+            out.checks.append((attempt, check, name, passed, "; ".join(said), 1.0, "expectation"))
+    return numbers

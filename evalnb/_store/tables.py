@@ -406,9 +406,28 @@ def tables_from_records(meta: RunMeta, records: list[TaskRecord]) -> dict[str, p
             },
         ),
     }
-    out["tasks"] = with_call_figures(out["tasks"], out["llm_calls"], out["tool_calls"])
-    out["tasks"] = _recorded_per_row(out["tasks"], [r.extra.get("recorded") for r in records])
+    recorded = [r.extra.get("recorded") for r in records]
+    out["tasks"] = finished_tasks(out["tasks"], out["llm_calls"], out["tool_calls"], recorded)
     return out
+
+
+def finished_tasks(
+    tasks: pl.DataFrame, llm_calls: pl.DataFrame, tool_calls: pl.DataFrame, recorded: list[Any]
+) -> pl.DataFrame:
+    """A run's tasks table with its :data:`CALL_FIGURES` summed up from its call rows
+    (:func:`with_call_figures`) and each row's ``recorded`` figures (``recorded``: each
+    task's, None where it has none) completed with its own values.
+
+    Example:
+        >>> tasks = conform(pl.DataFrame({"task_id": ["t"], "attempt_key": [0]}), "tasks")
+        >>> calls = conform(pl.DataFrame({"attempt_key": [0]}), "llm_calls")
+        >>> tools = conform(pl.DataFrame({"attempt_key": [0]}), "tool_calls")
+        >>> tasks = finished_tasks(tasks, calls, tools, [None])
+        >>> tasks.select("llm_call_count", "tool_call_count").row(0)
+        (1, 1)
+    """
+    tasks = with_call_figures(tasks, llm_calls, tool_calls)
+    return _recorded_per_row(tasks, recorded)
 
 
 def _recorded_per_row(tasks: pl.DataFrame, recorded: list[Any]) -> pl.DataFrame:
@@ -466,18 +485,36 @@ class _Rows:
         schema = SCHEMAS[name]
         if not self.items:
             return pl.DataFrame(schema=schema)
-        task_ids, epochs, run_id, model = keys
-        attempt = pl.Series("attempt_key", self.attempts, dtype=pl.Int64)
-        frame = pl.DataFrame(
-            columns, schema={c: schema[c] for c in columns}, strict=False
-        ).with_columns(
-            attempt,
-            pl.lit(run_id, pl.Utf8).alias("run_id"),
-            pl.lit(model, pl.Utf8).alias("model"),
-            pl.Series(task_ids, dtype=pl.Utf8).gather(attempt).alias("task_id"),
-            pl.Series(epochs, dtype=pl.Int64).gather(attempt).alias("epoch"),
-        )
-        return conform(frame, name)
+        frame = pl.DataFrame(columns, schema={c: schema[c] for c in columns}, strict=False)
+        return keyed(frame, name, self.attempts, keys)
+
+
+def keyed(
+    frame: pl.DataFrame,
+    name: str,
+    attempts: list[int],
+    keys: tuple[list[str], list[int], str, str],
+) -> pl.DataFrame:
+    """Table ``name`` of a run from its rows' own columns (``frame``): each row's key columns
+    (``keys``: the run's task ids and epochs by attempt, its id and model) added from its
+    attempt (``attempts``: the row's position among the run's attempts, its ``attempt_key``).
+
+    Example:
+        >>> calls = pl.DataFrame({"call_number": [1, 1]})
+        >>> keyed(calls, "llm_calls", [0, 1], (["a", "b"], [1, 1], "r", "m")).select(
+        ...     "task_id", "attempt_key").rows()
+        [('a', 0), ('b', 1)]
+    """
+    task_ids, epochs, run_id, model = keys
+    attempt = pl.Series("attempt_key", attempts, dtype=pl.Int64)
+    frame = frame.with_columns(
+        attempt,
+        pl.lit(run_id, pl.Utf8).alias("run_id"),
+        pl.lit(model, pl.Utf8).alias("model"),
+        pl.Series(task_ids, dtype=pl.Utf8).gather(attempt).alias("task_id"),
+        pl.Series(epochs, dtype=pl.Int64).gather(attempt).alias("epoch"),
+    )
+    return conform(frame, name)
 
 
 def run_frame(meta: RunMeta, task_count: int) -> pl.DataFrame:
