@@ -28,6 +28,7 @@ from evalnb._cli import (
     summary,
     validate,
 )
+from evalnb._cli.args import CommandParser
 from evalnb._version import __version__
 from evalnb.errors import EvalnbError
 
@@ -83,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="evalnb", description="Measure how well LLMs use command-line tools."
     )
     parser.add_argument("--version", action="version", version=f"evalnb {__version__}")
-    sub = parser.add_subparsers(metavar="COMMAND")
+    sub = parser.add_subparsers(metavar="COMMAND", parser_class=CommandParser)
     for command in SUBCOMMANDS:
         command.register(sub)
     return parser
