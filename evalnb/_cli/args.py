@@ -161,12 +161,16 @@ class CommandParser(argparse.ArgumentParser):
         """Call ``add(self)`` before this parser first parses."""
         self._later.append(add)
 
+    def complete(self) -> None:
+        """Add the arguments left for later now."""
+        while self._later:
+            self._later.pop(0)(self)
+
     def parse_known_args(  # type: ignore[override]  # typeshed overloads the namespace
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         """Add the arguments left for later, then parse as argparse does."""
-        while self._later:
-            self._later.pop(0)(self)
+        self.complete()
         return super().parse_known_args(args, namespace)
 
 
