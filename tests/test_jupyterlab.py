@@ -2,7 +2,7 @@
 
 A JupyterLab server on 127.0.0.1 (temporary config, runtime, settings and workspaces
 folders) serves copies of notebooks 01 and 07; their kernels read the test session's demo
-runs (``EVALNB_RUNS``, the runs nbmake's notebooks read too, made once). Chromium reaches
+runs (``EVALNB_RUNS``, made once). Chromium reaches
 nothing but 127.0.0.1: every other host name resolves to nothing and every other request
 goes to a proxy that does not exist. Each notebook opens in a fresh workspace (so no
 restored tab gets in the way), runs all its cells through JupyterLab's own

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import polars as pl
@@ -83,10 +84,9 @@ def test_a_merge_killed_at_any_point_leaves_no_folder_or_a_complete_one(tmp_path
     for k, outcome in enumerate(outcomes):
         out = root / f"m{k}"
         if outcome == "none":
-            done = subprocess.run(
-                [*MERGE, *map(str, dirs), "--out", str(out)], capture_output=True, text=True
-            )
-            assert done.returncode == 0, done.stderr
+            with warnings.catch_warnings():  # "removed what an interrupted merge left there"
+                warnings.simplefilter("ignore", UserWarning)
+                assert main(["merge", *map(str, dirs), "--out", str(out)]) == 0
             assert totals(out) == expected
     assert sorted(p.name for p in root.iterdir()) == [f"m{k}" for k in range(8)]
 

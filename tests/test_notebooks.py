@@ -1,12 +1,11 @@
 """The analysis notebooks run unchanged on every kind of input a user points them at.
 
-nbmake runs each notebook once on the demo runs (the test command's ``notebooks``
-folder; tests/conftest.py points ``EVALNB_RUNS`` at a folder without runs, so the
-first notebook makes them). Here the same notebooks run once more, all of them one
-after the other in one kernel, on the other inputs: the published bashkit-eval results
-as they are, and one folder holding runs imported (``evalnb import``'s code) from each
-fixture format in ``../shared/fixtures``, as a user would point them there with
-``EVALNB_RUNS``. Skipped when the fixtures are absent.
+``evalnb demo`` runs each notebook once on the demo runs (tests/conftest.py's ``demo``
+fixture, whose process fails when a notebook's cell raises). Here the same notebooks run
+once more, all of them one after the other in one kernel, on the other inputs: the
+published bashkit-eval results as they are, and one folder holding runs imported
+(``evalnb import``'s code) from each fixture format in ``../shared/fixtures``, as a user
+would point them there with ``EVALNB_RUNS``. Skipped when the fixtures are absent.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -121,6 +123,26 @@ def test_an_option_a_reader_does_not_declare_is_refused(tmp_path, capsys):
     args = ["import", "terminal-bench", str(folder), "--target", "notes", "--out", str(tmp_path)]
     assert main(args) == 2
     assert "terminal-bench takes no --target" in capsys.readouterr().err
+
+
+def test_the_evalnb_parser_is_built_without_importing_a_reader(capsys):
+    """``evalnb --help`` (and every command) builds its parser without the registry; a
+    command that takes reader options or a format name reads it when it parses."""
+    code = (
+        "import sys\n"
+        "from evalnb._cli import main\n"
+        "from evalnb._formats.detect import READERS\n"
+        "assert main(['--help']) == 0\n"
+        "print(sorted(set(READERS) & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+    for command in (["summary"], ["report"], ["import"]):
+        assert main([*command, "--help"]) == 0
+        assert "--target TARGET" in capsys.readouterr().out
+    assert main(["import", "--help"]) == 0
+    assert "{mira,scripting-eval," in capsys.readouterr().out
 
 
 def test_only_the_import_command_writes_imported_run_folders():

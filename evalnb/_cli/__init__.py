@@ -28,6 +28,7 @@ from evalnb._cli import (
     summary,
     validate,
 )
+from evalnb._cli.args import CommandParser
 from evalnb._version import __version__
 from evalnb.errors import EvalnbError
 
@@ -57,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         >>> main(["run", "tasks.jsonl", "--model", "reference", "--epochs", "0"])
         2
     """
-    parser = _parser()
+    parser = _parser(complete=False)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2)
@@ -78,12 +79,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(*, complete: bool = True) -> argparse.ArgumentParser:
+    """``evalnb``'s parser with every argument of every command (the CLI reference reads
+    it); with ``complete=False``, as :func:`main` builds it, a command's arguments that
+    read the readers' registry are added only when that command parses
+    (:class:`~evalnb._cli.args.CommandParser`)."""
     parser = argparse.ArgumentParser(
         prog="evalnb", description="Measure how well LLMs use command-line tools."
     )
     parser.add_argument("--version", action="version", version=f"evalnb {__version__}")
-    sub = parser.add_subparsers(metavar="COMMAND")
+    sub = parser.add_subparsers(metavar="COMMAND", parser_class=CommandParser)
     for command in SUBCOMMANDS:
         command.register(sub)
+    if complete:
+        for command_parser in sub.choices.values():
+            command_parser.complete()
     return parser

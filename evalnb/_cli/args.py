@@ -1,15 +1,19 @@
 """Arguments shared by the subcommands: numbers, URLs and output folders are checked
-where they are parsed, and the readers' declared options are flags."""
+where they are parsed, and the readers' declared options are flags.
+
+Building ``evalnb``'s parser imports no reader: the readers' registry
+(:mod:`evalnb._formats.detect`) is read only when a command that takes reader options
+or a format name parses its arguments or prints its help (:class:`CommandParser`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from evalnb._formats.detect import declared_options, formats
 from evalnb._runtime.providers.endpoint import split_base_url
 
 N = TypeVar("N", int, float)
@@ -136,6 +140,40 @@ def _checked(text: str, convert: Callable[[str], N], ok: Callable[[N], bool], wa
     return value
 
 
+class CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser that adds some of its arguments only when it first parses
+    (or prints its help), so that building the ``evalnb`` parser stays cheap.
+
+    Example:
+        >>> parser = CommandParser()
+        >>> parser.add_later(add_reader_options)
+        >>> [a.dest for a in parser._actions]
+        ['help']
+        >>> parser.parse_args(["--target", "notes"]).target
+        'notes'
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._later: list[Callable[[argparse.ArgumentParser], None]] = []
+
+    def add_later(self, add: Callable[[argparse.ArgumentParser], None]) -> None:
+        """Call ``add(self)`` before this parser first parses."""
+        self._later.append(add)
+
+    def complete(self) -> None:
+        """Add the arguments left for later now."""
+        while self._later:
+            self._later.pop(0)(self)
+
+    def parse_known_args(  # type: ignore[override]  # typeshed overloads the namespace
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Add the arguments left for later, then parse as argparse does."""
+        self.complete()
+        return super().parse_known_args(args, namespace)
+
+
 def add_reader_options(parser: argparse.ArgumentParser) -> None:
     """A ``--<name>`` flag for each option a reader declares, its help naming the readers.
 
@@ -145,6 +183,8 @@ def add_reader_options(parser: argparse.ArgumentParser) -> None:
         >>> reader_options(parser.parse_args(["--target", "notes"]))
         {'target': 'notes'}
     """
+    from evalnb._formats.detect import declared_options, formats
+
     for name, option in declared_options().items():
         takers = [
             f"{f.key}{' (required)' if o.required else ''}: {o.help}"
@@ -162,4 +202,6 @@ def reader_options(args: argparse.Namespace) -> dict[str, str]:
         >>> reader_options(argparse.Namespace(target=None))
         {}
     """
+    from evalnb._formats.detect import declared_options
+
     return {name: value for name in declared_options() if (value := getattr(args, name, None))}

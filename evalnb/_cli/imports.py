@@ -20,15 +20,20 @@ from evalnb.errors import InputError
 
 
 def register(sub: Any) -> None:
-    """Add ``import`` to the subcommand parsers."""
+    """Add ``import`` to the subcommand parsers (its arguments, which name the registry's
+    formats, when it parses)."""
     imp = sub.add_parser("import", help="write run folders from foreign results")
+    imp.add_later(_arguments)
+    imp.set_defaults(func=_cmd_import)
+
+
+def _arguments(imp: argparse.ArgumentParser) -> None:
     imp.add_argument("format", choices=list(importable()))
     imp.add_argument("files", nargs="+", help="result files or folders of that format")
     imp.add_argument(
         "--out", type=out_folder, default="runs", help="where run folders go (default runs/)"
     )
     add_reader_options(imp)
-    imp.set_defaults(func=_cmd_import)
 
 
 def _cmd_import(args: argparse.Namespace) -> int:

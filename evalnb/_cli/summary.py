@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
         metavar="K,...",
         help="add pass@k and pass^k (with 95%% intervals) for each k, e.g. --k 1,3",
     )
-    add_reader_options(summ)
+    summ.add_later(add_reader_options)
     summ.set_defaults(func=_cmd_summary)
 
     rep = sub.add_parser(
@@ -47,7 +47,7 @@ def register(sub: Any) -> None:
         help="a person's labels (task_id, epoch, label): report.html adds each judge's "
         "agreement with them",
     )
-    add_reader_options(rep)
+    rep.add_later(add_reader_options)
     rep.set_defaults(func=_cmd_report)
 
 
