@@ -29,7 +29,7 @@ from evalnb.records import AgentTrace, Task, TaskRecord, TaskScore, ToolCallResu
 from tests.conftest import ROOT
 from tests.factories import run_of
 
-DATASET_CARDS = [p for folder in ("data", "evalnb/data") for p in (ROOT / folder).rglob("*.md")]
+DATASET_CARDS = list((ROOT / "data").rglob("*.md"))
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted(DATASET_CARDS)]
 FENCED = re.compile(r"^( *)```[^\n]*\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
 INLINE = re.compile(r"(`+)(.+?)\1")
