@@ -139,13 +139,14 @@ class Columns:
         keys = (task_ids, epochs, meta.run_id, meta.model)
         llm = _table(self.llm, "llm_calls", LLM_FIELDS, keys, moved)
         tools = _table(self.tools, "tool_calls", TOOL_FIELDS, keys, moved)
+        checks = _table(self.checks, "checks", CHECK_FIELDS, keys, moved)
         recorded = [extra.get("recorded") for extra in self.extras]
         return {
             "runs": run_frame(meta, len(self.tasks)),
-            "tasks": finished_tasks(self._tasks(meta, keys, moved), llm, tools, recorded),
+            "tasks": finished_tasks(self._tasks(meta, keys, checks), llm, tools, recorded),
             "llm_calls": llm,
             "tool_calls": tools,
-            "checks": _table(self.checks, "checks", CHECK_FIELDS, keys, moved),
+            "checks": checks,
             "messages": _table(self.blocks, "messages", BLOCK_FIELDS, keys, moved),
             "tool_invocations": _table(
                 self.invocation_rows, "tool_invocations", INVOCATION_FIELDS, keys, moved
@@ -166,36 +167,38 @@ class Columns:
         self,
         meta: RunMeta,
         keys: tuple[list[str], list[int], str, str],
-        moved: pl.Series | None,
+        checks: pl.DataFrame,
     ) -> pl.DataFrame:
-        """The tasks table before its call figures: each task's fields, its checks' sums
-        (spec 000: the weights of the checks that passed, of all), its verdict."""
+        """The tasks table before its call figures: each task's fields, its ``checks``'
+        sums (spec 000, as :meth:`~evalnb.records.TaskScore.from_results`: ``score`` the
+        weights of the checks that passed, a check not run did not; ``max_score`` every
+        weight), its verdict (no error and every check passed)."""
         schema = SCHEMAS["tasks"]
         if not self.tasks:
             return pl.DataFrame(schema=schema)
         fields = [f for f in TASK_FIELDS if f not in ("system", "prompt")]
         columns = {f: [t[TASK_FIELDS.index(f)] for t in self.tasks] for f in fields}
-        n = len(self.tasks)
-        score, max_score, all_passed = [0.0] * n, [0.0] * n, [True] * n
-        position = moved.to_list() if moved is not None else range(n)
-        for added, _, _, passed, _, weight, _ in self.checks:
-            attempt = position[added]
-            max_score[attempt] += weight
-            score[attempt] += weight if passed is True else 0.0
-            all_passed[attempt] = all_passed[attempt] and passed is True
-        columns.update(
-            tags=[[] for _ in self.tasks],
-            guidance=[meta.guidance] * len(self.tasks),
-            score=score,
-            max_score=max_score,
-            rate=[s / m if m else None for s, m in zip(score, max_score, strict=True)],
-            passed=[
-                error is None and ok for error, ok in zip(columns["error"], all_passed, strict=True)
-            ],
-        )
+        columns.update(tags=[[] for _ in self.tasks], guidance=[meta.guidance] * len(self.tasks))
         own = pl.DataFrame(columns, schema={c: schema[c] for c in columns}, strict=False)
+        passed = pl.col("passed").fill_null(False)
+        sums = checks.group_by("attempt_key").agg(
+            score=pl.col("weight").filter(passed).sum(),
+            max_score=pl.col("weight").sum(),
+            all_passed=passed.all(),
+        )
+        attempts = pl.int_range(pl.len(), dtype=pl.Int64).alias("attempt_key")
+        scored = (
+            own.with_columns(attempts)
+            .join(sums, on="attempt_key", how="left", maintain_order="left")
+            .with_columns(pl.col("score", "max_score").fill_null(0.0))
+            .with_columns(
+                rate=pl.when(pl.col("max_score") != 0).then(pl.col("score") / pl.col("max_score")),
+                passed=pl.col("error").is_null() & pl.col("all_passed").fill_null(True),
+            )
+            .drop("attempt_key", "all_passed")
+        )
         extras = pl.DataFrame(self.extras, infer_schema_length=None)
-        frame = pl.concat([own, extras], how="horizontal")
+        frame = pl.concat([scored, extras], how="horizontal")
         return keyed(frame, "tasks", list(range(len(self.tasks))), keys)
 
     def record(self) -> TaskRecord:
