@@ -190,6 +190,8 @@ def test_each_footer_is_read_directly_as_polars_reads_it(mixed, tmp_path):
     for file in [*files, wide]:
         expected = pl.read_parquet_metadata(file)["ARROW:schema"]
         assert folders.footer_schema(str(file)) == expected, file
+        schema, data = folders.read_footer(str(file), whole=True)  # and the file with it
+        assert (schema.decode(), data) == (expected, file.read_bytes()), file
     bare = tmp_path / "bare.parquet"  # no Arrow schema: its schema is read on its own
     pq = pytest.importorskip("pyarrow.parquet")
     pq.write_table(pl.DataFrame({"a": [1]}).to_arrow(), bare, store_schema=False)
@@ -198,3 +200,11 @@ def test_each_footer_is_read_directly_as_polars_reads_it(mixed, tmp_path):
     cut.write_bytes(files[0].read_bytes()[:-1])
     assert isinstance(folders.footer_schema(str(cut)), ValueError)
     assert isinstance(folders.footer_schema(str(tmp_path / "none.parquet")), FileNotFoundError)
+
+
+def test_held_tasks_are_read_from_the_bytes_their_check_read_and_those_bytes_go(tmp_path):
+    paths = _standard_runs(tmp_path, 6)
+    stored = folders.read_stored(paths)
+    assert all(not folder.data for folder in stored.intact)  # not kept alive with the runs
+    by_path = pl.concat([pl.read_parquet(p / "tasks.parquet") for p in paths])
+    assert_frame_equal(stored.tables["tasks"].drop("attempt_key"), by_path.drop("attempt_key"))

@@ -125,13 +125,16 @@ microseconds, less than handing it to a thread pool costs."""
 class Folder:
     """One run folder: its position among those given, path, ``run.json``, its table
     files and their schemas (those present, by table: files of one schema share one
-    object) and, when damaged, the file at fault and why."""
+    object), the bytes of those read whole (a local tasks file whose rows are held in
+    memory, from its check until its rows are read) and, when damaged, the file at fault
+    and why."""
 
     index: int
     path: str
     meta: RunMeta
     files: dict[str, str] = field(default_factory=dict)
     schemas: dict[str, pl.Schema] = field(default_factory=dict)
+    data: dict[str, bytes] = field(default_factory=dict)
     problem: tuple[str, str] | None = None
 
     def damage(self, file: str, reason: str) -> None:
@@ -190,6 +193,8 @@ def read_stored(folders: Sequence[str | Path], access: Access = LOCAL) -> Stored
         held, counts, intact = _checked_tasks(complete, access)
     else:
         (held, counts), intact = read, complete
+    for folder in complete:
+        folder.data.clear()  # the rows read are held: the files' bytes go
     for folder in intact:
         planned, stored = folder.meta.task_count, counts.get(folder.meta.run_id, 0)
         if folder.meta.source == "evalnb" and planned is not None and stored != planned:
@@ -221,8 +226,12 @@ def _checked_tasks(
     (in Python, one core) and the read (polars' threads) overlap. Should a folder be found
     damaged by those checks, that read is not used and the tasks are read again without
     it: the figures (and any error) are those of reading the intact folders alone.
+
+    Local tasks files whose rows are held in memory are read whole when checked, so that
+    polars reads their rows from those bytes: one read of each file, and polars' cost per
+    file is lower from memory than from a path.
     """
-    _check_files(folders, access, ["tasks"])
+    _check_files(folders, access, ["tasks"], whole=_holds(folders))
     readable = [f for f in folders if not f.problem]
     others = [name for name in access.checked if name != "tasks"]
     if not others or not readable:
@@ -262,12 +271,16 @@ def _each(function: Callable[[Item], Result], items: Sequence[Item], threads: in
         return list(pool.map(function, items))
 
 
-def _check_files(folders: list[Folder], access: Access, tables: Sequence[str]) -> None:
+def _check_files(
+    folders: list[Folder], access: Access, tables: Sequence[str], *, whole: bool = False
+) -> None:
     """Find each folder's files of ``tables`` and check their schemas, each distinct one
-    once."""
+    once. ``whole``: local files are read whole, in the read that finds their footer, and
+    kept in their folder's ``data`` (see :class:`Folder`)."""
     files = [(f, name, f"{f.path}/{name}.parquet") for f in folders for name in tables]
-    footers = _each(lambda job: _footer(job[2], access), files, access.threads)
-    schemas: dict[tuple[str, str], pl.Schema | str] = {}
+    whole = whole and access.local
+    footers = _each(lambda job: _footer(job[2], access, whole), files, access.threads)
+    schemas: dict[tuple[str, str | bytes], pl.Schema | str] = {}
     for (folder, name, file), footer in zip(files, footers, strict=True):
         if isinstance(footer, FileNotFoundError):
             folder.damage(file, "missing")
@@ -275,14 +288,17 @@ def _check_files(folders: list[Folder], access: Access, tables: Sequence[str]) -
         if isinstance(footer, Exception):
             folder.damage(file, f"unreadable ({footer})")
             continue
-        key = (name, footer or file)  # a file without an Arrow schema is read on its own
-        if key not in schemas:
-            schemas[key] = _schema(file, access)
-        schema = schemas[key]
+        arrow, data = footer
+        key = (name, arrow or file)  # a file without an Arrow schema is read on its own
+        schema = schemas.get(key)
+        if schema is None:
+            schema = schemas[key] = _schema(file, access)
         if isinstance(schema, str):
             folder.damage(file, schema)
             continue
         folder.files[name], folder.schemas[name] = file, schema
+        if data is not None:
+            folder.data[name] = data
 
 
 def checked_on_use(
@@ -316,12 +332,13 @@ def checked_on_use(
     return register_io_source(source, schema=SCHEMAS[name])
 
 
-def _footer(file: str, access: Access) -> str | Exception:
-    """The Arrow schema in a file's footer ("" when it has none), or the error reading it."""
+def _footer(file: str, access: Access, whole: bool) -> tuple[str | bytes, bytes | None] | Exception:
+    """The Arrow schema in a file's footer (empty when it has none) and, when ``whole``,
+    the file's bytes (:func:`read_footer`), or the error reading it."""
     if access.local:
-        return footer_schema(file)
+        return read_footer(file, whole=whole)
     try:
-        return pl.read_parquet_metadata(access.parquet(file)).get("ARROW:schema", "")
+        return pl.read_parquet_metadata(access.parquet(file)).get("ARROW:schema", ""), None
     except (OSError, pl.exceptions.PolarsError) as exc:
         return exc
 
@@ -329,22 +346,16 @@ def _footer(file: str, access: Access) -> str | Exception:
 _ARROW_SCHEMA: Final = b"\x18\x0cARROW:schema\x18"
 """A footer's key-value entry ``ARROW:schema`` in Thrift's compact encoding, up to its
 value's length: field 1 (binary) of 12 bytes, the key, then field 2 (binary)."""
-_TAIL: Final = 65_536
-"""How many bytes at the end of a file are read at once, in the hope they hold its footer."""
+_TAIL: Final = 16_384
+"""How many bytes at the end of a file are read at once, in the hope they hold its footer
+(a tasks table's footer, the longest, is about 9 KB at 43 columns)."""
 
 
 def footer_schema(file: str) -> str | Exception:
     """The Arrow schema a local parquet file's footer holds (the value of its key-value
     metadata ``ARROW:schema``, which polars and pyarrow write; "" when there is none or it
     cannot be found), or the error reading the file (a ValueError when it has no parquet
-    footer).
-
-    Read directly, in one read of the file's end (two when the footer is longer than
-    :data:`_TAIL`): its last 8 bytes give the footer's length, and the footer is searched
-    for the entry. ``pl.read_parquet_metadata`` gives the same value, at several
-    times the cost per file; here it is one of a folder's fixed costs, paid for every table
-    of every folder loaded. The value is only compared, never decoded: a file whose value is
-    not found ("") has its schema read by polars on its own.
+    footer): :func:`read_footer`'s, decoded.
 
     Example:
         >>> import tempfile
@@ -356,11 +367,39 @@ def footer_schema(file: str) -> str | Exception:
         >>> footer_schema(file)
         ValueError('no parquet footer')
     """
+    found = read_footer(file)
+    if isinstance(found, Exception):
+        return found
+    return found[0].decode("ascii", "replace")
+
+
+def read_footer(file: str, *, whole: bool = False) -> tuple[bytes, bytes | None] | Exception:
+    """The Arrow schema a local parquet file's footer holds, undecoded (b"" when there is
+    none or it cannot be found), with the file's bytes when ``whole`` (read in the same
+    read: a file polars then reads from memory, not again from disk), or the error
+    reading the file (a ValueError when it has no parquet footer).
+
+    Read directly, in one read of the file's end (or all of it; two reads when the footer
+    is longer than :data:`_TAIL`): its last 8 bytes give the footer's length, and the
+    footer is searched for the entry. ``pl.read_parquet_metadata`` gives the same value,
+    at several times the cost per file; here it is one of a folder's fixed costs, paid for
+    every table of every folder loaded. The value is only compared, never decoded: a file
+    whose value is not found has its schema read by polars on its own.
+
+    Example:
+        >>> import tempfile
+        >>> file = tempfile.mktemp(suffix=".parquet")
+        >>> pl.DataFrame({"a": [1]}).write_parquet(file)
+        >>> schema, data = read_footer(file, whole=True)
+        >>> data == open(file, "rb").read(), read_footer(file)[1]
+        (True, None)
+    """
     try:
         fd = os.open(file, os.O_RDONLY)
         try:
             size = os.fstat(fd).st_size
-            tail = os.pread(fd, min(size, _TAIL), max(size - _TAIL, 0))  # the footer, mostly
+            want = size if whole else min(size, _TAIL)
+            tail = os.pread(fd, want, size - want)  # the footer, mostly
             length = int.from_bytes(tail[-8:-4], "little")
             if size < 12 or tail[-4:] != b"PAR1" or length > size - 12:
                 return ValueError("no parquet footer")
@@ -370,18 +409,19 @@ def footer_schema(file: str) -> str | Exception:
             os.close(fd)
     except OSError as exc:
         return exc
+    data = tail if whole and len(tail) == size else None
     footer = tail[-length - 8 : -8]
     at = footer.rfind(_ARROW_SCHEMA)
     if at < 0:
-        return ""
+        return b"", data
     begin, count, shift = at + len(_ARROW_SCHEMA), 0, 0
     for end in range(begin, min(begin + 5, len(footer))):  # the value's length (a varint)
         count |= (footer[end] & 0x7F) << shift
         shift += 7
         if footer[end] < 0x80:
             value = footer[end + 1 : end + 1 + count]
-            return value.decode("ascii", "replace") if len(value) == count else ""
-    return ""
+            return (value if len(value) == count else b""), data
+    return b"", data
 
 
 def _schema(file: str, access: Access) -> pl.Schema | str:
@@ -556,8 +596,12 @@ def _group_scan(
     schema: pl.Schema, folders: list[Folder], name: str, access: Access
 ) -> pl.LazyFrame:
     """One ``scan_parquet`` of the files of ``folders`` (all of one stored ``schema``),
-    conformed to the table's schema."""
-    files: Any = [access.parquet(f.files[name]) for f in folders]  # paths, URLs or bytes
+    conformed to the table's schema: from their bytes when every one was read whole
+    (see :class:`Folder`)."""
+    data = [f.data.get(name) for f in folders]
+    files: Any = (  # paths, URLs or bytes
+        data if all(data) else [access.parquet(f.files[name]) for f in folders]
+    )
     return with_recorded(conform(pl.scan_parquet(files, schema=schema), name)).lazy()
 
 
