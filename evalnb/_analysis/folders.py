@@ -193,8 +193,6 @@ def read_stored(folders: Sequence[str | Path], access: Access = LOCAL) -> Stored
         held, counts, intact = _checked_tasks(complete, access)
     else:
         (held, counts), intact = read, complete
-    for folder in complete:
-        folder.data.clear()  # the rows read are held: the files' bytes go
     for folder in intact:
         planned, stored = folder.meta.task_count, counts.get(folder.meta.run_id, 0)
         if folder.meta.source == "evalnb" and planned is not None and stored != planned:
@@ -483,7 +481,7 @@ def _tasks(
     of stored attempts."""
     if _holds(folders):
         held = {
-            key: _one_chunk(_group_scan(schema, group, "tasks", access).collect())
+            key: _one_chunk(_read_held(schema, group, access))
             for key, (schema, group) in _groups(folders, "tasks").items()
         }
         counts = [frame.group_by("run_id").len() for frame in held.values()]
@@ -493,6 +491,15 @@ def _tasks(
             _scan(folders, "tasks", access).group_by("run_id").len().collect(engine="streaming")
         ]
     return held, {run_id: n for frame in counts for run_id, n in frame.iter_rows()}
+
+
+def _read_held(schema: pl.Schema, folders: list[Folder], access: Access) -> pl.DataFrame:
+    """The tasks rows of ``folders`` (all of one stored ``schema``) read into memory; the
+    bytes their files were read into (see :class:`Folder`) go once read."""
+    frame = _group_scan(schema, folders, "tasks", access).collect()
+    for folder in folders:
+        folder.data.pop("tasks", None)
+    return frame
 
 
 def _holds(folders: list[Folder]) -> bool:
