@@ -104,12 +104,15 @@ def mixed(tmp_path: Path) -> list[Path]:
     return sorted([*standard, _imported_run(root), _damaged_run(root), _live_run(root)])
 
 
-@pytest.fixture(params=["held", "lazy"])
+@pytest.fixture(params=["held", "held in batches", "lazy"])
 def held_or_lazy(request, monkeypatch) -> str:
-    """The tasks table held in memory (the default at this size) or scanned lazily."""
+    """The tasks table held in memory (the default at this size, read in one batch, or
+    in batches of a few folders) or scanned lazily."""
     if request.param == "lazy":
         monkeypatch.setattr(folders, "HELD_ATTEMPTS", 0)
-    return request.param
+    if request.param == "held in batches":
+        monkeypatch.setattr(folders, "HELD_BATCH", 3)
+    return request.param.split()[0]
 
 
 def _rows(runs: Runs, name: str) -> pl.DataFrame:
