@@ -209,5 +209,6 @@ def test_held_tasks_are_read_from_the_bytes_their_check_read_and_those_bytes_go(
     paths = _standard_runs(tmp_path, 6)
     stored = folders.read_stored(paths)
     assert all(not folder.data for folder in stored.intact)  # not kept alive with the runs
+    assert stored.tables["tasks"].n_chunks() == 1  # not one chunk per file
     by_path = pl.concat([pl.read_parquet(p / "tasks.parquet") for p in paths])
     assert_frame_equal(stored.tables["tasks"].drop("attempt_key"), by_path.drop("attempt_key"))
