@@ -503,12 +503,7 @@ def _tasks(
 def _read_held(schema: pl.Schema, folders: list[Folder], access: Access) -> pl.DataFrame:
     """The tasks rows of ``folders`` (all of one stored ``schema``) read into memory, in
     batches of :data:`HELD_BATCH` attempts, each in one chunk; the bytes their files were
-    read into (see :class:`Folder`) go as each batch is read.
-
-    Example:
-        >>> _read_held(pl.Schema(), [], LOCAL).height
-        0
-    """
+    read into (see :class:`Folder`) go as each batch is read."""
     batches: list[pl.DataFrame] = []
     start, attempts = 0, 0
     for end, folder in enumerate(folders, 1):
@@ -519,7 +514,7 @@ def _read_held(schema: pl.Schema, folders: list[Folder], access: Access) -> pl.D
             for done in batch:
                 done.data.pop("tasks", None)
             start, attempts = end, 0
-    return pl.concat(batches) if batches else pl.DataFrame(schema=SCHEMAS["tasks"])
+    return pl.concat(batches)
 
 
 def _holds(folders: list[Folder]) -> bool:
