@@ -92,7 +92,7 @@ class Access:
     path, a URL polars reaches itself, or the file's bytes); ``threads``: how many
     files are read at once (1: one after another, in the calling thread); ``local``:
     whether the folders' files are on a local disk, so that their footers are read
-    directly (:func:`footer_schema`) and their events can be read (to rebuild a damaged
+    directly (:func:`read_footer`) and their events can be read (to rebuild a damaged
     run or read one in progress); ``checked``: the tables whose files are checked when the
     folders are read, the others' when each is first scanned (:func:`checked_on_use`);
     ``footers``: whether the checked files' footers are read before their tables (False:
@@ -356,28 +356,6 @@ _TAIL: Final = 16_384
 (a tasks table's footer, the longest, is about 9 KB at 43 columns)."""
 
 
-def footer_schema(file: str) -> str | Exception:
-    """The Arrow schema a local parquet file's footer holds (the value of its key-value
-    metadata ``ARROW:schema``, which polars and pyarrow write; "" when there is none or it
-    cannot be found), or the error reading the file (a ValueError when it has no parquet
-    footer): :func:`read_footer`'s, decoded.
-
-    Example:
-        >>> import tempfile
-        >>> file = tempfile.mktemp(suffix=".parquet")
-        >>> pl.DataFrame({"a": [1]}).write_parquet(file)
-        >>> footer_schema(file) == pl.read_parquet_metadata(file)["ARROW:schema"]
-        True
-        >>> _ = open(file, "wb").write(b"not parquet")
-        >>> footer_schema(file)
-        ValueError('no parquet footer')
-    """
-    found = read_footer(file)
-    if isinstance(found, Exception):
-        return found
-    return found[0].decode("ascii", "replace")
-
-
 def read_footer(file: str, *, whole: bool = False) -> tuple[bytes, bytes | None] | Exception:
     """The Arrow schema a local parquet file's footer holds, undecoded (b"" when there is
     none or it cannot be found), with the file's bytes when ``whole`` (read in the same
@@ -396,8 +374,13 @@ def read_footer(file: str, *, whole: bool = False) -> tuple[bytes, bytes | None]
         >>> file = tempfile.mktemp(suffix=".parquet")
         >>> pl.DataFrame({"a": [1]}).write_parquet(file)
         >>> schema, data = read_footer(file, whole=True)
+        >>> schema.decode() == pl.read_parquet_metadata(file)["ARROW:schema"]
+        True
         >>> data == open(file, "rb").read(), read_footer(file)[1]
         (True, None)
+        >>> _ = open(file, "wb").write(b"not parquet")
+        >>> read_footer(file)
+        ValueError('no parquet footer')
     """
     try:
         fd = os.open(file, os.O_RDONLY)
