@@ -212,3 +212,17 @@ def test_held_tasks_are_read_from_the_bytes_their_check_read_and_those_bytes_go(
     assert stored.tables["tasks"].n_chunks() == 1  # not one chunk per file
     by_path = pl.concat([pl.read_parquet(p / "tasks.parquet") for p in paths])
     assert_frame_equal(stored.tables["tasks"].drop("attempt_key"), by_path.drop("attempt_key"))
+
+
+def test_intact_folders_checked_and_read_batch_by_batch_give_the_tables_read_at_once(
+    tmp_path, monkeypatch
+):
+    paths = _standard_runs(tmp_path, 9)
+    at_once = en.load(*paths)
+    monkeypatch.setattr(folders, "HELD_BATCH", 3)  # each batch read while the next is checked
+    in_batches = en.load(*paths)
+    assert in_batches.tasks.n_chunks() > 1
+    for name in TABLES:
+        assert_frame_equal(in_batches.frame(name), at_once.frame(name))
+    for name, figure in _figures(in_batches).items():
+        assert_frame_equal(figure, _figures(at_once)[name]), name

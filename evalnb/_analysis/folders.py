@@ -234,20 +234,37 @@ def _checked_tasks(
 
     Local tasks files whose rows are held in memory are read whole when checked, so that
     polars reads their rows from those bytes: one read of each file, and polars' cost per
-    file is lower from memory than from a path.
+    file is lower from memory than from a path. They are checked and read in batches
+    (:func:`_batches`), each read as soon as it is checked, so that polars reads while
+    the next batch is checked.
     """
-    _check_files(folders, access, ["tasks"], whole=_holds(folders))
-    readable = [f for f in folders if not f.problem]
+    held = _holds(folders)
     others = [name for name in access.checked if name != "tasks"]
-    if not others or not readable:
+    if not others:
+        _check_files(folders, access, ["tasks"], whole=held)
+        readable = [f for f in folders if not f.problem]
         return (*_tasks(readable, access), readable)
+    readable = []
     with ThreadPoolExecutor(1) as pool:
-        reading = pool.submit(_tasks, readable, access)
+        reads = []
+        for batch in _batches(folders) if held and access.local else [folders]:
+            _check_files(batch, access, ["tasks"], whole=held)
+            checked = [f for f in batch if not f.problem]
+            readable += checked
+            reads.append(pool.submit(_tasks, checked, access))
         _check_files(readable, access, others)
         intact = [f for f in readable if not f.problem]
         if len(intact) == len(readable):
-            return (*reading.result(), intact)
-    return (*_tasks(intact, access), intact)  # that read, and any error it raised, unused
+            parts = [read.result() for read in reads]
+            counts = {run_id: n for _, part in parts for run_id, n in part.items()}
+            if not held:
+                return parts[0][0], counts, intact
+            return (
+                {key: frame for part, _ in parts for key, frame in (part or {}).items()},
+                counts,
+                intact,
+            )
+    return (*_tasks(intact, access), intact)  # those reads, and any error they raised, unused
 
 
 def _metas(paths: list[str], access: Access) -> list[RunMeta | EvalnbError | None]:
@@ -488,16 +505,27 @@ def _read_held(schema: pl.Schema, folders: list[Folder], access: Access) -> pl.D
     batches of :data:`HELD_BATCH` attempts, each in one chunk; the bytes their files were
     read into (see :class:`Folder`) go as each batch is read."""
     batches: list[pl.DataFrame] = []
+    for batch in _batches(folders):
+        batches.append(_group_scan(schema, batch, "tasks", access).collect().rechunk())
+        for done in batch:
+            done.data.pop("tasks", None)
+    return pl.concat(batches)
+
+
+def _batches(folders: list[Folder]) -> Iterator[list[Folder]]:
+    """``folders`` in order, in batches of :data:`HELD_BATCH` attempts (as their
+    ``run.json`` files say; a few more when one folder holds more).
+
+    Example:
+        >>> [len(batch) for batch in _batches([])]
+        []
+    """
     start, attempts = 0, 0
     for end, folder in enumerate(folders, 1):
         attempts += folder.meta.task_count or 0
         if attempts >= HELD_BATCH or end == len(folders):
-            batch = folders[start:end]
-            batches.append(_group_scan(schema, batch, "tasks", access).collect().rechunk())
-            for done in batch:
-                done.data.pop("tasks", None)
+            yield folders[start:end]
             start, attempts = end, 0
-    return pl.concat(batches)
 
 
 def _holds(folders: list[Folder]) -> bool:
