@@ -104,12 +104,15 @@ def mixed(tmp_path: Path) -> list[Path]:
     return sorted([*standard, _imported_run(root), _damaged_run(root), _live_run(root)])
 
 
-@pytest.fixture(params=["held", "lazy"])
+@pytest.fixture(params=["held", "held in batches", "lazy"])
 def held_or_lazy(request, monkeypatch) -> str:
-    """The tasks table held in memory (the default at this size) or scanned lazily."""
+    """The tasks table held in memory (the default at this size, read in one batch, or
+    in batches of a few folders) or scanned lazily."""
     if request.param == "lazy":
         monkeypatch.setattr(folders, "HELD_ATTEMPTS", 0)
-    return request.param
+    if request.param == "held in batches":
+        monkeypatch.setattr(folders, "HELD_BATCH", 3)
+    return request.param.split()[0]
 
 
 def _rows(runs: Runs, name: str) -> pl.DataFrame:
@@ -188,13 +191,38 @@ def test_each_footer_is_read_directly_as_polars_reads_it(mixed, tmp_path):
     pl.DataFrame({f"column_{i:05d}": [i] for i in range(3000)}).write_parquet(wide)
     assert wide.stat().st_size > folders._TAIL
     for file in [*files, wide]:
-        expected = pl.read_parquet_metadata(file)["ARROW:schema"]
-        assert folders.footer_schema(str(file)) == expected, file
+        expected = pl.read_parquet_metadata(file)["ARROW:schema"].encode()
+        assert folders.read_footer(str(file)) == (expected, None), file
+        whole = folders.read_footer(str(file), whole=True)  # and the file with it
+        assert whole == (expected, file.read_bytes()), file
     bare = tmp_path / "bare.parquet"  # no Arrow schema: its schema is read on its own
     pq = pytest.importorskip("pyarrow.parquet")
     pq.write_table(pl.DataFrame({"a": [1]}).to_arrow(), bare, store_schema=False)
-    assert folders.footer_schema(str(bare)) == ""
+    assert folders.read_footer(str(bare)) == (b"", None)
     cut = tmp_path / "cut.parquet"
     cut.write_bytes(files[0].read_bytes()[:-1])
-    assert isinstance(folders.footer_schema(str(cut)), ValueError)
-    assert isinstance(folders.footer_schema(str(tmp_path / "none.parquet")), FileNotFoundError)
+    assert isinstance(folders.read_footer(str(cut)), ValueError)
+    assert isinstance(folders.read_footer(str(tmp_path / "none.parquet")), FileNotFoundError)
+
+
+def test_held_tasks_are_read_from_the_bytes_their_check_read_and_those_bytes_go(tmp_path):
+    paths = _standard_runs(tmp_path, 6)
+    stored = folders.read_stored(paths)
+    assert all(not folder.data for folder in stored.intact)  # not kept alive with the runs
+    assert stored.tables["tasks"].n_chunks() == 1  # not one chunk per file
+    by_path = pl.concat([pl.read_parquet(p / "tasks.parquet") for p in paths])
+    assert_frame_equal(stored.tables["tasks"].drop("attempt_key"), by_path.drop("attempt_key"))
+
+
+def test_intact_folders_checked_and_read_batch_by_batch_give_the_tables_read_at_once(
+    tmp_path, monkeypatch
+):
+    paths = _standard_runs(tmp_path, 9)
+    at_once = en.load(*paths)
+    monkeypatch.setattr(folders, "HELD_BATCH", 3)  # each batch read while the next is checked
+    in_batches = en.load(*paths)
+    assert in_batches.tasks.n_chunks() > 1
+    for name in TABLES:
+        assert_frame_equal(in_batches.frame(name), at_once.frame(name))
+    for name, figure in _figures(in_batches).items():
+        assert_frame_equal(figure, _figures(at_once)[name]), name

@@ -74,6 +74,13 @@ Result = TypeVar("Result")
 HELD_ATTEMPTS: Final = 1_000_000
 """Up to this many attempts in all, the tasks table is read into memory (see the module
 docstring): about 0.4 GiB at the widest rows of the bench's data."""
+HELD_BATCH: Final = 100_000
+"""A tasks table held in memory is read this many attempts at a time (a few more when one
+folder holds more), each batch put in one chunk at once: polars reads each file into a
+chunk of its own, and 10,000 chunks of 59 rows take several times their rows' memory and
+slow every later operation on them. In batches, the table is in at most
+``HELD_ATTEMPTS / HELD_BATCH`` chunks (per stored schema), on which the metrics run as
+fast as on one, and the files' chunks are never all in memory at once."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ class Access:
     path, a URL polars reaches itself, or the file's bytes); ``threads``: how many
     files are read at once (1: one after another, in the calling thread); ``local``:
     whether the folders' files are on a local disk, so that their footers are read
-    directly (:func:`footer_schema`) and their events can be read (to rebuild a damaged
+    directly (:func:`read_footer`) and their events can be read (to rebuild a damaged
     run or read one in progress); ``checked``: the tables whose files are checked when the
     folders are read, the others' when each is first scanned (:func:`checked_on_use`);
     ``footers``: whether the checked files' footers are read before their tables (False:
@@ -125,13 +132,16 @@ microseconds, less than handing it to a thread pool costs."""
 class Folder:
     """One run folder: its position among those given, path, ``run.json``, its table
     files and their schemas (those present, by table: files of one schema share one
-    object) and, when damaged, the file at fault and why."""
+    object), the bytes of those read whole (a local tasks file whose rows are held in
+    memory, from its check until its rows are read) and, when damaged, the file at fault
+    and why."""
 
     index: int
     path: str
     meta: RunMeta
     files: dict[str, str] = field(default_factory=dict)
     schemas: dict[str, pl.Schema] = field(default_factory=dict)
+    data: dict[str, bytes] = field(default_factory=dict)
     problem: tuple[str, str] | None = None
 
     def damage(self, file: str, reason: str) -> None:
@@ -221,19 +231,40 @@ def _checked_tasks(
     (in Python, one core) and the read (polars' threads) overlap. Should a folder be found
     damaged by those checks, that read is not used and the tasks are read again without
     it: the figures (and any error) are those of reading the intact folders alone.
+
+    Local tasks files whose rows are held in memory are read whole when checked, so that
+    polars reads their rows from those bytes: one read of each file, and polars' cost per
+    file is lower from memory than from a path. They are checked and read in batches
+    (:func:`_batches`), each read as soon as it is checked, so that polars reads while
+    the next batch is checked.
     """
-    _check_files(folders, access, ["tasks"])
-    readable = [f for f in folders if not f.problem]
+    held = _holds(folders)
     others = [name for name in access.checked if name != "tasks"]
-    if not others or not readable:
+    if not others:
+        _check_files(folders, access, ["tasks"], whole=held)
+        readable = [f for f in folders if not f.problem]
         return (*_tasks(readable, access), readable)
+    readable = []
     with ThreadPoolExecutor(1) as pool:
-        reading = pool.submit(_tasks, readable, access)
+        reads = []
+        for batch in _batches(folders) if held and access.local else [folders]:
+            _check_files(batch, access, ["tasks"], whole=held)
+            checked = [f for f in batch if not f.problem]
+            readable += checked
+            reads.append(pool.submit(_tasks, checked, access))
         _check_files(readable, access, others)
         intact = [f for f in readable if not f.problem]
         if len(intact) == len(readable):
-            return (*reading.result(), intact)
-    return (*_tasks(intact, access), intact)  # that read, and any error it raised, unused
+            parts = [read.result() for read in reads]
+            counts = {run_id: n for _, part in parts for run_id, n in part.items()}
+            if not held:
+                return parts[0][0], counts, intact
+            return (
+                {key: frame for part, _ in parts for key, frame in (part or {}).items()},
+                counts,
+                intact,
+            )
+    return (*_tasks(intact, access), intact)  # those reads, and any error they raised, unused
 
 
 def _metas(paths: list[str], access: Access) -> list[RunMeta | EvalnbError | None]:
@@ -262,12 +293,16 @@ def _each(function: Callable[[Item], Result], items: Sequence[Item], threads: in
         return list(pool.map(function, items))
 
 
-def _check_files(folders: list[Folder], access: Access, tables: Sequence[str]) -> None:
+def _check_files(
+    folders: list[Folder], access: Access, tables: Sequence[str], *, whole: bool = False
+) -> None:
     """Find each folder's files of ``tables`` and check their schemas, each distinct one
-    once."""
+    once. ``whole``: local files are read whole, in the read that finds their footer, and
+    kept in their folder's ``data`` (see :class:`Folder`)."""
     files = [(f, name, f"{f.path}/{name}.parquet") for f in folders for name in tables]
-    footers = _each(lambda job: _footer(job[2], access), files, access.threads)
-    schemas: dict[tuple[str, str], pl.Schema | str] = {}
+    whole = whole and access.local
+    footers = _each(lambda job: _footer(job[2], access, whole), files, access.threads)
+    schemas: dict[tuple[str, str | bytes], pl.Schema | str] = {}
     for (folder, name, file), footer in zip(files, footers, strict=True):
         if isinstance(footer, FileNotFoundError):
             folder.damage(file, "missing")
@@ -275,14 +310,17 @@ def _check_files(folders: list[Folder], access: Access, tables: Sequence[str]) -
         if isinstance(footer, Exception):
             folder.damage(file, f"unreadable ({footer})")
             continue
-        key = (name, footer or file)  # a file without an Arrow schema is read on its own
-        if key not in schemas:
-            schemas[key] = _schema(file, access)
-        schema = schemas[key]
+        arrow, data = footer
+        key = (name, arrow or file)  # a file without an Arrow schema is read on its own
+        schema = schemas.get(key)
+        if schema is None:
+            schema = schemas[key] = _schema(file, access)
         if isinstance(schema, str):
             folder.damage(file, schema)
             continue
         folder.files[name], folder.schemas[name] = file, schema
+        if data is not None:
+            folder.data[name] = data
 
 
 def checked_on_use(
@@ -316,12 +354,13 @@ def checked_on_use(
     return register_io_source(source, schema=SCHEMAS[name])
 
 
-def _footer(file: str, access: Access) -> str | Exception:
-    """The Arrow schema in a file's footer ("" when it has none), or the error reading it."""
+def _footer(file: str, access: Access, whole: bool) -> tuple[str | bytes, bytes | None] | Exception:
+    """The Arrow schema in a file's footer (empty when it has none) and, when ``whole``,
+    the file's bytes (:func:`read_footer`), or the error reading it."""
     if access.local:
-        return footer_schema(file)
+        return read_footer(file, whole=whole)
     try:
-        return pl.read_parquet_metadata(access.parquet(file)).get("ARROW:schema", "")
+        return pl.read_parquet_metadata(access.parquet(file)).get("ARROW:schema", ""), None
     except (OSError, pl.exceptions.PolarsError) as exc:
         return exc
 
@@ -329,38 +368,43 @@ def _footer(file: str, access: Access) -> str | Exception:
 _ARROW_SCHEMA: Final = b"\x18\x0cARROW:schema\x18"
 """A footer's key-value entry ``ARROW:schema`` in Thrift's compact encoding, up to its
 value's length: field 1 (binary) of 12 bytes, the key, then field 2 (binary)."""
-_TAIL: Final = 65_536
-"""How many bytes at the end of a file are read at once, in the hope they hold its footer."""
+_TAIL: Final = 16_384
+"""How many bytes at the end of a file are read at once, in the hope they hold its footer
+(a tasks table's footer, the longest, is about 9 KB at 43 columns)."""
 
 
-def footer_schema(file: str) -> str | Exception:
-    """The Arrow schema a local parquet file's footer holds (the value of its key-value
-    metadata ``ARROW:schema``, which polars and pyarrow write; "" when there is none or it
-    cannot be found), or the error reading the file (a ValueError when it has no parquet
-    footer).
+def read_footer(file: str, *, whole: bool = False) -> tuple[bytes, bytes | None] | Exception:
+    """The Arrow schema a local parquet file's footer holds, undecoded (b"" when there is
+    none or it cannot be found), with the file's bytes when ``whole`` (read in the same
+    read: a file polars then reads from memory, not again from disk), or the error
+    reading the file (a ValueError when it has no parquet footer).
 
-    Read directly, in one read of the file's end (two when the footer is longer than
-    :data:`_TAIL`): its last 8 bytes give the footer's length, and the footer is searched
-    for the entry. ``pl.read_parquet_metadata`` gives the same value, at several
-    times the cost per file; here it is one of a folder's fixed costs, paid for every table
-    of every folder loaded. The value is only compared, never decoded: a file whose value is
-    not found ("") has its schema read by polars on its own.
+    Read directly, in one read of the file's end (or all of it; two reads when the footer
+    is longer than :data:`_TAIL`): its last 8 bytes give the footer's length, and the
+    footer is searched for the entry. ``pl.read_parquet_metadata`` gives the same value,
+    at several times the cost per file; here it is one of a folder's fixed costs, paid for
+    every table of every folder loaded. The value is only compared, never decoded: a file
+    whose value is not found has its schema read by polars on its own.
 
     Example:
         >>> import tempfile
         >>> file = tempfile.mktemp(suffix=".parquet")
         >>> pl.DataFrame({"a": [1]}).write_parquet(file)
-        >>> footer_schema(file) == pl.read_parquet_metadata(file)["ARROW:schema"]
+        >>> schema, data = read_footer(file, whole=True)
+        >>> schema.decode() == pl.read_parquet_metadata(file)["ARROW:schema"]
         True
+        >>> data == open(file, "rb").read(), read_footer(file)[1]
+        (True, None)
         >>> _ = open(file, "wb").write(b"not parquet")
-        >>> footer_schema(file)
+        >>> read_footer(file)
         ValueError('no parquet footer')
     """
     try:
         fd = os.open(file, os.O_RDONLY)
         try:
             size = os.fstat(fd).st_size
-            tail = os.pread(fd, min(size, _TAIL), max(size - _TAIL, 0))  # the footer, mostly
+            want = size if whole else min(size, _TAIL)
+            tail = os.pread(fd, want, size - want)  # the footer, mostly
             length = int.from_bytes(tail[-8:-4], "little")
             if size < 12 or tail[-4:] != b"PAR1" or length > size - 12:
                 return ValueError("no parquet footer")
@@ -370,18 +414,19 @@ def footer_schema(file: str) -> str | Exception:
             os.close(fd)
     except OSError as exc:
         return exc
+    data = tail if whole and len(tail) == size else None
     footer = tail[-length - 8 : -8]
     at = footer.rfind(_ARROW_SCHEMA)
     if at < 0:
-        return ""
+        return b"", data
     begin, count, shift = at + len(_ARROW_SCHEMA), 0, 0
     for end in range(begin, min(begin + 5, len(footer))):  # the value's length (a varint)
         count |= (footer[end] & 0x7F) << shift
         shift += 7
         if footer[end] < 0x80:
             value = footer[end + 1 : end + 1 + count]
-            return value.decode("ascii", "replace") if len(value) == count else ""
-    return ""
+            return (value if len(value) == count else b""), data
+    return b"", data
 
 
 def _schema(file: str, access: Access) -> pl.Schema | str:
@@ -443,7 +488,7 @@ def _tasks(
     of stored attempts."""
     if _holds(folders):
         held = {
-            key: _one_chunk(_group_scan(schema, group, "tasks", access).collect())
+            key: _read_held(schema, group, access)
             for key, (schema, group) in _groups(folders, "tasks").items()
         }
         counts = [frame.group_by("run_id").len() for frame in held.values()]
@@ -453,6 +498,34 @@ def _tasks(
             _scan(folders, "tasks", access).group_by("run_id").len().collect(engine="streaming")
         ]
     return held, {run_id: n for frame in counts for run_id, n in frame.iter_rows()}
+
+
+def _read_held(schema: pl.Schema, folders: list[Folder], access: Access) -> pl.DataFrame:
+    """The tasks rows of ``folders`` (all of one stored ``schema``) read into memory, in
+    batches of :data:`HELD_BATCH` attempts, each in one chunk; the bytes their files were
+    read into (see :class:`Folder`) go as each batch is read."""
+    batches: list[pl.DataFrame] = []
+    for batch in _batches(folders):
+        batches.append(_group_scan(schema, batch, "tasks", access).collect().rechunk())
+        for done in batch:
+            done.data.pop("tasks", None)
+    return pl.concat(batches)
+
+
+def _batches(folders: list[Folder]) -> Iterator[list[Folder]]:
+    """``folders`` in order, in batches of :data:`HELD_BATCH` attempts (as their
+    ``run.json`` files say; a few more when one folder holds more).
+
+    Example:
+        >>> [len(batch) for batch in _batches([])]
+        []
+    """
+    start, attempts = 0, 0
+    for end, folder in enumerate(folders, 1):
+        attempts += folder.meta.task_count or 0
+        if attempts >= HELD_BATCH or end == len(folders):
+            yield folders[start:end]
+            start, attempts = end, 0
 
 
 def _holds(folders: list[Folder]) -> bool:
@@ -490,17 +563,6 @@ def _unchecked_tasks(
         for folder in folders:
             del folder.files["tasks"], folder.schemas["tasks"]
         return None
-
-
-def _one_chunk(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` (one chunk per file as read) in one chunk, column by column, so memory
-    holds it once plus one column: later operations on it run many times faster."""
-    columns = frame.get_columns()
-    del frame
-    out = []
-    while columns:
-        out.append(columns.pop(0).rechunk())
-    return pl.DataFrame(out)
 
 
 def _keyed_tasks(
@@ -556,8 +618,12 @@ def _group_scan(
     schema: pl.Schema, folders: list[Folder], name: str, access: Access
 ) -> pl.LazyFrame:
     """One ``scan_parquet`` of the files of ``folders`` (all of one stored ``schema``),
-    conformed to the table's schema."""
-    files: Any = [access.parquet(f.files[name]) for f in folders]  # paths, URLs or bytes
+    conformed to the table's schema: from their bytes when every one was read whole
+    (see :class:`Folder`)."""
+    data = [f.data.get(name) for f in folders]
+    files: Any = (  # paths, URLs or bytes
+        data if all(data) else [access.parquet(f.files[name]) for f in folders]
+    )
     return with_recorded(conform(pl.scan_parquet(files, schema=schema), name)).lazy()
 
 
