@@ -5,7 +5,7 @@ This is the new user's path: a wheel built from the checkout, installed with the
 dependencies only (no extras), far from the repository. Everything the program reads at
 run time must come from inside the installed package, and every output must land in the
 current folder. uv (the test extra's) builds and installs it: the same wheel and
-dependencies as ``pip wheel .`` and ``pip install``, in a fifth of the time.
+dependencies as ``pip wheel .`` and ``pip install``, in about a third of the time.
 """
 
 from __future__ import annotations
