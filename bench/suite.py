@@ -314,11 +314,14 @@ def analysis() -> list[str]:
     return lines
 
 
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+
+
 def _nbmake(folder: Path) -> tuple[float, str]:
     """Wall time of nbmake over the notebooks in ``folder``, and its last line."""
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbmake", str(folder)],
+        [*PYTEST, "-p", "nbmake", "--nbmake", str(folder)],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -98,6 +98,19 @@ def rate_interval(value: float | None, lo: float | None, hi: float | None) -> st
     return f"{value:.1%} [{lo * 100:.1f}–{hi:.1%}]"
 
 
+def number_interval(value: float | None, lo: float | None, hi: float | None) -> str:
+    """A figure that is not a rate (Krippendorff's alpha, from -1 to 1) with its 95%
+    interval; the figure alone when the interval is unknown.
+
+    Example:
+        >>> number_interval(0.62, 0.4, 0.8), number_interval(-0.1, None, None)
+        ('0.62 [0.4 to 0.8]', '-0.1')
+    """
+    if not (known(value) and known(lo) and known(hi)):
+        return number(value)
+    return f"{number(value)} [{number(lo)} to {number(hi)}]"
+
+
 def points(diff: float | None) -> str:
     """A difference of two rates in percentage points, signed.
 

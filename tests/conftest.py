@@ -3,6 +3,7 @@ local sandbox's confinement modes, and folders made once per test session."""
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import shutil
@@ -21,6 +22,15 @@ from tests.confinement import CONFINED
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "fixtures"
 FIXTURES = SHARED / "bashkit-eval"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Byte-compile the checkout's ``evalnb`` once, before the xdist workers start: the
+    many processes the tests start (the CLI, run workers, notebook kernels) then load its
+    bytecode rather than each compiling it again, where ``PYTHONDONTWRITEBYTECODE`` is set
+    (it is on the test machines) and Python writes no bytecode of its own."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        compileall.compile_dir(ROOT / "evalnb", quiet=1)
 
 
 def shared_fixture(*parts: str) -> Path:

@@ -17,7 +17,7 @@ from evalnb._demo import execute_notebooks
 pytestmark = pytest.mark.slow
 
 SHOW_STATE = """\
-import os
+import os, sys
 print("leftovers:", sorted(k for k in globals() if k.startswith("mine_")))
 print("cwd:", os.getcwd())
 """
@@ -27,7 +27,11 @@ def notebook(path: Path, name: str) -> Path:
     """A notebook that prints what an earlier notebook left behind, then leaves something."""
     cells = [
         nbformat.v4.new_code_cell(SHOW_STATE),
-        nbformat.v4.new_code_cell(f"mine_{name} = 1\nprint(len(Out), len(In))"),
+        # one write: print's separate writes of "0", " " and "3" can reach the notebook as
+        # separate outputs when the kernel flushes between them (seen on a loaded machine)
+        nbformat.v4.new_code_cell(
+            f"mine_{name} = sys.stdout.write(f'{{len(Out)}} {{len(In)}}\\n')"
+        ),
     ]
     path.mkdir(parents=True, exist_ok=True)
     nbformat.write(nbformat.v4.new_notebook(cells=cells), path / f"{name}.ipynb")

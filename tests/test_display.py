@@ -34,3 +34,9 @@ def test_a_table_shows_a_missing_value_as_a_dash_and_a_cost_in_dollars():
     cells = html.unescape(table_html(frame))
     assert "<td>–</td><td>90.0 s</td><td>$0.50</td>" in cells
     assert "<td>12.3%</td><td>–</td><td>–</td>" in cells
+
+
+def test_a_judge_agreement_alpha_reads_as_a_number_not_a_percentage():
+    frame = pl.DataFrame({"alpha": [0.62, -0.1], "alpha_lo": [0.4, None], "alpha_hi": [0.8, None]})
+    cells = html.unescape(table_html(frame))
+    assert "<td>0.62 [0.4 to 0.8]</td>" in cells and "<td>-0.1</td>" in cells

@@ -8,6 +8,8 @@ rendered by :mod:`evalnb._display`:
 - a rate column ``x`` with ``x_lo`` and ``x_hi`` beside it becomes one column
   "62.5% [40.1–80.2%]" (the interval columns are folded in; an interval reaching
   below zero, as a difference's can, reads "-12.0% [-30.0% to 5.0%]");
+- except ``alpha`` (Krippendorff's, from -1 to 1, not a rate), which reads as a number
+  with its interval: "0.62 [0.4 to 0.8]";
 - columns named ``*_rate`` or ``*_share`` are percentages;
 - ``*_ms`` columns are durations: "850 ms", "12.3 s" or "4.2 min"; ``*_usd`` columns
   costs: "$1.50";
@@ -71,9 +73,8 @@ def formatted(frame: pl.DataFrame) -> pl.DataFrame:
         values = frame.get_column(column).to_list()
         if f"{column}_lo" in folded and f"{column}_hi" in folded:
             los, his = frame.get_column(f"{column}_lo"), frame.get_column(f"{column}_hi")
-            out[column] = [
-                fmt.rate_interval(v, lo, hi) for v, lo, hi in zip(values, los, his, strict=True)
-            ]
+            interval = fmt.number_interval if column == "alpha" else fmt.rate_interval
+            out[column] = [interval(v, lo, hi) for v, lo, hi in zip(values, los, his, strict=True)]
         elif column.endswith(("_rate", "_share")):
             out[column] = [fmt.rate(v) for v in values]
         elif column.endswith("_ms"):
