@@ -23,6 +23,7 @@ import evalnb as en
 from evalnb._analysis.cost import Price, Prices
 from evalnb._analysis.judge_agreement import judge_agreement, judge_scores
 from evalnb._cli import main
+from evalnb._display import number
 from evalnb._formats.scenario import load_scenario
 from evalnb._present.report_html import report_html
 from evalnb._resources import data_path
@@ -188,7 +189,7 @@ def test_report_labels_reach_the_judge_agreement_of_report_html(judged, tmp_path
     # the alpha shown is the krippendorff package's over the labels and the judge's ratings
     ratings = {k: {"person": float(v == "pass"), "judge": careful[k]} for k, v in person.items()}
     alpha = package_alpha(ratings, ["person", "judge"])
-    assert f"{alpha:.1%}" in section  # as report.html formats it
+    assert f"<td>{number(alpha)} [" in section  # a number with its interval, not a rate
     assert "Judge agreement" not in report_html(en.load(first))
 
     # bad labels: exit 2 naming the file, line and field, and no report written
