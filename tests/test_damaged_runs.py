@@ -56,6 +56,14 @@ def edit_line(run: Path, number: int, edit) -> None:
     events.write_text("\n".join(lines))
 
 
+def damage_behind_the_footer(file: Path) -> None:
+    """Overwrite the bytes of the first column's pages: the footer (the schema, the row
+    count) still reads, the rows do not."""
+    data = bytearray(file.read_bytes())
+    data[8:200] = b"\xff" * 192
+    file.write_bytes(bytes(data))
+
+
 def cli_error(argv: list[str], capsys) -> str:
     code = main(argv)
     err = capsys.readouterr().err
@@ -107,6 +115,7 @@ def test_a_finished_event_without_its_keys_is_named(run):
         pytest.param(
             lambda f: pl.read_parquet(f).drop("epoch").write_parquet(f), id="no-epoch-column"
         ),
+        pytest.param(lambda f: damage_behind_the_footer(f), id="data-behind-intact-footer"),
     ],
 )
 def test_damaged_parquet_tables_are_rebuilt_from_the_events(run, complete_run, damage):
@@ -276,6 +285,20 @@ def test_one_damaged_folder_among_many_is_rebuilt_and_the_others_are_read(run, t
     with pytest.warns(UserWarning, match=r"copy-1/tasks\.parquet: lacks columns \['passed'\]"):
         runs = en.load(*others)
     assert runs.runs.get_column("run_id").to_list() == ["copy-0", "copy-1", "copy-2"]
+    assert en.summary(runs).get_column("total_passed").to_list() == [6, 6, 6]
+
+
+def test_a_folder_whose_tasks_rows_cannot_be_read_is_named_and_rebuilt_among_many(run, tmp_path):
+    others = [shutil.copytree(run, tmp_path / "more" / f"copy-{i}") for i in range(3)]
+    for folder in others:
+        meta = json.loads((folder / "run.json").read_text())
+        meta["run_id"] = folder.name
+        (folder / "run.json").write_text(json.dumps(meta))
+        for table in folder.glob("*.parquet"):
+            pl.read_parquet(table).with_columns(run_id=pl.lit(folder.name)).write_parquet(table)
+    damage_behind_the_footer(others[1] / "tasks.parquet")
+    with pytest.warns(UserWarning, match=r"copy-1/tasks\.parquet: its rows cannot be read \("):
+        runs = en.load(*others)
     assert en.summary(runs).get_column("total_passed").to_list() == [6, 6, 6]
 
 

@@ -81,6 +81,8 @@ chunk of its own, and 10,000 chunks of 59 rows take several times their rows' me
 slow every later operation on them. In batches, the table is in at most
 ``HELD_ATTEMPTS / HELD_BATCH`` chunks (per stored schema), on which the metrics run as
 fast as on one, and the files' chunks are never all in memory at once."""
+_UNREADABLE: Final = (OSError, pl.exceptions.PolarsError)
+"""What polars raises for a file it cannot read (missing, cut, damaged behind its footer)."""
 
 
 @dataclass(frozen=True)
@@ -242,8 +244,7 @@ def _checked_tasks(
     others = [name for name in access.checked if name != "tasks"]
     if not others:
         _check_files(folders, access, ["tasks"], whole=held)
-        readable = [f for f in folders if not f.problem]
-        return (*_tasks(readable, access), readable)
+        return _intact_tasks([f for f in folders if not f.problem], access)
     readable = []
     with ThreadPoolExecutor(1) as pool:
         reads = []
@@ -254,8 +255,11 @@ def _checked_tasks(
             reads.append(pool.submit(_tasks, checked, access))
         _check_files(readable, access, others)
         intact = [f for f in readable if not f.problem]
-        if len(intact) == len(readable):
-            parts = [read.result() for read in reads]
+        try:
+            parts = [read.result() for read in reads] if len(intact) == len(readable) else None
+        except _UNREADABLE:
+            parts = None  # a file whose rows polars cannot read: found by _intact_tasks
+        if parts is not None:
             counts = {run_id: n for _, part in parts for run_id, n in part.items()}
             if not held:
                 return parts[0][0], counts, intact
@@ -264,7 +268,26 @@ def _checked_tasks(
                 counts,
                 intact,
             )
-    return (*_tasks(intact, access), intact)  # those reads, and any error they raised, unused
+    return _intact_tasks(intact, access)  # those reads unused
+
+
+def _intact_tasks(
+    folders: list[Folder], access: Access
+) -> tuple[dict[int, pl.DataFrame] | None, dict[str, int], list[Folder]]:
+    """:func:`_tasks` of ``folders``, and those folders; where polars cannot read a tasks
+    file's rows (its footer intact, its data damaged), that folder is damaged, naming the
+    file and polars' error, and the others are read again without it."""
+    try:
+        return (*_tasks(folders, access), folders)
+    except _UNREADABLE:
+        for folder in folders:  # which file it was: polars' error does not say
+            try:
+                _tasks([folder], access)
+            except _UNREADABLE as exc:
+                reason = f"its rows cannot be read ({str(exc).splitlines()[0]})"
+                folder.damage(folder.files["tasks"], reason)
+        intact = [f for f in folders if not f.problem]
+        return (*_tasks(intact, access), intact)
 
 
 def _metas(paths: list[str], access: Access) -> list[RunMeta | EvalnbError | None]:
@@ -361,7 +384,7 @@ def _footer(file: str, access: Access, whole: bool) -> tuple[str | bytes, bytes 
         return read_footer(file, whole=whole)
     try:
         return pl.read_parquet_metadata(access.parquet(file)).get("ARROW:schema", ""), None
-    except (OSError, pl.exceptions.PolarsError) as exc:
+    except _UNREADABLE as exc:
         return exc
 
 
@@ -434,7 +457,7 @@ def _schema(file: str, access: Access) -> pl.Schema | str:
     name = Path(file).stem
     try:
         schema = pl.scan_parquet(access.parquet(file)).collect_schema()
-    except (OSError, pl.exceptions.PolarsError) as exc:
+    except _UNREADABLE as exc:
         return f"unreadable ({exc})"
     lacking = lacking_keys(schema)
     if lacking:
@@ -559,7 +582,7 @@ def _unchecked_tasks(
         folder.files["tasks"], folder.schemas["tasks"] = file, schema
     try:
         return _tasks(folders, access)
-    except (OSError, pl.exceptions.PolarsError):
+    except _UNREADABLE:
         for folder in folders:
             del folder.files["tasks"], folder.schemas["tasks"]
         return None
