@@ -270,18 +270,23 @@ def test_a_damaged_run_whose_events_do_not_hold_its_attempts_is_refused(run, cap
     assert loaded.runs.height == 0 and "cannot be rebuilt" in loaded.errors[0].message
 
 
-def test_one_damaged_folder_among_many_is_rebuilt_and_the_others_are_read(run, tmp_path):
-    others = [shutil.copytree(run, tmp_path / "more" / f"copy-{i}") for i in range(3)]
-    for i, folder in enumerate(others):
+def runs_of_their_own(run: Path, root: Path) -> list[Path]:
+    """Three copies of ``run``, ``copy-0`` to ``copy-2``, each its own run: its folder's
+    name as its ``run_id``, in ``run.json`` and in every table's rows."""
+    copies = [shutil.copytree(run, root / "more" / f"copy-{i}") for i in range(3)]
+    for folder in copies:
         meta = json.loads((folder / "run.json").read_text())
         meta["run_id"] = folder.name
         (folder / "run.json").write_text(json.dumps(meta))
         for table in folder.glob("*.parquet"):
-            frame = pl.read_parquet(table).with_columns(run_id=pl.lit(folder.name))
-            frame.write_parquet(table)
-        if i == 1:
-            frame = pl.read_parquet(folder / "tasks.parquet").drop("passed")
-            frame.write_parquet(folder / "tasks.parquet")
+            pl.read_parquet(table).with_columns(run_id=pl.lit(folder.name)).write_parquet(table)
+    return copies
+
+
+def test_one_damaged_folder_among_many_is_rebuilt_and_the_others_are_read(run, tmp_path):
+    others = runs_of_their_own(run, tmp_path)
+    tasks = others[1] / "tasks.parquet"
+    pl.read_parquet(tasks).drop("passed").write_parquet(tasks)
     with pytest.warns(UserWarning, match=r"copy-1/tasks\.parquet: lacks columns \['passed'\]"):
         runs = en.load(*others)
     assert runs.runs.get_column("run_id").to_list() == ["copy-0", "copy-1", "copy-2"]
@@ -289,13 +294,7 @@ def test_one_damaged_folder_among_many_is_rebuilt_and_the_others_are_read(run, t
 
 
 def test_a_folder_whose_tasks_rows_cannot_be_read_is_named_and_rebuilt_among_many(run, tmp_path):
-    others = [shutil.copytree(run, tmp_path / "more" / f"copy-{i}") for i in range(3)]
-    for folder in others:
-        meta = json.loads((folder / "run.json").read_text())
-        meta["run_id"] = folder.name
-        (folder / "run.json").write_text(json.dumps(meta))
-        for table in folder.glob("*.parquet"):
-            pl.read_parquet(table).with_columns(run_id=pl.lit(folder.name)).write_parquet(table)
+    others = runs_of_their_own(run, tmp_path)
     damage_behind_the_footer(others[1] / "tasks.parquet")
     with pytest.warns(UserWarning, match=r"copy-1/tasks\.parquet: its rows cannot be read \("):
         runs = en.load(*others)
