@@ -22,6 +22,7 @@ from nbclient import NotebookClient
 from evalnb._analysis.load import load
 from evalnb._cli.imports import import_format
 from evalnb._resources import notebooks_path
+from tests.conftest import made_once
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT.parent / "shared" / "fixtures"
@@ -76,21 +77,24 @@ def test_there_are_seven_notebooks_committed_without_outputs():
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``all/``: every format's runs together; ``<key>/``: the same runs of one format."""
+    """``all/``: every format's runs together; ``<key>/``: the same runs of one format.
+    Made once per session, shared by the xdist workers."""
     if not FIXTURES.is_dir():
         pytest.skip("../shared/fixtures is absent")
-    out = tmp_path_factory.mktemp("imported")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # partial runs, disagreements: their own tests
-        for key, patterns in INPUTS.items():
-            paths = [str(p) for pattern in patterns for p in sorted(FIXTURES.glob(pattern))]
-            assert paths, key
-            import_format(key, paths, out / "all")
-            if key in SUITES_APART:
-                import_format(key, paths, out / key)
-        claude_code = sorted(str(p) for p in (FIXTURES / "claude-code").glob("*.jsonl"))
-        import_format("claude-code", claude_code, out / "all")
-    return out
+
+    def make(out: Path) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # partial runs, disagreements: their own tests
+            for key, patterns in INPUTS.items():
+                paths = [str(p) for pattern in patterns for p in sorted(FIXTURES.glob(pattern))]
+                assert paths, key
+                import_format(key, paths, out / "all")
+                if key in SUITES_APART:
+                    import_format(key, paths, out / key)
+            claude_code = sorted(str(p) for p in (FIXTURES / "claude-code").glob("*.jsonl"))
+            import_format("claude-code", claude_code, out / "all")
+
+    return made_once(tmp_path_factory, "imported", make)
 
 
 def test_every_format_is_in_the_folder(imported):
@@ -118,32 +122,40 @@ def test_every_format_is_in_the_folder(imported):
 
 
 @pytest.fixture(scope="module")
-def executed(imported: Path) -> nbformat.NotebookNode:
+def executed(imported: Path, tmp_path_factory: pytest.TempPathFactory) -> nbformat.NotebookNode:
     """Every notebook's cells, unchanged and in order, one notebook after the other in one
     kernel (each notebook starts from its own imports and RUNS, so none leans on another),
     once per input: the published results, every format's runs together, then each
     format whose runs name their own dataset alone (most notebooks analyse one suite, the
     dataset with the most runs), ``EVALNB_RUNS`` set between passes as a user would. Each
-    cell's metadata names its notebook and its pass."""
+    cell's metadata names its notebook and its pass. Executed once per session, shared
+    by the xdist workers (the tests using it would otherwise each execute it on their
+    own worker)."""
     if not list(PUBLISHED.parent.glob(PUBLISHED.name)):
         pytest.skip("../shared/fixtures/bashkit-eval is absent")
-    passes = {"published": str(PUBLISHED)}
-    passes |= {folder: str(imported / folder / "*") for folder in ("all", *SUITES_APART)}
-    together = nbformat.v4.new_notebook()
-    for name, runs in passes.items():
-        setting = f"import os\nos.environ['EVALNB_RUNS'] = {runs!r}"
-        together.cells.append(nbformat.v4.new_code_cell(setting, metadata={"notebook": None}))
-        for path in NOTEBOOKS:
-            for cell in nbformat.read(path, as_version=4).cells:
-                if cell.cell_type == "code":
-                    cell.metadata["notebook"] = path.stem
-                    cell.metadata["runs"] = name
-                    together.cells.append(cell)
-    client = NotebookClient(
-        together, timeout=60, resources={"metadata": {"path": str(NOTEBOOKS[0].parent)}}
-    )
-    client.execute()  # a cell that raises fails the tests, naming the cell
-    return together
+
+    def make(folder: Path) -> None:
+        passes = {"published": str(PUBLISHED)}
+        passes |= {name: str(imported / name / "*") for name in ("all", *SUITES_APART)}
+        together = nbformat.v4.new_notebook()
+        for name, runs in passes.items():
+            setting = f"import os\nos.environ['EVALNB_RUNS'] = {runs!r}"
+            together.cells.append(nbformat.v4.new_code_cell(setting, metadata={"notebook": None}))
+            for path in NOTEBOOKS:
+                for cell in nbformat.read(path, as_version=4).cells:
+                    if cell.cell_type == "code":
+                        cell.metadata["notebook"] = path.stem
+                        cell.metadata["runs"] = name
+                        cell.id = f"{name}-{len(together.cells)}"  # each pass's copy its own
+                        together.cells.append(cell)
+        client = NotebookClient(
+            together, timeout=60, resources={"metadata": {"path": str(NOTEBOOKS[0].parent)}}
+        )
+        client.execute()  # a cell that raises fails the tests, naming the cell
+        nbformat.write(together, folder / "together.ipynb")
+
+    folder = made_once(tmp_path_factory, "executed", make)
+    return nbformat.read(folder / "together.ipynb", as_version=4)
 
 
 def shown(cells: list[nbformat.NotebookNode]) -> str:

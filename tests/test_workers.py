@@ -8,15 +8,20 @@ same totals; what cannot go to a worker process is refused before anything is wr
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import logging
 import multiprocessing
+import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
+from evalnb._runtime import workers
 from evalnb._runtime.cases import load_cases
 from evalnb._runtime.runner import run_cases
 from evalnb._store import RunStore
@@ -50,6 +55,36 @@ def test_a_run_over_two_worker_processes_gives_the_totals_of_a_one_process_run(t
     keys = finished_keys_in_order(shared)  # every line parses: no interleaved writes
     assert len(keys) == len(set(keys)) == 26
     assert RunStore.open(shared).meta.status == "complete"
+
+
+def test_sigterm_landing_inside_a_task_stops_a_worker_s_loop_without_a_traceback(caplog):
+    """The signal lands while a task runs Python code, not while the loop waits (under
+    load, often): the main task is cancelled from the loop, then KeyboardInterrupt is
+    raised, and no task is left holding the interrupt (asyncio would print that task as
+    "Task exception was never retrieved", with a traceback)."""
+
+    async def busy() -> None:
+        end = time.monotonic() + 0.5
+        while time.monotonic() < end:  # the signal lands here, inside the task's step
+            pass
+        await asyncio.sleep(30)
+
+    async def attempts() -> None:
+        await asyncio.gather(busy(), asyncio.sleep(30))
+
+    previous = signal.signal(signal.SIGTERM, workers._interrupt)  # as in a worker process
+    timer = threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGTERM))
+    try:
+        with caplog.at_level(logging.ERROR, logger="asyncio"):
+            timer.start()
+            with pytest.raises(KeyboardInterrupt):
+                workers.run_stoppable(attempts())
+            gc.collect()  # asyncio reports an unretrieved exception when its task goes
+        assert signal.getsignal(signal.SIGTERM) is workers._interrupt
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGTERM, previous)
+    assert "never retrieved" not in caplog.text, caplog.text
 
 
 def test_an_interrupted_worker_run_is_partial_and_resumes_to_the_same_totals(tmp_path):

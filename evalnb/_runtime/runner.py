@@ -50,6 +50,7 @@ from evalnb._runtime.workers import (
     deal,
     first_failure,
     run_processes,
+    run_stoppable,
     shares,
 )
 from evalnb._store import RunStore, utc_now
@@ -408,7 +409,7 @@ def _work(payload: Any, send: Callable[[Any], None]) -> None:
     ]
     position = {id(plan): i for i, plan in enumerate(plans)}
     order = [(plans[i], case, epoch) for i, case, epoch in jobs]
-    asyncio.run(_attempts(order, concurrency, lambda plan, _: send(("done", position[id(plan)]))))
+    run_stoppable(_attempts(order, concurrency, lambda plan, _: send(("done", position[id(plan)]))))
 
 
 async def run_attempt(

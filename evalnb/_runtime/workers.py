@@ -41,7 +41,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from typing import Any, TypeVar
 
 from evalnb.errors import EvalnbError
@@ -140,6 +140,44 @@ def _child(
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def run_stoppable(main: Coroutine[Any, Any, None]) -> None:
+    """``asyncio.run(main)`` in a worker process (see :func:`_child`), SIGTERM stopping it
+    as Ctrl-C stops ``asyncio.run``: its main task is cancelled from the event loop, and
+    with it the attempts in flight, then KeyboardInterrupt is raised here.
+
+    Not a KeyboardInterrupt raised wherever the signal lands: landing inside a task's step,
+    it would end that task with the interrupt, which asyncio then prints as "Task exception
+    was never retrieved" with a traceback. Before the loop runs and once it is closed,
+    SIGTERM raises KeyboardInterrupt as elsewhere in the worker.
+
+    Example:
+        >>> async def work():
+        ...     return None
+        >>> run_stoppable(work())
+    """
+    cancel: list[Callable[[], object]] = []
+
+    def stop(signum: int, frame: object) -> None:
+        try:
+            cancel[0]()
+        except (IndexError, RuntimeError):  # no loop yet, or it is closed
+            raise KeyboardInterrupt from None
+
+    async def stoppable() -> None:
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        assert task is not None
+        cancel.append(lambda: loop.call_soon_threadsafe(task.cancel))
+        await main
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        asyncio.run(stoppable())
+    except asyncio.CancelledError:
+        raise KeyboardInterrupt from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _die_with_parent(parent: int) -> None:
