@@ -25,11 +25,20 @@ FIXTURES = SHARED / "bashkit-eval"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Byte-compile the checkout's ``evalnb`` once, before the xdist workers start: the
-    many processes the tests start (the CLI, run workers, notebook kernels) then load its
-    bytecode rather than each compiling it again, where ``PYTHONDONTWRITEBYTECODE`` is set
-    (it is on the test machines) and Python writes no bytecode of its own."""
+    """Let the test session's processes write bytecode, and byte-compile the checkout's
+    ``evalnb`` once, before the xdist workers start.
+
+    The tests start hundreds of Python processes (the workers, the CLI, run workers,
+    notebook kernels). Where ``PYTHONDONTWRITEBYTECODE`` is set (it is on the test
+    machines), each would compile every module it imports again; the session's processes
+    (the workers inherit this one's environment) write bytecode instead, so each module
+    installed is compiled once, when first imported, and only if it is. The test command
+    does not byte-compile the whole environment when it installs it: that compiles every
+    installed module, most of which the tests never import, and took longer than the
+    modules the tests import do."""
     if "PYTEST_XDIST_WORKER" not in os.environ:
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        sys.dont_write_bytecode = False
         compileall.compile_dir(ROOT / "evalnb", quiet=1)
 
 

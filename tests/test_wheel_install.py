@@ -70,7 +70,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dic
         venv.create(base / "venv")  # uv installs into it: no pip of its own to set up
         python = str(base / "venv" / "bin" / "python")
         run(
-            [uv, "pip", "install", "-q", "--python", python, "--compile-bytecode", str(wheel)],
+            [uv, "pip", "install", "-q", "--python", python, str(wheel)],
             base,
             env,
         )
