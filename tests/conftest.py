@@ -32,10 +32,9 @@ def pytest_configure(config: pytest.Config) -> None:
     notebook kernels). Where ``PYTHONDONTWRITEBYTECODE`` is set (it is on the test
     machines), each would compile every module it imports again; the session's processes
     (the workers inherit this one's environment) write bytecode instead, so each module
-    installed is compiled once, when first imported, and only if it is. The test command
-    does not byte-compile the whole environment when it installs it: that compiles every
-    installed module, most of which the tests never import, and took longer than the
-    modules the tests import do."""
+    installed is compiled once, when first imported, and only if it is. So the test command
+    does not byte-compile the environment when it installs it: that compiles every
+    installed module, most of which the tests never import (docs/guide/install.md)."""
     if "PYTEST_XDIST_WORKER" not in os.environ:
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         sys.dont_write_bytecode = False
