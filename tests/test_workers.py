@@ -87,6 +87,33 @@ def test_sigterm_landing_inside_a_task_stops_a_worker_s_loop_without_a_traceback
     assert "never retrieved" not in caplog.text, caplog.text
 
 
+def test_sigterm_before_a_worker_s_loop_runs_stops_it_before_its_work_starts(monkeypatch, recwarn):
+    """The signal lands while the event loop is being made: nothing is raised inside the
+    loop's construction (a half-built loop fails as it is collected, printing a
+    traceback), the work never starts and its coroutine is closed, not left unawaited."""
+    started = []
+
+    async def attempts() -> None:
+        started.append(True)
+
+    run = asyncio.run
+
+    def run_after_sigterm(main):
+        os.kill(os.getpid(), signal.SIGTERM)  # handled here, before the loop exists
+        return run(main)
+
+    monkeypatch.setattr(asyncio, "run", run_after_sigterm)
+    previous = signal.signal(signal.SIGTERM, workers._interrupt)  # as in a worker process
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            workers.run_stoppable(attempts())
+        gc.collect()  # an unawaited coroutine warns when it goes
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert not started
+    assert not [w for w in recwarn if "never awaited" in str(w.message)]
+
+
 def test_an_interrupted_worker_run_is_partial_and_resumes_to_the_same_totals(tmp_path):
     data = dataset(tmp_path, n=16, sleep=0.3)
     cli = [sys.executable, "-m", "evalnb._cli", "run", "--quiet", "--concurrency", "2"]

@@ -147,28 +147,34 @@ def run_stoppable(main: Coroutine[Any, Any, None]) -> None:
     as Ctrl-C stops ``asyncio.run``: its main task is cancelled from the event loop, and
     with it the attempts in flight, then KeyboardInterrupt is raised here.
 
-    Not a KeyboardInterrupt raised wherever the signal lands: landing inside a task's step,
-    it would end that task with the interrupt, which asyncio then prints as "Task exception
-    was never retrieved" with a traceback. Before the loop runs and once it is closed,
-    SIGTERM raises KeyboardInterrupt as elsewhere in the worker.
+    The signal handler never raises. A KeyboardInterrupt raised wherever the signal lands
+    could land inside a task's step (that task then ends holding the interrupt, which
+    asyncio prints as "Task exception was never retrieved", with a traceback) or inside
+    the event loop's construction (whose half-built loop then fails as it is collected).
+    SIGTERM before the loop runs ``main`` stops it before ``main`` starts; once ``main``
+    has finished, there is nothing left to stop.
 
     Example:
         >>> async def work():
         ...     return None
         >>> run_stoppable(work())
     """
+    stopped: list[bool] = []
     cancel: list[Callable[[], object]] = []
 
     def stop(signum: int, frame: object) -> None:
-        try:
-            cancel[0]()
-        except (IndexError, RuntimeError):  # no loop yet, or it is closed
-            raise KeyboardInterrupt from None
+        stopped.append(True)
+        if cancel:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: main has ended
+                cancel[0]()
 
     async def stoppable() -> None:
         loop, task = asyncio.get_running_loop(), asyncio.current_task()
         assert task is not None
         cancel.append(lambda: loop.call_soon_threadsafe(task.cancel))
+        if stopped:  # SIGTERM came before the loop ran
+            main.close()
+            raise asyncio.CancelledError
         await main
 
     previous = signal.signal(signal.SIGTERM, stop)
