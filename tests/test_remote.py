@@ -356,6 +356,19 @@ def test_a_damaged_tasks_file_in_s3_is_refused_naming_its_url(
     assert en.summary(readable).equals(en.summary(en.load(runs / "r1")))
 
 
+def test_damage_behind_a_table_s_footer_in_s3_is_named_when_its_rows_are_read(s3_bucket, tmp_path):
+    runs = _runs_folder(tmp_path)
+    calls = runs / "r2" / "tool_calls.parquet"
+    data = bytearray(calls.read_bytes())
+    data[8:200] = b"\xff" * 192  # the first column's pages: the footer still reads
+    calls.write_bytes(bytes(data))
+    remote = en.load(_copied(runs, f"s3://{s3_bucket}/runs"))  # reads no tool call yet
+    named = rf"s3://{s3_bucket}/runs/r2/tool_calls\.parquet: its rows cannot be read \("
+    with pytest.raises(InputError, match=named):
+        remote.frame("tool_calls")
+    assert en.summary(remote).height == 2  # a summary reads no tool call
+
+
 def test_held_tasks_files_in_s3_of_two_schemas_are_read_each_with_its_own(s3_bucket, tmp_path):
     runs = _runs_folder(tmp_path, counted=True)
     _rewritten(runs / "r2" / "tasks.parquet", lambda t: t.with_columns(pl.lit(1).alias("more")))

@@ -352,7 +352,10 @@ def checked_on_use(
     """Table ``name`` of ``folders`` (keyed to ``runs``), its files checked
     (:func:`_check_files`) only when it is first scanned, then scanned with the query's
     projection and predicate: a query that never reads the table never fetches its files.
-    A damaged file raises InputError naming it and why, when the table is scanned.
+    A damaged file raises InputError naming it and why, when the table is scanned; so does
+    a file whose footer reads but whose rows polars cannot (its pages damaged), when a
+    query reads them: polars' own error names no file, so the files are then read alone,
+    with the query's columns, to find it.
 
     Example:
         >>> checked_on_use([], "checks", LOCAL, read_stored([]).runs).collect().height
@@ -372,9 +375,28 @@ def checked_on_use(
     ) -> Iterator[pl.DataFrame]:
         scan = table() if columns is None else table().select(columns)
         scan = scan if predicate is None else scan.filter(predicate)
-        yield from (scan if rows is None else scan.head(rows)).collect_batches()
+        try:
+            yield from (scan if rows is None else scan.head(rows)).collect_batches()
+        except _UNREADABLE as exc:
+            raise _unreadable_file(folders, name, access, columns) or exc from None
 
     return register_io_source(source, schema=SCHEMAS[name])
+
+
+def _unreadable_file(
+    folders: list[Folder], name: str, access: Access, columns: list[str] | None
+) -> InputError | None:
+    """The first of the folders' files of table ``name`` whose ``columns`` polars cannot
+    read, as InputError naming it and polars' error (None when each reads alone)."""
+    for folder in folders:
+        if name in folder.files:
+            scan = _scan([folder], name, access)
+            try:
+                (scan if columns is None else scan.select(columns)).collect()
+            except _UNREADABLE as exc:
+                reason = f"its rows cannot be read ({str(exc).splitlines()[0]})"
+                return InputError(folder.files[name], None, None, reason)
+    return None
 
 
 def _footer(file: str, access: Access, whole: bool) -> tuple[str | bytes, bytes | None] | Exception:
