@@ -284,8 +284,7 @@ def _intact_tasks(
             try:
                 _tasks([folder], access)
             except _UNREADABLE as exc:
-                reason = f"its rows cannot be read ({str(exc).splitlines()[0]})"
-                folder.damage(folder.files["tasks"], reason)
+                folder.damage(folder.files["tasks"], _rows_unreadable(exc))
         intact = [f for f in folders if not f.problem]
         return (*_tasks(intact, access), intact)
 
@@ -394,9 +393,18 @@ def _unreadable_file(
             try:
                 (scan if columns is None else scan.select(columns)).collect()
             except _UNREADABLE as exc:
-                reason = f"its rows cannot be read ({str(exc).splitlines()[0]})"
-                return InputError(folder.files[name], None, None, reason)
+                return InputError(folder.files[name], None, None, _rows_unreadable(exc))
     return None
+
+
+def _rows_unreadable(exc: Exception) -> str:
+    """Why a file whose footer reads is damaged, polars' error being ``exc``.
+
+    Example:
+        >>> _rows_unreadable(pl.exceptions.ComputeError("parquet: bad data\\nmore"))
+        'its rows cannot be read (parquet: bad data)'
+    """
+    return f"its rows cannot be read ({str(exc).splitlines()[0]})"
 
 
 def _footer(file: str, access: Access, whole: bool) -> tuple[str | bytes, bytes | None] | Exception:
