@@ -115,7 +115,7 @@ def test_a_finished_event_without_its_keys_is_named(run):
         pytest.param(
             lambda f: pl.read_parquet(f).drop("epoch").write_parquet(f), id="no-epoch-column"
         ),
-        pytest.param(lambda f: damage_behind_the_footer(f), id="data-behind-intact-footer"),
+        pytest.param(damage_behind_the_footer, id="data-behind-intact-footer"),
     ],
 )
 def test_damaged_parquet_tables_are_rebuilt_from_the_events(run, complete_run, damage):

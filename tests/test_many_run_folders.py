@@ -137,8 +137,9 @@ def test_every_table_and_figure_equals_the_folders_read_one_at_a_time(mixed, hel
     assert together.runs.get_column("run_id").to_list() == [f.name for f in mixed]
     for name in TABLES:
         assert_frame_equal(_rows(together, name), _rows(alone, name), check_column_order=False)
+    expected = _figures(alone)
     for name, figure in _figures(together).items():
-        assert_frame_equal(figure, _figures(alone)[name], check_column_order=False), name
+        assert_frame_equal(figure, expected[name], check_column_order=False)
     assert together.tasks.filter(run_id="imported").get_column("tool_call_count").to_list() == [
         3,
         4,
@@ -224,5 +225,6 @@ def test_intact_folders_checked_and_read_batch_by_batch_give_the_tables_read_at_
     assert in_batches.tasks.n_chunks() > 1
     for name in TABLES:
         assert_frame_equal(in_batches.frame(name), at_once.frame(name))
+    expected = _figures(at_once)
     for name, figure in _figures(in_batches).items():
-        assert_frame_equal(figure, _figures(at_once)[name]), name
+        assert_frame_equal(figure, expected[name])
