@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import polars as pl
 import pytest
 from scipy.special import stdtrit
 from scipy.stats import binom, binomtest, permutation_test
@@ -627,6 +628,34 @@ def test_detectable_difference_is_the_smallest_with_80_percent_power_by_simulati
     assert power(d - 0.05) < 0.8
 
 
+def test_the_power_at_one_n_and_several_alternatives_is_each_alternative_s_own():
+    psi, share_a = np.array([0.2, 0.5, 0.9]), np.array([0.9, 0.75, 0.55])
+    together = _mcnemar_power(np.array(20), psi, share_a, 0.05)
+    alone = [
+        _mcnemar_power(np.array([20]), x, s, 0.05)[0] for x, s in zip(psi, share_a, strict=True)
+    ]
+    assert together == pytest.approx(alone, rel=1e-12)
+
+
+@pytest.mark.parametrize(("n", "p"), [(12, 0.5), (20, 0.3), (16, 0.6), (40, 0.85)])
+def test_the_detectable_difference_is_the_first_step_of_the_grid_that_reaches_the_power(n, p):
+    def power(d: float) -> float:  # at d alone, as tasks_needed computes it
+        psi = (p + d / 2) * (1 - p + d / 2) + (p - d / 2) * (1 - p - d / 2)
+        return _mcnemar_power(np.array([n]), psi, (psi + d) / (2 * psi), 0.05)[0]
+
+    d = detectable_difference(n, p)
+    assert d is not None and power(d) >= 0.8
+    assert all(power(step / 100) < 0.8 for step in range(1, round(d * 100)))
+
+
 def test_no_difference_is_detectable_with_very_few_tasks_or_near_the_ceiling():
     assert detectable_difference(4, 0.5) is None
     assert detectable_difference(20, 0.97) is None  # at most 0.06 keeps both rates below 1
+
+
+def test_a_group_with_an_unknown_sum_has_no_interval_as_one_with_a_nan_sum():
+    out = clustered_wilson_sums(
+        pl.Series([3, None, 2]), [3, 4, float("nan")], [6, 4, 4], [5, 8, 8], [6, 8, 8], [12, 8, 8]
+    )
+    assert out.row(0) != (None, None)
+    assert out.rows()[1:] == [(None, None), (None, None)]

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import datetime as dt
 from fnmatch import fnmatchcase
+from functools import cache
 from pathlib import Path
 
 import polars as pl
@@ -151,6 +152,13 @@ def load_prices(path: str | Path | None = None) -> Prices:
     from evalnb._formats.yamlio import load_model  # YAML loads only when prices are read
 
     return load_model(DEFAULT_PRICES if path is None else path, Prices)
+
+
+@cache
+def _shipped_prices() -> Prices:
+    """The shipped price table, read once per process: what the figures price with when
+    given no table (only read, never handed out, so no caller can change it)."""
+    return load_prices()
 
 
 def price_for(model: str, provider: str | None, prices: Prices) -> Price | None:
@@ -274,7 +282,7 @@ def _run_prices(runs: Runs, prices: Prices | None) -> tuple[pl.LazyFrame, pl.Exp
     """Each run's price (``run_key`` and the ``_``-prefixed price columns), and the
     expression of an attempt's recorded cost (null where there is none). Warns once
     about models without a price among runs with an attempt that needs one."""
-    prices = load_prices() if prices is None else prices
+    prices = _shipped_prices() if prices is None else prices
     rows = runs.runs.select("run_key", "model", "provider").rows()
     price = {(m, p): price_for(m, p, prices) for m, p in {(m, p) for _, m, p in rows}}
     found = [(run_key, model, price[model, provider]) for run_key, model, provider in rows]
@@ -430,7 +438,7 @@ def judge_costs(runs: Runs, prices: Prices | None = None) -> pl.LazyFrame:
         .collect()
     )
     judges = sorted(set(sums.get_column("judge_model")))
-    prices = load_prices() if prices is None else prices
+    prices = _shipped_prices() if prices is None else prices
     found = {judge: price_for(judge, None, prices) for judge in judges}
     unknown = [judge for judge, price in found.items() if price is None]
     if unknown:

@@ -3,9 +3,9 @@
 Following Miller (2024), "Adding Error Bars to Evals": attempts of one task (its epochs,
 its checks, its tool calls) are not independent, so every interval is clustered by
 task and every paired test works on per-task figures. Plain numeric functions: the
-intervals in polars, the paired tests with numpy, Student's t quantiles and
-:func:`tasks_needed`'s binomial law with scipy (numpy and scipy imported inside the
-functions that use them, so ``import evalnb`` loads neither):
+intervals and the paired tests with numpy (the intervals of many groups returned as a
+polars frame), Student's t quantiles and the binomial law with scipy (numpy and scipy
+imported inside the functions that use them, so ``import evalnb`` loads neither):
 
 - :func:`wilson`: the Wilson score interval of a proportion (Newcombe's building block).
 - :func:`agresti_coull`: Agresti and Coull's interval of a proportion.
@@ -146,87 +146,52 @@ def clustered_wilson_sums(
     import numpy as np
     from scipy.special import stdtrit
 
-    sums = pl.DataFrame(
+    # per-group sums: numpy on a few elements costs microseconds per step, polars about a
+    # millisecond per frame (summary, by_category and compare call this several times)
+    k_, sy_, sm_, syy_, sym_, smm_ = (
+        pl.Series(values, dtype=pl.Float64).to_numpy() for values in (k, sy, sm, syy, sym, smm)
+    )
+    with np.errstate(all="ignore"):
+        # Wherever the variance is estimated from k >= 2 clusters, the pseudo-task and the
+        # small-sample correction apply; not for one pass/fail trial per task (Σm² = Σm),
+        # whose variance p(1-p)/n the binomial fixes, nor for a single cluster.
+        binomial = smm_ <= sm_ * (1 + 1e-12) if counts else np.zeros(sm_.shape, dtype=bool)
+        corrected = (k_ >= 2) & ~binomial
+        # Degrees of freedom: the effective number of tasks (Σm)²/Σm² (k when they weigh
+        # the same) less one, at least one (one where it is unknown).
+        df = np.fmax(sm_ * sm_ / smm_ - 1, 1.0)
+        t = stdtrit(df, NormalDist().cdf(z))
+        exact_lo, exact_hi = _clopper_pearson(sy_, sm_, z, binomial)
+        known = ~np.isnan(np.stack([k_, sy_, sm_, syy_, sym_, smm_])).any(axis=0)
+        valid = (k_ > 0) & (sm_ > 0) & known
+        r = sy_ / sm_
+        # Ratio-estimator variance of r, Σ(y - r m)² / (Σm)², plus PSEUDO_TASK of a task of
+        # the mean size Σm²/Σm at rate 1/2 where it is estimated from the clusters.
+        pseudo = PSEUDO_TASK * (smm_ / sm_ * (0.5 - r)) ** 2
+        residual = np.maximum(syy_ - 2 * r * sym_ + r * r * smm_, 0.0)
+        var = (residual + np.where(corrected, pseudo, 0.0)) / (sm_ * sm_)
+        spread = r * (1 - r)
+        ok = (spread > 0) & (var > 1e-15 * np.maximum(spread, 1e-300))
+        n_eff = np.where(ok, spread / var, sm_ * sm_ / smm_)
+        if counts:
+            n_eff = np.where(binomial, sm_, np.minimum(n_eff, sm_))
+        # Small-sample cluster correction (CR1 with df degrees of freedom): the variance
+        # times (df+1)/df and t(df) for z.
+        q = np.where(corrected, t, z)
+        n_eff = np.where(corrected, n_eff * df / (df + 1), n_eff)
+        # Agresti-Coull at n_eff: q²/2 pseudo-successes and pseudo-failures.
+        n_tilde = n_eff + q * q
+        centre = (r * n_eff + q * q / 2) / n_tilde
+        half = q * np.sqrt(centre * (1 - centre) / n_tilde)
+        # One pass/fail trial per task: the exact (Clopper-Pearson) interval.
+        lo = np.where(binomial, exact_lo, np.maximum(centre - half, 0.0))
+        hi = np.where(binomial, exact_hi, np.minimum(centre + half, 1.0))
+    return pl.DataFrame(
         [
-            pl.Series(name, values, dtype=pl.Float64)
-            for name, values in zip(
-                ("k", "sy", "sm", "syy", "sym", "smm"), (k, sy, sm, syy, sym, smm), strict=True
-            )
+            pl.Series("lo", np.where(valid, lo, np.nan), nan_to_null=True),
+            pl.Series("hi", np.where(valid, hi, np.nan), nan_to_null=True),
         ]
     )
-    k_, sy_, sm_, syy_, sym_, smm_ = (pl.col(c) for c in sums.columns)
-    r, var, spread, n_eff, q = (pl.col(c) for c in ("r", "var", "spread", "n_eff", "q"))
-    # Wherever the variance is estimated from k >= 2 clusters, the pseudo-task and the
-    # small-sample correction apply; not for one pass/fail trial per task (Σm² = Σm),
-    # whose variance p(1-p)/n the binomial fixes, nor for a single cluster.
-    binomial = (smm_ <= sm_ * (1 + 1e-12)) if counts else pl.lit(False)
-    corrected = (k_ >= 2) & ~binomial
-    # Degrees of freedom: the effective number of tasks (Σm)²/Σm² (k when they weigh
-    # the same) less one, at least one.
-    df = sums.select(pl.max_horizontal(sm_ * sm_ / smm_ - 1, 1.0).fill_nan(1.0)).to_series()
-    with np.errstate(invalid="ignore"):
-        t = stdtrit(df.to_numpy(), NormalDist().cdf(z))
-        needed = sums.with_columns(binomial.fill_null(False).alias("b"))["b"].to_numpy()
-        exact = _clopper_pearson(sums["sy"].to_numpy(), sums["sm"].to_numpy(), z, needed)
-    # In steps, each naming its results: one nested expression would repeat its parts.
-    known = pl.all_horizontal(pl.all().is_not_nan())
-    steps = sums.lazy().with_columns(
-        r=sy_ / sm_,
-        corrected=corrected,
-        valid=(k_ > 0) & (sm_ > 0) & known,
-        df=df,
-        t=pl.Series(t, dtype=pl.Float64),
-    )
-    # Ratio-estimator variance of r, Σ(y - r m)² / (Σm)², plus PSEUDO_TASK of a task of
-    # the mean size Σm²/Σm at rate 1/2 where it is estimated from the clusters.
-    pseudo = PSEUDO_TASK * (smm_ / sm_ * (0.5 - r)) ** 2
-    steps = steps.with_columns(
-        var=(
-            pl.max_horizontal(syy_ - 2 * r * sym_ + r * r * smm_, 0.0)
-            + pl.when("corrected").then(pseudo).otherwise(0.0)
-        )
-        / (sm_ * sm_),
-        spread=r * (1 - r),
-    )
-    ok = (spread > 0) & (var > 1e-15 * pl.max_horizontal(spread, 1e-300))
-    n_eff_of_tasks = pl.when(ok).then(spread / var).otherwise(sm_ * sm_ / smm_)
-    if counts:
-        n_eff_of_tasks = (
-            pl.when(binomial).then(sm_).otherwise(pl.min_horizontal(n_eff_of_tasks, sm_))
-        )
-    steps = steps.with_columns(n_eff=n_eff_of_tasks)
-    # Small-sample cluster correction (CR1 with df degrees of freedom): the variance
-    # times (df+1)/df and t(df) for z.
-    df_ = pl.col("df")
-    steps = steps.with_columns(
-        q=pl.when("corrected").then("t").otherwise(z),
-        n_eff=pl.when("corrected").then(n_eff * df_ / (df_ + 1)).otherwise(n_eff),
-    )
-    # Agresti-Coull at n_eff: q²/2 pseudo-successes and pseudo-failures.
-    steps = steps.with_columns(
-        n_tilde=n_eff + q * q, centre=(r * n_eff + q * q / 2) / (n_eff + q * q)
-    )
-    centre = pl.col("centre")
-    steps = steps.with_columns(half=q * (centre * (1 - centre) / pl.col("n_tilde")).sqrt())
-    half = pl.col("half")
-    # One pass/fail trial per task: the exact (Clopper-Pearson) interval.
-    steps = steps.with_columns(
-        binomial=binomial, exact_lo=pl.Series(exact[0]), exact_hi=pl.Series(exact[1])
-    )
-    return steps.select(
-        lo=pl.when(~pl.col("valid"))
-        .then(None)
-        .when("binomial")
-        .then("exact_lo")
-        .otherwise(pl.max_horizontal(centre - half, 0.0))
-        .fill_nan(None),
-        hi=pl.when(~pl.col("valid"))
-        .then(None)
-        .when("binomial")
-        .then("exact_hi")
-        .otherwise(pl.min_horizontal(centre + half, 1.0))
-        .fill_nan(None),
-    ).collect()
 
 
 def _clopper_pearson(
@@ -556,22 +521,28 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     return out
 
 
-def _mcnemar_power(n: np.ndarray, psi: float, share_a: float, alpha: float) -> np.ndarray:
+def _mcnemar_power(
+    n: np.ndarray, psi: float | np.ndarray, share_a: float | np.ndarray, alpha: float
+) -> np.ndarray:
     """Power of the two-sided exact McNemar test at ``alpha`` for each number of tasks ``n``.
 
     A task is discordant with probability ``psi``; a discordant task favours A with
     probability ``share_a``. Given ``k`` discordant tasks the test rejects when the
     smaller count is at most ``c_k``, the largest ``c`` with ``2 P(X <= c) <= alpha``,
-    ``X ~ Bin(k, 1/2)``; the power sums that over ``k ~ Bin(n, psi)``.
+    ``X ~ Bin(k, 1/2)``; the power sums that over ``k ~ Bin(n, psi)``. ``n``, ``psi`` and
+    ``share_a`` broadcast together: several ``n`` at one ``(psi, share_a)``, or one ``n``
+    at several.
     """
     import numpy as np
     from scipy.stats import binom
 
-    k = np.arange(int(n.max()) + 1)
+    k = np.arange(int(np.max(n)) + 1)
     c = binom.ppf(alpha / 2, k, 0.5)
     c = np.where(binom.cdf(c, k, 0.5) <= alpha / 2 * (1 + 1e-9), c, c - 1)
-    reject = np.where(c >= 0, binom.cdf(c, k, share_a) + binom.sf(k - c - 1, k, share_a), 0.0)
-    power: np.ndarray = binom.pmf(k[None, :], n[:, None], psi) @ reject
+    share = np.asarray(share_a, dtype=float)[..., None]
+    reject = np.where(c >= 0, binom.cdf(c, k, share) + binom.sf(k - c - 1, k, share), 0.0)
+    discordant = binom.pmf(k, np.asarray(n)[..., None], np.asarray(psi, dtype=float)[..., None])
+    power: np.ndarray = (discordant * reject).sum(axis=-1)
     return power
 
 
@@ -605,12 +576,13 @@ def detectable_difference(
 
     if not 0 < p < 1 or n < 1:
         return None
-    for d in np.arange(1, round(200 * min(p, 1 - p))) / 100:
-        p_a, p_b = p + d / 2, p - d / 2
-        psi = p_a * (1 - p_b) + p_b * (1 - p_a)
-        if _mcnemar_power(np.array([n]), psi, (psi + d) / (2 * psi), alpha)[0] >= power:
-            return float(d)
-    return None
+    d = np.arange(1, round(200 * min(p, 1 - p))) / 100  # the grid, all at once
+    p_a, p_b = p + d / 2, p - d / 2
+    psi = p_a * (1 - p_b) + p_b * (1 - p_a)
+    reached = np.flatnonzero(
+        _mcnemar_power(np.array(n), psi, (psi + d) / (2 * psi), alpha) >= power
+    )
+    return float(d[reached[0]]) if reached.size else None
 
 
 def _flip_n(q_alpha: float, q_power: float, var: float, d: float) -> float:
