@@ -20,7 +20,7 @@ import statistics
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, Literal, NamedTuple
 
 import polars as pl
@@ -504,20 +504,27 @@ def _classify(
 def _split(rows: list[dict[str, Any]], alpha: float) -> tuple[str, list[str]]:
     """Some models pass, others fail: a capability difference only when the attempts
     show it (Fisher's p at most ``alpha``), else "not enough attempts"; with the evidence."""
-    import numpy as np  # scipy and numpy load only when models are compared
-    from scipy.stats import MonteCarloMethod, fisher_exact
-
-    table = [[r["passes"], r["attempts"] - r["passes"]] for r in rows]
-    if len(rows) == 2:
-        result = fisher_exact(table)  # exact
-    else:
-        draws = MonteCarloMethod(n_resamples=FISHER_DRAWS, rng=np.random.default_rng(0))
-        result = fisher_exact(table, method=draws)
-    p = float(np.ravel(result.pvalue)[0])  # scipy gives some tables' p as a 1-element array
+    p = _fisher_p(tuple((r["passes"], r["attempts"] - r["passes"]) for r in rows))
     shares = ", ".join(f"{r['model']} {r['passes']}/{r['attempts']}" for r in rows)
     line = f"passed attempts: {shares}; Fisher exact p = {fmt.p_value(p)} across {len(rows)} models"
     shown = p <= alpha
     return ("model capability difference" if shown else "not enough attempts"), [line]
+
+
+@lru_cache(maxsize=4096)
+def _fisher_p(table: tuple[tuple[int, int], ...]) -> float:
+    """Fisher's exact p of a models x (passed, failed) table: exact for two models, else
+    from :data:`FISHER_DRAWS` Monte Carlo tables seeded alike, so that a table's p is the
+    same wherever it occurs (and is computed once: many tasks share a table)."""
+    import numpy as np  # scipy and numpy load only when models are compared
+    from scipy.stats import MonteCarloMethod, fisher_exact
+
+    if len(table) == 2:
+        result = fisher_exact(table)  # exact
+    else:
+        draws = MonteCarloMethod(n_resamples=FISHER_DRAWS, rng=np.random.default_rng(0))
+        result = fisher_exact(table, method=draws)
+    return float(np.ravel(result.pvalue)[0])  # scipy gives some tables' p as a 1-element array
 
 
 def _evidence(
