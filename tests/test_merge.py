@@ -56,18 +56,35 @@ def test_the_merged_tables_are_the_tables_its_events_give(tmp_path, shards):
     assert not merging_folder(out).exists()
 
 
+def writing_time(dirs: list[Path], out: Path) -> float:
+    """Seconds from a merge's merging folder appearing to its run folder appearing."""
+    proc = subprocess.Popen([*MERGE, *map(str, dirs), "--out", str(out)])
+    started = None
+    while not out.exists() and proc.poll() is None:
+        if started is None and merging_folder(out).exists():
+            started = time.monotonic()
+        time.sleep(0.0005)
+    assert proc.wait() == 0 and started is not None
+    return time.monotonic() - started
+
+
 def test_a_merge_killed_at_any_point_leaves_no_folder_or_a_complete_one(tmp_path, shards):
     dirs, expected = shards
     root = tmp_path / "merged"
     rng = random.Random(26)
     outcomes = []
-    for k in range(8):
+    # the first kill lands as soon as the merge starts writing, the others at random points
+    # of the time an unkilled merge takes to write here (about 50 ms; it then takes
+    # several times that to exit, so fixed delays would mostly land after it finished)
+    writing = writing_time(dirs, tmp_path / "timed")
+    delays = [0.0] + [rng.uniform(0, writing) for _ in range(7)]
+    for k, delay in enumerate(delays):
         out = root / f"m{k}"
         proc = subprocess.Popen([*MERGE, *map(str, dirs), "--out", str(out)])
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:
             if out.exists() or merging_folder(out).exists():  # the merge is writing
-                time.sleep(rng.uniform(0, 0.4))
+                time.sleep(delay)
                 break
             time.sleep(0.002)
         proc.send_signal(signal.SIGKILL)
